@@ -1,0 +1,91 @@
+# xfercmp — see README.md. `make` builds ./xfercmp; `make check` runs every test;
+# `make demo` runs the comparison against the testbed host.
+
+CC ?= cc
+PREFIX ?= /usr/local
+BUILD ?= build
+
+PKGS := libarchive libssh libzstd liburing libxxhash json-c
+# pkg-config name -> Debian package, for the error when one is missing
+DEB_libarchive := libarchive-dev
+DEB_libssh := libssh-dev
+DEB_libzstd := libzstd-dev
+DEB_liburing := liburing-dev
+DEB_libxxhash := libxxhash-dev
+DEB_json-c := libjson-c-dev
+DEB_cmocka := libcmocka-dev
+
+# Only targets that compile need the libraries: `make clean` or `make demo` on a
+# bare machine must not stop here (demo installs them first).
+NEEDS_LIBS := $(if $(MAKECMDGOALS),$(filter all xfercmp xfercmp-agent asan install unit-tests fuzz,$(MAKECMDGOALS)),all)
+ifneq ($(NEEDS_LIBS),)
+ifeq ($(shell command -v pkg-config),)
+$(error pkg-config not found: run 'sudo scripts/setup.sh' or 'apt-get install pkg-config')
+endif
+$(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(error $(p) not found: install the Debian package $(DEB_$(p)) (or run 'sudo scripts/setup.sh'))))
+endif
+
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+	-Wvla -Wcast-qual -Werror
+INCLUDES := -Icommon -Iworkloads -Itransfer -Icmd
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(INCLUDES) -D_FILE_OFFSET_BITS=64 -pthread \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+
+LIB_SRC := $(wildcard common/*.c workloads/*.c transfer/*.c)
+CMD_SRC := $(wildcard cmd/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all check unit-tests demo asan install clean setup
+all: xfercmp
+
+xfercmp: $(CMD_OBJ) $(BUILD)/libxfercmp.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libxfercmp.a $(LIBS) $(LDFLAGS)
+
+$(BUILD)/libxfercmp.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxfercmp.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(BUILD)/libxfercmp.a \
+		$(LIBS) $(shell pkg-config --libs cmocka)
+
+unit-tests: $(UNIT_BIN)
+
+setup:
+	@scripts/setup.sh
+
+# The README's test command: installs what is missing, builds, runs unit and
+# integration tests, and ends with "N passed, N failed".
+check: setup
+	@$(MAKE) --no-print-directory all unit-tests
+	@tests/run.sh $(UNIT_BIN) $(sort $(wildcard tests/integration/*.t))
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build in its own tree.
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		LDFLAGS="-fsanitize=address,undefined" all
+	@echo "asan build: ./xfercmp (rebuild with 'make clean all' for a normal binary)"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 xfercmp $(DESTDIR)$(PREFIX)/bin/xfercmp
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/asan $(BUILD)/libxfercmp.a xfercmp
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

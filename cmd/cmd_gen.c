@@ -1,0 +1,106 @@
+/* xfercmp gen: write a workload and its manifest. */
+#include "commands.h"
+#include "err.h"
+#include "exitcode.h"
+#include "generate.h"
+#include "parallel.h"
+#include "units.h"
+#include "workload_opts.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char gen_help[] =
+	"usage: xfercmp gen [OPTIONS] DIR\n"
+	"Writes the workload into DIR (created; refused unless empty) and its manifest\n"
+	"(path, size, mode, xxh3 of every file) into DIR.manifest.\n\n" WORKLOAD_OPTIONS_HELP
+	"      --manifest FILE      where to write the manifest (default DIR.manifest)\n"
+	"  -j, --threads N          files created at once (default 2 per core)\n"
+	"  -q, --quiet              no progress line\n"
+	"  -h, --help               this text\n";
+
+int cmd_gen(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		WORKLOAD_LONG_OPTIONS,
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct workload_opts wo;
+	const char *manifest_file = NULL;
+	char manifest_buf[PATH_MAX], bytes[32];
+	uint64_t threads = 2ull * parallel_cpus();
+	int quiet = 0, opt;
+	struct manifest m;
+	struct generate_stats st;
+
+	workload_opts_init(&wo);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":w:j:qh", longopts, NULL)) != -1) {
+		int handled = workload_opts_parse(&wo, opt, optarg);
+
+		if (handled < 0)
+			return cmd_usage_error("gen", "%s", err_msg());
+		if (handled)
+			continue;
+		switch (opt) {
+		case 'm':
+			manifest_file = optarg;
+			break;
+		case 'j':
+			if (units_parse_count(optarg, 1024, &threads) < 0 || threads == 0)
+				return cmd_usage_error("gen", "--threads: expected 1 to 1024, got '%s'",
+						       optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(gen_help, stdout);
+			return EXIT_OK;
+		case ':':
+			return cmd_usage_error("gen", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("gen", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("gen", "expected one directory, got %d arguments", argc - optind);
+	if (workload_opts_finish(&wo) < 0)
+		return cmd_usage_error("gen", "%s", err_msg());
+	if (wo.spec.kind == WORKLOAD_DIR)
+		return cmd_usage_error("gen", "dir: workloads are your own data; there is nothing to generate");
+	if (!manifest_file) {
+		if (manifest_default_path(argv[optind], manifest_buf, sizeof(manifest_buf)) < 0)
+			return cmd_fail("gen", EXIT_USAGE);
+		manifest_file = manifest_buf;
+	}
+	if (workload_generate(&wo.spec, argv[optind], (unsigned)threads, !quiet && isatty(2), &m, &st) < 0)
+		return cmd_fail("gen", EXIT_FAILED);
+	{
+		char desc[256];
+
+		snprintf(desc, sizeof(desc), "%s files=%llu bytes=%llu seed=%llu compressibility=%g",
+			 workload_kind_name(wo.spec.kind), (unsigned long long)st.files,
+			 (unsigned long long)st.bytes, (unsigned long long)wo.spec.seed,
+			 wo.spec.compressibility);
+		m.description = strdup(desc);
+	}
+	if (manifest_save(&m, manifest_file) < 0) {
+		manifest_release(&m);
+		return cmd_fail("gen", EXIT_FAILED);
+	}
+	printf("generated %llu files (%s) in %llu directories in %.2f s: %.0f files/s, %.1f MB/s\n"
+	       "manifest: %s\n",
+	       (unsigned long long)st.files, units_format_bytes(st.bytes, bytes, sizeof(bytes)),
+	       (unsigned long long)st.dirs, st.seconds, st.seconds > 0 ? st.files / st.seconds : 0.0,
+	       st.seconds > 0 ? st.bytes / st.seconds / 1e6 : 0.0, manifest_file);
+	manifest_release(&m);
+	return EXIT_OK;
+}

@@ -1,0 +1,56 @@
+#include "workload_opts.h"
+
+#include "err.h"
+#include "units.h"
+
+#include <string.h>
+
+void workload_opts_init(struct workload_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->spec.kind = WORKLOAD_SMALLFILES;
+	o->spec.seed = 1;
+	o->spec.compressibility = 0.5;
+}
+
+int workload_opts_parse(struct workload_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'w':
+		return workload_parse_name(arg, &o->spec) < 0 ? -1 : 1;
+	case OPT_WORKLOAD_FILES:
+		if (units_parse_count(arg, WORKLOAD_MAX_FILES, &o->spec.files) < 0)
+			return err_wrap("--files");
+		if (o->spec.files == 0)
+			return err_set("--files: must be at least 1");
+		o->have_files = 1;
+		return 1;
+	case OPT_WORKLOAD_SIZE:
+		if (units_parse_size(arg, &o->spec.size) < 0)
+			return err_wrap("--size");
+		if (o->spec.size == 0)
+			return err_set("--size: must be at least 1 byte");
+		o->have_size = 1;
+		return 1;
+	case OPT_WORKLOAD_SEED:
+		return units_parse_count(arg, UINT64_MAX, &o->spec.seed) < 0 ? err_wrap("--seed") : 1;
+	case OPT_WORKLOAD_COMPRESSIBILITY:
+		return units_parse_double(arg, 0.0, 1.0, &o->spec.compressibility) < 0
+			       ? err_wrap("--compressibility")
+			       : 1;
+	default:
+		return 0;
+	}
+}
+
+int workload_opts_finish(struct workload_opts *o)
+{
+	if (o->spec.kind == WORKLOAD_LARGEFILE && o->have_files)
+		return err_set("--files does not apply to the largefile workload: use --size");
+	if (o->spec.kind == WORKLOAD_SMALLFILES && o->have_size)
+		return err_set("--size does not apply to the smallfiles workload: use --files");
+	if (o->spec.kind == WORKLOAD_DIR && (o->have_files || o->have_size))
+		return err_set("--files and --size do not apply to dir: workloads");
+	workload_apply_defaults(&o->spec);
+	return 0;
+}

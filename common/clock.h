@@ -1,0 +1,26 @@
+#ifndef XFERCMP_CLOCK_H
+#define XFERCMP_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/*
+ * One monotonic nanosecond clock, used only for differences: never compare it
+ * with wall-clock time and never print it as a date.
+ */
+typedef uint64_t clock_ns;
+
+static inline clock_ns clock_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (clock_ns)ts.tv_sec * 1000000000u + (clock_ns)ts.tv_nsec;
+}
+
+static inline double clock_seconds(clock_ns from, clock_ns to)
+{
+	return (double)(to - from) / 1e9;
+}
+
+#endif

@@ -1,0 +1,143 @@
+#define _GNU_SOURCE
+#include "fsutil.h"
+
+#include "err.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return err_set("invalid directory path '%s'", path);
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return err_errno("cannot create directory '%s'", buf);
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return err_errno("cannot create directory '%s'", buf);
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path) < 0 ? -1 : 0;
+	return unlink(path) < 0 ? -1 : 0;
+}
+
+int fs_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", path);
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) < 0 ? err_errno("cannot remove '%s'", path) : 0;
+	if (nftw(path, remove_one, 64, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		return err_errno("cannot remove '%s'", path);
+	return 0;
+}
+
+int fs_clear_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[4096];
+	int rc = 0;
+
+	if (!d)
+		return err_errno("cannot open directory '%s'", dir);
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fs_join(path, sizeof(path), dir, de->d_name) < 0 || fs_remove_tree(path) < 0)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+int fs_dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int empty = 1;
+
+	if (!d)
+		return err_errno("cannot open directory '%s'", dir);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+int fs_join(char *buf, size_t len, const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	int n;
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	n = snprintf(buf, len, "%.*s/%s", (int)la, a, b);
+	if (n < 0 || (size_t)n >= len)
+		return err_set("path too long: '%s/%s'", a, b);
+	return 0;
+}
+
+int fs_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+long long fs_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long long)got;
+}

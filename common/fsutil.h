@@ -1,0 +1,31 @@
+#ifndef XFERCMP_FSUTIL_H
+#define XFERCMP_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Creates path and its missing parents with mode 0755. Returns 0 or -1 (error set). */
+int fs_mkdir_p(const char *path);
+
+/*
+ * Removes path and everything below it without following symbolic links.
+ * A missing path is not an error. Returns 0 or -1 (error set).
+ */
+int fs_remove_tree(const char *path);
+
+/* Removes everything below dir, keeping dir itself. Returns 0 or -1 (error set). */
+int fs_clear_dir(const char *dir);
+
+/* Returns 1 if dir exists and is empty, 0 if it has entries, -1 (error set) otherwise. */
+int fs_dir_is_empty(const char *dir);
+
+/* Joins a and b with one '/' into buf; returns -1 (error set) if it does not fit. */
+int fs_join(char *buf, size_t len, const char *a, const char *b);
+
+/* Writes all of buf to fd, retrying short writes and EINTR. Returns 0 or -1 (errno set). */
+int fs_write_all(int fd, const void *buf, size_t len);
+
+/* Reads exactly len bytes unless EOF comes first; returns bytes read or -1 (errno set). */
+long long fs_read_full(int fd, void *buf, size_t len);
+
+#endif

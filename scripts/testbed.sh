@@ -1,0 +1,463 @@
+#!/usr/bin/env bash
+# Makes a second "host" on this machine for integration tests, benchmarks and the demo:
+# a network namespace joined to the root namespace by a veth pair, with Debian's sshd
+# running inside it on generated keys, and optional tbf shaping of the link.
+#
+#   scripts/testbed.sh up [--rate RATE]   create (or re-use) the testbed; RATE e.g. 1gbit
+#   scripts/testbed.sh down               stop everything, remove namespace and link
+#   scripts/testbed.sh status             exit 0 if namespace, link and sshd are all up
+#
+# Addresses: 198.18.0.1/24 (root namespace, xfercmp0) and 198.18.0.2/24 (namespace,
+# xfercmp1), from 198.18.0.0/15, the range set aside for network benchmarks. Nothing
+# here ever sends traffic anywhere else.
+#
+# Files (build/testbed/ under the repository top): host key, user key pair,
+# authorized_keys, known_hosts, sshd_config, sshd.pid, sshd.log, ssh_config and env
+# (shell-sourceable TESTBED_* variables). Use the testbed with:
+#   ssh -F build/testbed/ssh_config testbed CMD
+set -Eeuo pipefail
+
+readonly NS=xfercmp-host
+readonly IF_ROOT=xfercmp0
+readonly IF_NS=xfercmp1
+readonly ADDR_ROOT=198.18.0.1
+readonly ADDR_NS=198.18.0.2
+readonly PREFIX=24
+readonly SSHD=/usr/sbin/sshd
+readonly SFTP_SERVER=/usr/lib/openssh/sftp-server
+
+die() { # die CODE MESSAGE...
+	local code=$1
+	shift
+	echo "testbed: $*" >&2
+	exit "$code"
+}
+
+# An unexpected failing command (set -e) still ends with a one-line testbed: message.
+on_err() {
+	local rc=$? line=$1 cmd=$2
+	echo "testbed: command failed (exit $rc) at line $line: $cmd" >&2
+	exit "$rc"
+}
+trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
+
+usage() { die 2 "usage: testbed.sh up [--rate RATE] | down | status"; }
+
+[ "$(id -u)" -eq 0 ] || die 2 "must run as root (network namespaces, veth and tc need it)"
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+readonly TOP=$top
+readonly DIR="$TOP/build/testbed"
+readonly HOST_KEY="$DIR/ssh_host_ed25519_key"
+readonly USER_KEY="$DIR/id_ed25519"
+readonly AUTH_KEYS="$DIR/authorized_keys"
+readonly KNOWN_HOSTS="$DIR/known_hosts"
+readonly SSHD_CONFIG="$DIR/sshd_config"
+readonly SSHD_LOG="$DIR/sshd.log"
+readonly PID_FILE="$DIR/sshd.pid"
+readonly SSH_CONFIG="$DIR/ssh_config"
+readonly ENV_FILE="$DIR/env"
+user=$(id -un)
+readonly USER_NAME=$user
+
+# ---------------------------------------------------------------- state queries
+
+# (grep without -q: an early exit could SIGPIPE ip, which pipefail would count as failure)
+ns_exists() { [ -e "/var/run/netns/$NS" ] || ip netns list 2>/dev/null | grep -E -- "^$NS( |\$)" >/dev/null; }
+in_ns() { ip netns exec "$NS" "$@"; }
+root_link_exists() { ip link show dev "$IF_ROOT" >/dev/null 2>&1; }
+ns_link_exists() { ns_exists && in_ns ip link show dev "$IF_NS" >/dev/null 2>&1; }
+
+# True if the process exists and is not a zombie. (A killed sshd whose parent is
+# init stays a zombie until init reaps it, and kill -0 still succeeds on a zombie;
+# some container inits reap only every second or so.)
+pid_alive() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	case ${stat:0:1} in
+	Z | X | x | '') return 1 ;;
+	esac
+}
+
+# Prints the pid from the pid file if that process is still our sshd: its name is
+# sshd and its command line names our config (guards against a stale file and pid reuse).
+pidfile_sshd() {
+	local pid comm
+	[ -r "$PID_FILE" ] || return 1
+	read -r pid <"$PID_FILE" || return 1
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	pid_alive "$pid" || return 1
+	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
+	[ "$comm" = sshd ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$SSHD_CONFIG" >/dev/null || return 1
+	echo "$pid"
+}
+
+# Prints the pid of our sshd if it is alive and lives in our namespace.
+sshd_pid() {
+	local pid
+	pid=$(pidfile_sshd) || return 1
+	ns_exists || return 1
+	ip netns pids "$NS" 2>/dev/null | grep -x -- "$pid" >/dev/null || return 1
+	echo "$pid"
+}
+
+# Prints the tbf rate on a device ("" if none). $1: device; rest: command prefix.
+tbf_rate() {
+	local dev=$1
+	shift
+	"$@" tc qdisc show dev "$dev" 2>/dev/null |
+		sed -n '/^qdisc tbf /s/^.* rate \([^ ]*\) .*/\1/p'
+}
+
+# ---------------------------------------------------------------- rate handling
+
+# Validates RATE and prints its value in bit/s.
+rate_bits() {
+	local rate=${1,,} num unit mult=1
+	[[ $rate =~ ^([0-9]+)([kmg]?)bit$ ]] || return 1
+	num=${BASH_REMATCH[1]}
+	unit=${BASH_REMATCH[2]}
+	[ ${#num} -le 12 ] || return 1
+	num=$((10#$num))
+	case $unit in
+	k) mult=1000 ;;
+	m) mult=1000000 ;;
+	g) mult=1000000000 ;;
+	esac
+	[ "$num" -gt 0 ] || return 1
+	echo $((num * mult))
+}
+
+# Applies (RATE non-empty) or removes (RATE empty) tbf shaping on both veth ends.
+apply_rate() {
+	local rate=$1 bits burst
+	if [ -n "$rate" ]; then
+		bits=$(rate_bits "$rate")
+		# burst: 4 ms worth of bytes at this rate, at least 64 KiB (GSO on veth sends
+		# large segments; a tiny bucket would throttle far below RATE).
+		burst=$((bits / 8 / 250))
+		[ "$burst" -ge 65536 ] || burst=65536
+		tc qdisc replace dev "$IF_ROOT" root tbf rate "$rate" burst "$burst" latency 50ms ||
+			die 1 "tc failed to shape $IF_ROOT at $rate"
+		in_ns tc qdisc replace dev "$IF_NS" root tbf rate "$rate" burst "$burst" latency 50ms ||
+			die 1 "tc failed to shape $IF_NS at $rate"
+	else
+		if [ -n "$(tbf_rate "$IF_ROOT")" ]; then
+			tc qdisc del dev "$IF_ROOT" root || die 1 "tc failed to unshape $IF_ROOT"
+		fi
+		if [ -n "$(tbf_rate "$IF_NS" in_ns)" ]; then
+			in_ns tc qdisc del dev "$IF_NS" root || die 1 "tc failed to unshape $IF_NS"
+		fi
+	fi
+}
+
+# ---------------------------------------------------------------- up
+
+setup_network() {
+	if ! ns_exists; then
+		ip netns add "$NS" || die 1 "cannot create network namespace $NS"
+	fi
+	# A root-side end without its peer in the namespace is left over from a partial
+	# run; so is a namespace-side end that never got moved. Start the pair afresh.
+	if root_link_exists && ! ns_link_exists; then
+		ip link del dev "$IF_ROOT" || die 1 "cannot delete stale $IF_ROOT"
+	fi
+	if ip link show dev "$IF_NS" >/dev/null 2>&1; then
+		ip link del dev "$IF_NS" || die 1 "cannot delete stale $IF_NS in the root namespace"
+	fi
+	if ! root_link_exists; then
+		if ns_link_exists; then
+			in_ns ip link del dev "$IF_NS" || die 1 "cannot delete stale $IF_NS in $NS"
+		fi
+		ip link add "$IF_ROOT" type veth peer name "$IF_NS" || die 1 "cannot create veth pair $IF_ROOT/$IF_NS"
+		ip link set dev "$IF_NS" netns "$NS" || die 1 "cannot move $IF_NS into $NS"
+	fi
+	ip addr replace "$ADDR_ROOT/$PREFIX" dev "$IF_ROOT" || die 1 "cannot address $IF_ROOT"
+	ip link set dev "$IF_ROOT" up || die 1 "cannot bring up $IF_ROOT"
+	in_ns ip addr replace "$ADDR_NS/$PREFIX" dev "$IF_NS" || die 1 "cannot address $IF_NS"
+	in_ns ip link set dev "$IF_NS" up || die 1 "cannot bring up $IF_NS"
+	in_ns ip link set dev lo up || die 1 "cannot bring up loopback in $NS"
+}
+
+setup_keys() {
+	mkdir -p "$DIR" || die 1 "cannot create $DIR"
+	if [ ! -s "$HOST_KEY" ] || [ ! -s "$HOST_KEY.pub" ]; then
+		rm -f "$HOST_KEY" "$HOST_KEY.pub"
+		ssh-keygen -q -t ed25519 -N '' -C "xfercmp-testbed-host" -f "$HOST_KEY" </dev/null ||
+			die 1 "ssh-keygen failed for the host key"
+	fi
+	if [ ! -s "$USER_KEY" ] || [ ! -s "$USER_KEY.pub" ]; then
+		rm -f "$USER_KEY" "$USER_KEY.pub"
+		ssh-keygen -q -t ed25519 -N '' -C "xfercmp-testbed-user" -f "$USER_KEY" </dev/null ||
+			die 1 "ssh-keygen failed for the user key"
+	fi
+	# ssh and sshd refuse private keys that others can read.
+	chmod 600 "$HOST_KEY" "$USER_KEY"
+	cat "$USER_KEY.pub" >"$AUTH_KEYS"
+	local type key
+	read -r type key _ <"$HOST_KEY.pub"
+	echo "$ADDR_NS $type $key" >"$KNOWN_HOSTS"
+}
+
+write_configs() {
+	# Written to a temporary file first, so that a changed config can be detected.
+	cat >"$SSHD_CONFIG.new" <<EOF
+# Generated by scripts/testbed.sh; sshd inside network namespace $NS.
+# Host key (recorded so that a regenerated key counts as a config change):
+# $(cut -d' ' -f1,2 "$HOST_KEY.pub")
+ListenAddress $ADDR_NS:22
+AddressFamily inet
+HostKey $HOST_KEY
+PidFile $PID_FILE
+AuthorizedKeysFile $AUTH_KEYS
+StrictModes no
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+MaxStartups 100:30:200
+MaxSessions 50
+LogLevel INFO
+PrintMotd no
+X11Forwarding no
+# No AcceptEnv: the client's environment is not passed through.
+Subsystem sftp $SFTP_SERVER
+EOF
+	cat >"$SSH_CONFIG" <<EOF
+Host testbed
+    HostName $ADDR_NS
+    Port 22
+    User $USER_NAME
+    IdentityFile $USER_KEY
+    IdentitiesOnly yes
+    UserKnownHostsFile $KNOWN_HOSTS
+    StrictHostKeyChecking yes
+    BatchMode yes
+    ConnectTimeout 5
+EOF
+	cat >"$ENV_FILE" <<EOF
+TESTBED_HOST=$ADDR_NS
+TESTBED_LOCAL=$ADDR_ROOT
+TESTBED_NS=$NS
+TESTBED_SSH_CONFIG=$(printf %q "$SSH_CONFIG")
+TESTBED_KEY=$(printf %q "$USER_KEY")
+TESTBED_KNOWN_HOSTS=$(printf %q "$KNOWN_HOSTS")
+EOF
+}
+
+log_tail() {
+	if [ -s "$SSHD_LOG" ]; then
+		echo "--- last lines of $SSHD_LOG:" >&2
+		tail -n 15 "$SSHD_LOG" | sed 's/^/    /' >&2
+	else
+		echo "--- $SSHD_LOG is empty or missing" >&2
+	fi
+}
+
+stop_sshd() {
+	local pid i
+	# pidfile_sshd, not sshd_pid: stop it even if the namespace was deleted under it.
+	pid=$(pidfile_sshd) || { rm -f "$PID_FILE"; return 0; }
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		pid_alive "$pid" || break
+		sleep 0.1
+	done
+	if pid_alive "$pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -f "$PID_FILE"
+}
+
+# Stops sshd listeners in our namespace that run our config but are not in the pid
+# file (pid file deleted by hand); they would hold 198.18.0.2:22. Sessions are left.
+stop_stray_listeners() {
+	local pid cmd i found=()
+	ns_exists || return 0
+	for pid in $(ip netns pids "$NS" 2>/dev/null || true); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sshd ] || continue
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+		[[ $cmd == *"$SSHD_CONFIG"*"[listener]"* ]] || continue
+		kill -TERM "$pid" 2>/dev/null || true
+		found+=("$pid")
+	done
+	for pid in "${found[@]}"; do
+		for ((i = 0; i < 50; i++)); do
+			pid_alive "$pid" || break
+			sleep 0.1
+		done
+		if pid_alive "$pid"; then
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
+}
+
+start_sshd() {
+	local changed=0 out
+	if [ ! -f "$SSHD_CONFIG" ] || ! cmp -s "$SSHD_CONFIG.new" "$SSHD_CONFIG"; then
+		changed=1
+	fi
+	mv -f "$SSHD_CONFIG.new" "$SSHD_CONFIG"
+	# Privilege separation directory (normally made by systemd's RuntimeDirectory).
+	mkdir -p /run/sshd
+	chmod 0755 /run/sshd
+	if ! out=$("$SSHD" -t -f "$SSHD_CONFIG" 2>&1); then
+		printf '    %s\n' "${out//$'\n'/$'\n    '}" >&2
+		die 1 "sshd -t rejects $SSHD_CONFIG: $(echo "$out" | head -n1)"
+	fi
+	if sshd_pid >/dev/null && [ "$changed" -eq 0 ]; then
+		return 0
+	fi
+	# Config changed under a running sshd, or an sshd of ours outlived its namespace
+	# (namespace deleted by hand): stop it before starting afresh.
+	stop_sshd
+	stop_stray_listeners
+	# -E appends to the log; keep a marker so the tail shows this start.
+	echo "=== testbed.sh: starting sshd $(date '+%F %T')" >>"$SSHD_LOG"
+	if ! in_ns "$SSHD" -f "$SSHD_CONFIG" -E "$SSHD_LOG"; then
+		log_tail
+		die 1 "sshd failed to start in $NS (see $SSHD_LOG)"
+	fi
+}
+
+# Polls (bounded, ~5 s) until sshd has written its pid file and accepts TCP
+# connections on $ADDR_NS:22 (reached over the veth from the root namespace) and
+# greets with an SSH banner. (sshd logs the probe as "kex_exchange_identification:
+# Connection closed by remote host"; that line is harmless.)
+wait_sshd() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		# shellcheck disable=SC2016 # $1 and $banner belong to the inner bash
+		if sshd_pid >/dev/null &&
+			timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/22" && read -r -t 1 banner <&3 && [[ $banner == SSH-* ]]' _ "$ADDR_NS" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	log_tail
+	die 1 "sshd in $NS is not accepting connections on $ADDR_NS:22 after 5 s"
+}
+
+verify_ssh() {
+	local out
+	if ! out=$(ssh -F "$SSH_CONFIG" testbed true 2>&1 </dev/null); then
+		echo "--- ssh said: ${out:-(nothing)}" >&2
+		log_tail
+		if grep -q "account is locked" "$SSHD_LOG" 2>/dev/null; then
+			echo "--- hint: with UsePAM no, sshd refuses accounts whose password field starts with '!'" >&2
+		fi
+		die 1 "ssh -F $SSH_CONFIG testbed true failed"
+	fi
+}
+
+cmd_up() {
+	local rate=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--rate)
+			[ $# -ge 2 ] || die 2 "--rate needs a value, e.g. --rate 1gbit"
+			rate=$2
+			shift 2
+			;;
+		--rate=*)
+			rate=${1#--rate=}
+			shift
+			;;
+		*) usage ;;
+		esac
+	done
+	if [ -n "$rate" ] && ! rate_bits "$rate" >/dev/null; then
+		die 2 "bad rate '$rate': want digits, optional k/m/g, then 'bit' (e.g. 100mbit, 1gbit)"
+	fi
+	[ -x "$SSHD" ] || die 1 "$SSHD not found (run scripts/setup.sh)"
+	[ -x "$SFTP_SERVER" ] || die 1 "$SFTP_SERVER not found (run scripts/setup.sh)"
+	command -v ssh-keygen >/dev/null || die 1 "ssh-keygen not found (run scripts/setup.sh)"
+	command -v tc >/dev/null || die 1 "tc not found (run scripts/setup.sh)"
+
+	setup_network
+	apply_rate "$rate"
+	setup_keys
+	write_configs
+	start_sshd
+	wait_sshd
+	verify_ssh
+	echo "testbed: up: $USER_NAME@$ADDR_NS (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}; ssh -F $SSH_CONFIG testbed"
+}
+
+# ---------------------------------------------------------------- down
+
+cmd_down() {
+	[ $# -eq 0 ] || usage
+	local pids pid i
+	stop_sshd
+	if ns_exists; then
+		# Anything still running in the namespace was started into it by us.
+		pids=$(ip netns pids "$NS" 2>/dev/null || true)
+		if [ -n "$pids" ]; then
+			# shellcheck disable=SC2086
+			kill -TERM $pids 2>/dev/null || true
+			for ((i = 0; i < 30; i++)); do
+				pids=$(ip netns pids "$NS" 2>/dev/null || true)
+				[ -n "$pids" ] || break
+				sleep 0.1
+			done
+			for pid in $pids; do
+				kill -KILL "$pid" 2>/dev/null || true
+			done
+		fi
+	fi
+	if root_link_exists; then
+		ip link del dev "$IF_ROOT" || die 1 "cannot delete $IF_ROOT"
+	fi
+	if ns_exists; then
+		ip netns del "$NS" || die 1 "cannot delete network namespace $NS"
+	fi
+	rm -f "$PID_FILE"
+	echo "testbed: down"
+}
+
+# ---------------------------------------------------------------- status
+
+cmd_status() {
+	[ $# -eq 0 ] || usage
+	local ok=0 rate pid state
+	if ns_exists; then
+		echo "namespace: $NS up"
+	else
+		echo "namespace: $NS down"
+		ok=1
+	fi
+	if root_link_exists && ns_link_exists; then
+		state=$(cat "/sys/class/net/$IF_ROOT/operstate" 2>/dev/null || echo unknown)
+		rate=$(tbf_rate "$IF_ROOT")
+		if [ "$state" = up ]; then
+			echo "link: $IF_ROOT ($ADDR_ROOT) <-> $IF_NS ($ADDR_NS) up, ${rate:+tbf rate }${rate:-unshaped}"
+		else
+			echo "link: $IF_ROOT <-> $IF_NS present but $state"
+			ok=1
+		fi
+	else
+		echo "link: $IF_ROOT <-> $IF_NS down"
+		ok=1
+	fi
+	if pid=$(sshd_pid); then
+		echo "sshd: running, pid $pid, $ADDR_NS:22"
+	else
+		echo "sshd: not running"
+		ok=1
+	fi
+	return "$ok"
+}
+
+[ $# -ge 1 ] || usage
+cmd=$1
+shift
+case $cmd in
+up) cmd_up "$@" ;;
+down) cmd_down "$@" ;;
+status) cmd_status "$@" || exit 1 ;;
+*) usage ;;
+esac

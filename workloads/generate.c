@@ -1,0 +1,172 @@
+#define _GNU_SOURCE
+#include "generate.h"
+
+#include "clock.h"
+#include "err.h"
+#include "fsutil.h"
+#include "parallel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
+/* Large files are written in 4 MiB pieces: big enough for the disk, a multiple of WORKLOAD_BLOCK. */
+#define WRITE_CHUNK (4u * WORKLOAD_BLOCK)
+
+struct gen_job {
+	const struct workload_spec *spec;
+	const char *dir;
+	uint64_t *hashes;
+	unsigned char **bufs;
+	uint64_t total;
+};
+
+static int write_file(void *ctx, unsigned worker, uint64_t i)
+{
+	struct gen_job *job = ctx;
+	unsigned char *buf = job->bufs[worker];
+	struct workload_entry e;
+	char path[PATH_MAX];
+	XXH3_state_t state;
+	uint64_t off = 0;
+	int fd;
+
+	workload_entry(job->spec, i, &e);
+	if (fs_join(path, sizeof(path), job->dir, e.path) < 0)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, e.mode);
+	if (fd < 0)
+		return err_errno("cannot create '%s'", path);
+	XXH3_64bits_reset(&state);
+	while (off < e.size) {
+		uint64_t n = e.size - off < WRITE_CHUNK ? e.size - off : WRITE_CHUNK;
+
+		workload_fill(job->spec, i, off, buf, n);
+		XXH3_64bits_update(&state, buf, (size_t)n);
+		if (fs_write_all(fd, buf, (size_t)n) < 0) {
+			err_errno("cannot write '%s'", path);
+			close(fd);
+			return -1;
+		}
+		off += n;
+	}
+	if (close(fd) < 0)
+		return err_errno("cannot write '%s'", path);
+	job->hashes[i] = XXH3_64bits_digest(&state);
+	return 0;
+}
+
+static void draw_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	fprintf(stderr, "\rgenerating: %3u%% %llu/%llu files", (unsigned)(total ? done * 100 / total : 100),
+		(unsigned long long)done, (unsigned long long)total);
+	if (done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* Returns 1 if it created dir, 0 if dir existed empty, -1 (error set) otherwise. */
+static int prepare_dir(const char *dir)
+{
+	struct stat st;
+	int empty;
+
+	if (stat(dir, &st) < 0) {
+		if (errno != ENOENT)
+			return err_errno("cannot use '%s'", dir);
+		return fs_mkdir_p(dir) < 0 ? -1 : 1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return err_set("'%s' exists and is not a directory: give a new or empty directory", dir);
+	empty = fs_dir_is_empty(dir);
+	if (empty < 0)
+		return -1;
+	if (!empty)
+		return err_set("'%s' is not empty: give a new or empty directory", dir);
+	return 0;
+}
+
+/* Removes what a failed generation wrote; a directory the user gave us stays, empty. */
+static void undo(const char *dir, int created)
+{
+	char saved[ERR_MAX];
+
+	snprintf(saved, sizeof(saved), "%s", err_msg());
+	if (created)
+		fs_remove_tree(dir);
+	else
+		fs_clear_dir(dir);
+	err_set("%s", saved);
+}
+
+int workload_generate(const struct workload_spec *spec, const char *dir, unsigned threads,
+		      bool progress, struct manifest *m, struct generate_stats *st)
+{
+	struct gen_job job = { .spec = spec, .dir = dir };
+	uint64_t n = workload_count(spec), ndirs = workload_dir_count(spec);
+	clock_ns start = clock_now();
+	int created, rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	manifest_init(m);
+	if (spec->kind == WORKLOAD_DIR)
+		return err_set("dir: workloads are the user's own data; there is nothing to generate");
+	created = prepare_dir(dir);
+	if (created < 0)
+		return -1;
+	if (threads == 0)
+		threads = 1;
+	job.hashes = calloc(n ? n : 1, sizeof(*job.hashes));
+	job.bufs = calloc(threads, sizeof(*job.bufs));
+	if (!job.hashes || !job.bufs) {
+		err_set("out of memory for %llu files", (unsigned long long)n);
+		goto out;
+	}
+	for (unsigned w = 0; w < threads; w++)
+		if (!(job.bufs[w] = malloc(WRITE_CHUNK))) {
+			err_set("out of memory for write buffers");
+			goto out;
+		}
+	for (uint64_t d = 0; d < ndirs; d++) {
+		char rel[64], path[PATH_MAX];
+
+		workload_dir_name(spec, d, rel, sizeof(rel));
+		if (fs_join(path, sizeof(path), dir, rel) < 0 || fs_mkdir_p(path) < 0)
+			goto out;
+	}
+	/* a chunk is one directory, so threads do not contend for the same directory lock */
+	if (parallel_for(n, threads, WORKLOAD_FILES_PER_DIR, write_file, &job, progress ? draw_progress : NULL) < 0)
+		goto out;
+	for (uint64_t i = 0; i < n; i++) {
+		struct workload_entry e;
+
+		workload_entry(spec, i, &e);
+		if (manifest_add(m, e.path, e.size, e.mode, job.hashes[i]) < 0)
+			goto out;
+	}
+	manifest_sort(m);
+	st->files = n;
+	st->bytes = m->total_bytes;
+	st->dirs = ndirs;
+	st->seconds = clock_seconds(start, clock_now());
+	rc = 0;
+out:
+	if (job.bufs)
+		for (unsigned w = 0; w < threads; w++)
+			free(job.bufs[w]);
+	free(job.bufs);
+	free(job.hashes);
+	if (rc < 0) {
+		manifest_release(m);
+		undo(dir, created);
+	}
+	return rc;
+}

@@ -1,0 +1,25 @@
+#ifndef XFERCMP_GENERATE_H
+#define XFERCMP_GENERATE_H
+
+#include "manifest.h"
+#include "workload.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct generate_stats {
+	uint64_t files, bytes, dirs;
+	double seconds;
+};
+
+/*
+ * Writes the workload into dir (created if missing; refused unless empty)
+ * with `threads` threads overlapping the creates, and fills m (sorted) with
+ * the manifest. On failure, removes what it wrote (dir itself too if it
+ * created it). progress: draw a progress line on stderr.
+ * Returns 0 or -1 (error set).
+ */
+int workload_generate(const struct workload_spec *spec, const char *dir, unsigned threads,
+		      bool progress, struct manifest *m, struct generate_stats *st);
+
+#endif

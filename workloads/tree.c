@@ -1,0 +1,140 @@
+#define _GNU_SOURCE
+#include "tree.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
+/* nftw has no context argument: the walk in progress, one per thread. */
+static _Thread_local struct tree *walk_tree;
+static _Thread_local size_t walk_prefix;
+static _Thread_local int walk_error;
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct tree *t = walk_tree;
+	struct tree_file *f;
+
+	(void)ftw;
+	if (type == FTW_DNR || type == FTW_NS) {
+		walk_error = errno ? errno : EACCES;
+		err_errno("cannot read '%s'", path);
+		return 1;
+	}
+	if (type == FTW_D) {
+		if (path[walk_prefix] != '\0')
+			t->dirs++;
+		return 0;
+	}
+	if (t->count == t->alloc) {
+		size_t n = t->alloc ? t->alloc * 2 : 1024;
+		struct tree_file *grown = realloc(t->files, n * sizeof(*grown));
+
+		if (!grown) {
+			walk_error = ENOMEM;
+			err_set("out of memory listing '%s'", path);
+			return 1;
+		}
+		t->files = grown;
+		t->alloc = n;
+	}
+	f = &t->files[t->count];
+	f->path = strdup(path + walk_prefix + 1);
+	if (!f->path) {
+		walk_error = ENOMEM;
+		err_set("out of memory listing '%s'", path);
+		return 1;
+	}
+	f->size = (uint64_t)st->st_size;
+	f->mode = st->st_mode & 07777;
+	if (S_ISREG(st->st_mode)) {
+		f->type = TREE_REGULAR;
+		t->regular_bytes += f->size;
+	} else if (S_ISLNK(st->st_mode))
+		f->type = TREE_SYMLINK;
+	else
+		f->type = TREE_OTHER;
+	t->count++;
+	return 0;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct tree_file *)a)->path, ((const struct tree_file *)b)->path);
+}
+
+int tree_scan(const char *root, struct tree *t)
+{
+	struct stat st;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (stat(root, &st) < 0)
+		return err_errno("cannot read '%s'", root);
+	if (!S_ISDIR(st.st_mode))
+		return err_set("'%s' is not a directory", root);
+	walk_tree = t;
+	walk_prefix = strlen(root);
+	while (walk_prefix > 1 && root[walk_prefix - 1] == '/')
+		walk_prefix--;
+	walk_error = 0;
+	rc = nftw(root, visit, 32, FTW_PHYS);
+	if (rc != 0) {
+		if (!walk_error)
+			err_errno("cannot walk '%s'", root);
+		tree_release(t);
+		return -1;
+	}
+	if (t->count > 1)
+		qsort(t->files, t->count, sizeof(*t->files), file_cmp);
+	return 0;
+}
+
+void tree_release(struct tree *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		free(t->files[i].path);
+	free(t->files);
+	memset(t, 0, sizeof(*t));
+}
+
+int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint64_t *hash,
+		   uint64_t *size)
+{
+	XXH3_state_t state;
+	uint64_t total = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_errno("cannot open '%s'", path);
+	XXH3_64bits_reset(&state);
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_errno("cannot read '%s'", path);
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		XXH3_64bits_update(&state, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	if (drop_cache)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	*hash = XXH3_64bits_digest(&state);
+	*size = total;
+	return 0;
+}

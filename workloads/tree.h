@@ -1,0 +1,44 @@
+#ifndef XFERCMP_TREE_H
+#define XFERCMP_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A listing of every non-directory entry under a root, with paths relative to
+ * the root, sorted bytewise. Symbolic links are listed, never followed.
+ */
+
+enum tree_type {
+	TREE_REGULAR,
+	TREE_SYMLINK,
+	TREE_OTHER,	/* device, fifo, socket */
+};
+
+struct tree_file {
+	char *path;
+	uint64_t size;
+	uint32_t mode;
+	enum tree_type type;
+};
+
+struct tree {
+	struct tree_file *files;
+	size_t count, alloc;
+	uint64_t dirs;
+	uint64_t regular_bytes;
+};
+
+/* Lists root; returns 0 or -1 (error set). The tree must be released. */
+int tree_scan(const char *root, struct tree *t);
+void tree_release(struct tree *t);
+
+/*
+ * Hashes the regular file at path with xxh3-64 using buf (len bytes) for the
+ * reads. Sets *hash and *size. When drop_cache is set, the pages read are
+ * dropped from the page cache afterwards. Returns 0 or -1 (error set).
+ */
+int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint64_t *hash,
+		   uint64_t *size);
+
+#endif
