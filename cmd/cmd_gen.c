@@ -86,10 +86,7 @@ int cmd_gen(int argc, char **argv)
 	{
 		char desc[256];
 
-		snprintf(desc, sizeof(desc), "%s files=%llu bytes=%llu seed=%llu compressibility=%g",
-			 workload_kind_name(wo.spec.kind), (unsigned long long)st.files,
-			 (unsigned long long)st.bytes, (unsigned long long)wo.spec.seed,
-			 wo.spec.compressibility);
+		workload_describe(&wo.spec, desc, sizeof(desc));
 		m.description = strdup(desc);
 	}
 	if (manifest_save(&m, manifest_file) < 0) {

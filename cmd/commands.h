@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#define XFERCMP_VERSION "0.1.0"
+#include "version.h"
 
 /* A subcommand: argv[0] is the command's name; returns an exit code from exitcode.h. */
 struct command {
@@ -12,7 +12,9 @@ struct command {
 	int (*run)(int argc, char **argv);
 };
 
+int cmd_compare(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
 /* Prints "xfercmp: <msg>" (or "xfercmp <cmd>: <msg>") for the current error; returns code. */

@@ -3,13 +3,13 @@
 #include "err.h"
 #include "exitcode.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const struct command commands[] = {
 	{ "gen", "write a workload and its manifest into a directory", cmd_gen },
 	{ "verify", "check a directory against a manifest", cmd_verify },
+	{ "serve", "run the agent on the destination host", cmd_serve },
 };
 
 static void usage(FILE *f)
@@ -19,28 +19,6 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'xfercmp COMMAND --help' shows a command's options.\n");
-}
-
-int cmd_fail(const char *cmd, int code)
-{
-	if (cmd)
-		fprintf(stderr, "xfercmp %s: %s\n", cmd, err_msg());
-	else
-		fprintf(stderr, "xfercmp: %s\n", err_msg());
-	return code;
-}
-
-int cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-	char msg[ERR_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "xfercmp%s%s: %s (see 'xfercmp%s%s --help')\n", cmd ? " " : "",
-		cmd ? cmd : "", msg, cmd ? " " : "", cmd ? cmd : "");
-	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -53,15 +31,10 @@ int main(int argc, char **argv)
 			printf("xfercmp %s\n", XFERCMP_VERSION);
 			return EXIT_OK;
 		}
-		if (!strcmp(argv[1], "help")) {
+		if (!strcmp(argv[1], "help") || !strcmp(argv[1], "commands")) {
 			usage(stdout);
 			return EXIT_OK;
 		}
 	}
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return EXIT_OK;
-	}
-	usage(stderr);
-	return EXIT_USAGE;
+	return cmd_compare(argc, argv);
 }

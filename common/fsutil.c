@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int fs_mkdir_p(const char *path)
@@ -140,4 +141,28 @@ long long fs_read_full(int fd, void *buf, size_t len)
 		got += (size_t)n;
 	}
 	return (long long)got;
+}
+
+int fs_type_name(const char *path, char *buf, size_t len)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} types[] = {
+		{ 0xEF53, "ext4" }, { 0x01021994, "tmpfs" }, { 0x58465342, "xfs" },
+		{ 0x9123683E, "btrfs" }, { 0x794c7630, "overlay" }, { 0x6969, "nfs" },
+		{ 0x2FC12FC1, "zfs" }, { 0x65735546, "fuse" }, { 0x858458f6, "ramfs" },
+		{ 0x4d44, "vfat" }, { 0xF2F52010, "f2fs" },
+	};
+	struct statfs st;
+
+	if (statfs(path, &st) < 0)
+		return err_errno("cannot stat file system of '%s'", path);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if ((unsigned long)st.f_type == types[i].magic) {
+			snprintf(buf, len, "%s", types[i].name);
+			return 0;
+		}
+	snprintf(buf, len, "0x%lx", (unsigned long)st.f_type);
+	return 0;
 }

@@ -28,4 +28,7 @@ int fs_write_all(int fd, const void *buf, size_t len);
 /* Reads exactly len bytes unless EOF comes first; returns bytes read or -1 (errno set). */
 long long fs_read_full(int fd, void *buf, size_t len);
 
+/* Name of the file system type holding path ("ext4", "tmpfs", ...; "0x1234" when unknown). */
+int fs_type_name(const char *path, char *buf, size_t len);
+
 #endif

@@ -93,7 +93,8 @@ const char *units_format_bytes(uint64_t bytes, char *buf, size_t len)
 	double v = (double)bytes;
 	size_t i = 0;
 
-	while (v >= 1024.0 && i + 1 < sizeof(names) / sizeof(names[0])) {
+	/* 1023.999 KiB would print as "1024.00 KiB": promote what rounds up to 1024 */
+	while (v >= 1023.995 && i + 1 < sizeof(names) / sizeof(names[0])) {
 		v /= 1024.0;
 		i++;
 	}

@@ -26,6 +26,7 @@ struct gen_job {
 	uint64_t *hashes;
 	unsigned char **bufs;
 	uint64_t total;
+	mode_t umask;
 };
 
 static int write_file(void *ctx, unsigned worker, uint64_t i)
@@ -44,6 +45,12 @@ static int write_file(void *ctx, unsigned worker, uint64_t i)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, e.mode);
 	if (fd < 0)
 		return err_errno("cannot create '%s'", path);
+	/* the manifest records e.mode: make the disk agree whatever the umask */
+	if ((e.mode & job->umask) && fchmod(fd, e.mode) < 0) {
+		err_errno("cannot set the mode of '%s'", path);
+		close(fd);
+		return -1;
+	}
 	XXH3_64bits_reset(&state);
 	while (off < e.size) {
 		uint64_t n = e.size - off < WRITE_CHUNK ? e.size - off : WRITE_CHUNK;
@@ -117,6 +124,8 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 
 	memset(st, 0, sizeof(*st));
 	manifest_init(m);
+	job.umask = umask(022);
+	umask(job.umask);
 	if (spec->kind == WORKLOAD_DIR)
 		return err_set("dir: workloads are the user's own data; there is nothing to generate");
 	created = prepare_dir(dir);

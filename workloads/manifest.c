@@ -171,15 +171,20 @@ static int parse_line(struct manifest *m, char *line, size_t lineno)
 		*line++ = '\0';
 	}
 	f[3] = line;
+	/* strto* accept signs, blanks and 0x: check the characters first */
+	if (strlen(f[0]) != 16 || strspn(f[0], "0123456789abcdefABCDEF") != 16)
+		return err_set("line %zu: bad hash '%s' (16 hex digits)", lineno, f[0]);
+	if (!*f[1] || strspn(f[1], "0123456789") != strlen(f[1]) || strlen(f[1]) > 20)
+		return err_set("line %zu: bad size '%s'", lineno, f[1]);
+	if (!*f[2] || strspn(f[2], "01234567") != strlen(f[2]) || strlen(f[2]) > 6)
+		return err_set("line %zu: bad mode '%s'", lineno, f[2]);
 	errno = 0;
 	hash = strtoull(f[0], &end, 16);
-	if (*end || end == f[0] || strlen(f[0]) != 16 || errno)
-		return err_set("line %zu: bad hash '%s'", lineno, f[0]);
 	size = strtoull(f[1], &end, 10);
-	if (*end || end == f[1] || f[1][0] == '-' || errno)
+	if (errno)
 		return err_set("line %zu: bad size '%s'", lineno, f[1]);
 	mode = strtoul(f[2], &end, 8);
-	if (*end || end == f[2] || mode > 07777)
+	if (mode > 07777)
 		return err_set("line %zu: bad mode '%s'", lineno, f[2]);
 	if (!*f[3] || unescape(f[3]) < 0)
 		return err_set("line %zu: bad path", lineno);
@@ -219,7 +224,7 @@ int manifest_parse(struct manifest *m, const char *text, size_t len)
 		line[n] = '\0';
 		pos += n + 1;
 		if (lineno == 1) {
-			if (atoi(line + sizeof(header) - 1) != MANIFEST_VERSION)
+			if (strcmp(line + sizeof(header) - 1, "1"))
 				rc = err_set("manifest version '%s' not supported (this xfercmp reads %d)",
 					     line + sizeof(header) - 1, MANIFEST_VERSION);
 			continue;

@@ -74,6 +74,7 @@ static int file_cmp(const void *a, const void *b)
 int tree_scan(const char *root, struct tree *t)
 {
 	struct stat st;
+	char *real;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -81,12 +82,20 @@ int tree_scan(const char *root, struct tree *t)
 		return err_errno("cannot read '%s'", root);
 	if (!S_ISDIR(st.st_mode))
 		return err_set("'%s' is not a directory", root);
+	/*
+	 * The root may itself be a symbolic link (or end in '/'): walk the
+	 * directory it names, while links below it are listed, never followed.
+	 */
+	real = realpath(root, NULL);
+	if (!real)
+		return err_errno("cannot read '%s'", root);
 	walk_tree = t;
-	walk_prefix = strlen(root);
-	while (walk_prefix > 1 && root[walk_prefix - 1] == '/')
-		walk_prefix--;
+	walk_prefix = strlen(real);
+	if (walk_prefix == 1)
+		walk_prefix = 0;	/* "/": children are "/x", the prefix to strip is "" */
 	walk_error = 0;
-	rc = nftw(root, visit, 32, FTW_PHYS);
+	rc = nftw(real, visit, 32, FTW_PHYS);
+	free(real);
 	if (rc != 0) {
 		if (!walk_error)
 			err_errno("cannot walk '%s'", root);

@@ -63,6 +63,13 @@ const char *workload_kind_name(enum workload_kind kind)
 	return "?";
 }
 
+void workload_describe(const struct workload_spec *spec, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s files=%llu size=%llu seed=%llu compressibility=%.6g",
+		 workload_kind_name(spec->kind), (unsigned long long)workload_count(spec),
+		 (unsigned long long)spec->size, (unsigned long long)spec->seed, spec->compressibility);
+}
+
 static uint64_t small_files(const struct workload_spec *spec)
 {
 	return spec->kind == WORKLOAD_LARGEFILE ? 0 : spec->files;

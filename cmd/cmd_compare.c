@@ -1,0 +1,412 @@
+/* xfercmp [OPTIONS] [HOST]: the comparison. Parses, sets up source and target, runs, reports. */
+#define _GNU_SOURCE
+#include "agent_client.h"
+#include "agent_launch.h"
+#include "commands.h"
+#include "err.h"
+#include "exitcode.h"
+#include "fsutil.h"
+#include "generate.h"
+#include "parallel.h"
+#include "report.h"
+#include "runner.h"
+#include "ssh_target.h"
+#include "units.h"
+#include "workload_opts.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_STRATEGIES 32
+
+static const char compare_help[] =
+	"usage: xfercmp [OPTIONS] [HOST]\n"
+	"Moves a workload to HOST through several strategies, verifies every byte arrived,\n"
+	"and reports each strategy's time. Without HOST (or with HOST 'local') it starts an\n"
+	"agent on this machine and compares against it over loopback.\n\n" WORKLOAD_OPTIONS_HELP
+	"      --source-dir DIR     generate the workload here and keep it; reused when DIR\n"
+	"                           already holds the same workload (default: a temporary\n"
+	"                           directory under /var/tmp, removed at the end)\n"
+	"  -s, --strategies LIST    comma-separated strategies, or all (default all)\n"
+	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"
+	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"
+	"                           always refused)\n"
+	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n"
+	"                           created and removed by xfercmp, refused if it holds other data\n"
+	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"
+	"      --token-file FILE    the token that agent was given (with --agent)\n"
+	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
+	"      --warm               do not drop the source from the page cache before each run\n"
+	"  -P, --streams N          parallel: TCP streams (default: number of cores)\n"
+	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
+	"      --zstd-threads N     zstd: compression threads (default: number of cores)\n"
+	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
+	"  -v, --verbose            progress on stderr even when it is not a terminal\n"
+	"  -h, --help               this text\n"
+	"      --version            print the version\n\n"
+	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
+	"or a verification failed, 2 usage error, 130 interrupted.\n";
+
+struct compare_opts {
+	struct workload_opts wo;
+	const char *workload_name;
+	const char *source_dir;
+	const char *strategies;
+	const char *agent;
+	const char *token_file;
+	const char *json;
+	const char *host;
+	const char *ssh_config;
+	const char *remote_dir;
+	int accept_new_hostkey;
+	struct runner_opts run;
+	int verbose;
+};
+
+/* What an interrupt must remove: the temporary source, if we made one. */
+static char temp_source[PATH_MAX];
+static struct agent_process *running_agent;
+
+static void *watch_interrupt(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	while (sigwait(set, &sig) != 0)
+		;
+	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
+	if (running_agent)
+		agent_process_stop(running_agent);
+	if (temp_source[0]) {
+		char manifest[PATH_MAX + 16];
+
+		fs_remove_tree(temp_source);
+		if (manifest_default_path(temp_source, manifest, sizeof(manifest)) == 0)
+			unlink(manifest);
+	}
+	_exit(EXIT_INTERRUPTED);
+	return NULL;
+}
+
+static void start_interrupt_watch(void)
+{
+	static sigset_t set;
+	pthread_t tid;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	pthread_create(&tid, NULL, watch_interrupt, &set);
+}
+
+static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
+		     const struct strategy_result *done)
+{
+	const struct compare_opts *o = ctx;
+
+	if (!o->verbose && !isatty(2))
+		return;
+	if (!done)
+		fprintf(stderr, "running %s%s", s->name, runs > 1 ? "" : "...\n");
+	if (!done && runs > 1)
+		fprintf(stderr, " (%u/%u)...\n", run, runs);
+	if (done && done->status != RESULT_OK)
+		fprintf(stderr, "  %s %s: %s\n", s->name,
+			done->status == RESULT_SKIPPED ? "skipped" : "failed", done->error);
+}
+
+static int parse(int argc, char **argv, struct compare_opts *o)
+{
+	enum {
+		OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
+		OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR,
+	};
+	static const struct option longopts[] = {
+		WORKLOAD_LONG_OPTIONS,
+		{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
+		{ "strategies", required_argument, NULL, 's' },
+		{ "agent", required_argument, NULL, OPT_AGENT },
+		{ "ssh-config", required_argument, NULL, 'F' },
+		{ "accept-new-hostkey", no_argument, NULL, OPT_ACCEPT_NEW },
+		{ "remote-dir", required_argument, NULL, OPT_REMOTE_DIR },
+		{ "token-file", required_argument, NULL, OPT_TOKEN },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "warm", no_argument, NULL, OPT_WARM },
+		{ "streams", required_argument, NULL, 'P' },
+		{ "zstd-level", required_argument, NULL, OPT_ZLEVEL },
+		{ "zstd-threads", required_argument, NULL, OPT_ZTHREADS },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	workload_opts_init(&o->wo);
+	o->workload_name = "smallfiles";
+	o->strategies = "all";
+	o->run.repeat = 1;
+	o->run.strategy.streams = parallel_cpus();
+	o->run.strategy.zstd_level = 1;
+	o->run.strategy.zstd_threads = parallel_cpus();
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
+		int handled = workload_opts_parse(&o->wo, opt, optarg);
+
+		if (handled < 0)
+			return cmd_usage_error(NULL, "%s", err_msg());
+		if (handled) {
+			if (opt == 'w')
+				o->workload_name = optarg;
+			continue;
+		}
+		switch (opt) {
+		case OPT_SOURCE_DIR: o->source_dir = optarg; break;
+		case 's': o->strategies = optarg; break;
+		case OPT_AGENT: o->agent = optarg; break;
+		case 'F': o->ssh_config = optarg; break;
+		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
+		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
+		case OPT_TOKEN: o->token_file = optarg; break;
+		case OPT_WARM: o->run.warm = true; break;
+		case OPT_JSON: o->json = optarg; break;
+		case 'v': o->verbose = 1; break;
+		case OPT_REPEAT:
+			if (units_parse_count(optarg, RUNNER_MAX_REPEAT, &v) < 0 || v == 0)
+				return cmd_usage_error(NULL, "--repeat: expected 1 to %d, got '%s'",
+						       RUNNER_MAX_REPEAT, optarg);
+			o->run.repeat = (unsigned)v;
+			break;
+		case 'P':
+			if (units_parse_count(optarg, 64, &v) < 0 || v == 0)
+				return cmd_usage_error(NULL, "--streams: expected 1 to 64, got '%s'", optarg);
+			o->run.strategy.streams = (unsigned)v;
+			break;
+		case OPT_ZLEVEL: {
+			char *end;
+			long level = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || level < -100 || level > 22)
+				return cmd_usage_error(NULL, "--zstd-level: expected -100 to 22, got '%s'",
+						       optarg);
+			o->run.strategy.zstd_level = (int)level;
+			break;
+		}
+		case OPT_ZTHREADS:
+			if (units_parse_count(optarg, 64, &v) < 0)
+				return cmd_usage_error(NULL, "--zstd-threads: expected 0 to 64, got '%s'",
+						       optarg);
+			o->run.strategy.zstd_threads = (unsigned)v;
+			break;
+		case OPT_VERSION:
+			printf("xfercmp %s\n", XFERCMP_VERSION);
+			exit(EXIT_OK);
+		case 'h':
+			fputs(compare_help, stdout);
+			exit(EXIT_OK);
+		case ':':
+			return cmd_usage_error(NULL, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error(NULL, "expected at most one HOST, got '%s' and '%s'",
+				       argv[optind], argv[optind + 1]);
+	o->host = optind < argc ? argv[optind] : "local";
+	if (workload_opts_finish(&o->wo) < 0)
+		return cmd_usage_error(NULL, "%s", err_msg());
+	if (!!o->agent != !!o->token_file)
+		return cmd_usage_error(NULL, "--agent and --token-file go together");
+	if (o->remote_dir && o->remote_dir[0] != '/')
+		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
+	o->run.progress = progress;
+	o->run.progress_ctx = o;
+	return 0;
+}
+
+/* Makes (or finds) the source tree and its manifest; sets *root. */
+static int prepare_source(struct compare_opts *o, struct manifest *m, const char **root)
+{
+	const struct workload_spec *spec = &o->wo.spec;
+	char manifest_path[PATH_MAX + 16], description[256];
+	struct generate_stats st;
+	uint64_t skipped;
+
+	if (spec->kind == WORKLOAD_DIR) {
+		if (access(spec->dir, R_OK | X_OK) != 0)
+			return err_errno("cannot read workload directory '%s'", spec->dir);
+		if (manifest_from_tree(m, spec->dir, 2 * parallel_cpus(), &skipped) < 0)
+			return -1;
+		if (skipped)
+			fprintf(stderr, "xfercmp: %llu symbolic links or special files in '%s' are left out\n",
+				(unsigned long long)skipped, spec->dir);
+		if (m->count == 0)
+			return err_set("workload directory '%s' holds no regular files", spec->dir);
+		*root = spec->dir;
+		return 0;
+	}
+	workload_describe(spec, description, sizeof(description));
+	if (o->source_dir) {
+		if (manifest_default_path(o->source_dir, manifest_path, sizeof(manifest_path)) < 0)
+			return -1;
+		/* an earlier run left this very workload there: reuse it */
+		if (access(manifest_path, R_OK) == 0 && manifest_load(m, manifest_path) == 0) {
+			if (m->description && !strcmp(m->description, description)) {
+				*root = o->source_dir;
+				return 0;
+			}
+			manifest_release(m);
+		}
+		*root = o->source_dir;
+	} else {
+		snprintf(temp_source, sizeof(temp_source), "/var/tmp/xfercmp-src.XXXXXX");
+		if (!mkdtemp(temp_source)) {
+			temp_source[0] = '\0';
+			return err_errno("cannot create a temporary source under /var/tmp");
+		}
+		*root = temp_source;
+	}
+	if (workload_generate(spec, *root, 2 * parallel_cpus(), isatty(2), m, &st) < 0)
+		return -1;
+	m->description = strdup(description);
+	if (o->source_dir && manifest_save(m, manifest_path) < 0)
+		return -1;
+	return 0;
+}
+
+static int read_token_file(const char *file, char *token, size_t len)
+{
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return err_errno("cannot open token file '%s'", file);
+	if (!fgets(token, (int)len, f)) {
+		fclose(f);
+		return err_set("token file '%s' is empty", file);
+	}
+	fclose(f);
+	token[strcspn(token, "\r\n")] = '\0';
+	if (!wire_token_valid(token))
+		return err_set("token in '%s' is not 64 hex characters", file);
+	return 0;
+}
+
+/*
+ * Connects to the agent: one started by hand (--agent), one we start on
+ * loopback (no HOST, or "local"), or one we start on HOST over SSH.
+ */
+static int connect_agent(struct compare_opts *o, struct agent_process *proc,
+			 struct ssh_target *ssh, struct agent_client *c)
+{
+	char token[WIRE_TOKEN_HEX + 2], host[256];
+	const char *colon;
+
+	if (o->agent) {
+		colon = strrchr(o->agent, ':');
+		if (!colon || colon == o->agent || !colon[1] || (size_t)(colon - o->agent) >= sizeof(host))
+			return err_set("--agent '%s': expected ADDR:PORT", o->agent);
+		memcpy(host, o->agent, (size_t)(colon - o->agent));
+		host[colon - o->agent] = '\0';
+		if (read_token_file(o->token_file, token, sizeof(token)) < 0)
+			return -1;
+		return agent_client_connect(c, host, colon + 1, token);
+	}
+	if (strcmp(o->host, "local")) {
+		struct ssh_target_opts so = {
+			.conn = { .target = o->host, .config_file = o->ssh_config,
+				  .accept_new_hostkey = o->accept_new_hostkey },
+			.remote_dir = o->remote_dir,
+		};
+
+		if (ssh_target_open(ssh, &so) < 0)
+			return -1;
+		if ((o->verbose || isatty(2)) && ssh->uploaded)
+			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
+		return agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token);
+	}
+	if (agent_launch_local(proc, NULL) < 0)
+		return -1;
+	running_agent = proc;
+	return agent_client_connect(c, proc->host, proc->port, proc->token);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o;
+	const struct strategy *list[MAX_STRATEGIES];
+	struct strategy_result results[MAX_STRATEGIES];
+	struct agent_process proc = { .pid = -1, .stdin_fd = -1 };
+	struct agent_client agent = { .fd = -1 };
+	struct ssh_target ssh;
+	struct xfer_target target = { 0 };
+	struct manifest m;
+	struct report rep = { 0 };
+	char source_fs[32] = "", error[ERR_MAX];
+	const char *root = NULL, *dest_fs = "";
+	int n, rc, code = EXIT_OK;
+
+	if ((rc = parse(argc, argv, &o)) != 0)
+		return rc;
+	n = strategy_parse_list(o.strategies, list, MAX_STRATEGIES);
+	if (n < 0)
+		return cmd_usage_error(NULL, "%s", err_msg());
+	start_interrupt_watch();
+	manifest_init(&m);
+	memset(&ssh, 0, sizeof(ssh));
+	if (prepare_source(&o, &m, &root) < 0 || connect_agent(&o, &proc, &ssh, &agent) < 0 ||
+	    agent_client_send_manifest(&agent, &m) < 0) {
+		code = cmd_fail(NULL, EXIT_FAILED);
+		goto out;
+	}
+	target.agent = &agent;
+	target.label = o.host;
+	target.ssh = ssh.session ? &ssh : NULL;
+	rc = runner_run(&o.run, root, &m, &target, list, (size_t)n, results);
+	fs_type_name(root, source_fs, sizeof(source_fs));
+	for (int i = 0; i < n; i++)
+		if (results[i].dest_fs[0])
+			dest_fs = results[i].dest_fs;
+	rep = (struct report){
+		.host = o.host, .workload_name = o.workload_name, .spec = &o.wo.spec,
+		.files = m.count, .bytes = m.total_bytes, .source_fs = source_fs, .dest_fs = dest_fs,
+		.agent_info = agent.info, .results = results, .nresults = rc == 0 ? (size_t)n : 0,
+		.repeat = o.run.repeat, .warm = o.run.warm,
+	};
+	if (rc < 0) {
+		snprintf(error, sizeof(error), "%s", err_msg());
+		rep.error = error;
+		code = EXIT_FAILED;
+	}
+	for (int i = 0; rc == 0 && i < n; i++)
+		if (results[i].status == RESULT_FAILED)
+			code = EXIT_FAILED;
+	if (!o.json || strcmp(o.json, "-"))
+		report_table(&rep, stdout, isatty(1) && !getenv("NO_COLOR"));
+	if (o.json && report_json_write(&rep, o.json) < 0)
+		code = cmd_fail(NULL, EXIT_FAILED);
+out:
+	agent_client_close(&agent);
+	ssh_target_close(&ssh);
+	running_agent = NULL;
+	agent_process_stop(&proc);
+	manifest_release(&m);
+	if (temp_source[0]) {
+		fs_remove_tree(temp_source);
+		temp_source[0] = '\0';
+	}
+	return code;
+}

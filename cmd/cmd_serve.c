@@ -1,0 +1,80 @@
+/* xfercmp serve: the agent. See transfer/agent.h. */
+#include "agent.h"
+#include "commands.h"
+#include "err.h"
+#include "exitcode.h"
+#include "units.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+static const char serve_help[] =
+	"usage: xfercmp serve [OPTIONS]\n"
+	"Runs the agent on the destination host: receives the raw-TCP strategies,\n"
+	"flushes and verifies what each strategy wrote, and answers only peers that\n"
+	"present the session token. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n"
+	"      --listen ADDR:PORT   where to listen (default 0.0.0.0:5210; port 0 = any free port)\n"
+	"      --root DIR           scratch root, created and removed by the agent (default a\n"
+	"                           fresh /var/tmp/xfercmp.XXXXXX); an existing DIR not made\n"
+	"                           by xfercmp is refused\n"
+	"      --token-file FILE    the session token, 64 hex characters (- = first line of\n"
+	"                           stdin; the agent then exits when stdin closes)\n"
+	"      --once               exit when the first session ends\n"
+	"      --idle-timeout SECS  exit after this long without a session (default 600)\n"
+	"      --keep               keep each destination after the session (debugging)\n"
+	"      --protocol           print the protocol version this agent speaks and exit\n"
+	"  -h, --help               this text\n";
+
+int cmd_serve(int argc, char **argv)
+{
+	enum { OPT_LISTEN = 1, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL };
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "token-file", required_argument, NULL, OPT_TOKEN },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "protocol", no_argument, NULL, OPT_PROTOCOL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct agent_opts o = { .idle_timeout_s = AGENT_DEFAULT_IDLE_S };
+	uint64_t secs;
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_LISTEN: o.listen = optarg; break;
+		case OPT_ROOT: o.root = optarg; break;
+		case OPT_TOKEN: o.token_file = optarg; break;
+		case OPT_ONCE: o.once = 1; break;
+		case OPT_KEEP: o.keep = 1; break;
+		case OPT_IDLE:
+			if (units_parse_count(optarg, 86400 * 7, &secs) < 0 || secs == 0)
+				return cmd_usage_error("serve", "--idle-timeout: expected seconds, got '%s'",
+						       optarg);
+			o.idle_timeout_s = (int)secs;
+			break;
+		case OPT_PROTOCOL:
+			/* the client asks this over SSH to see whether the host's xfercmp can serve it */
+			printf("%d\n", WIRE_PROTO);
+			return EXIT_OK;
+		case 'h':
+			fputs(serve_help, stdout);
+			return EXIT_OK;
+		case ':':
+			return cmd_usage_error("serve", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("serve", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return cmd_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+	if (!o.token_file)
+		return cmd_usage_error("serve", "no session token: pass --token-file FILE (or - for stdin)");
+	if (agent_serve(&o) < 0)
+		return cmd_fail("serve", EXIT_FAILED);
+	return EXIT_OK;
+}

@@ -1,0 +1,41 @@
+#ifndef XFERCMP_REPORT_H
+#define XFERCMP_REPORT_H
+
+/*
+ * What a comparison produced, and the renderers that show it: a terminal
+ * table on stdout and the versioned JSON document (schema in README.md).
+ */
+
+#include "runner.h"
+#include "workload.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define REPORT_SCHEMA 1
+
+struct report {
+	const char *host;		/* as the user named it */
+	const char *workload_name;	/* "smallfiles", "dir:/srv/x", ... */
+	const struct workload_spec *spec;
+	uint64_t files, bytes;
+	const char *source_fs;
+	const char *dest_fs;
+	json_object *agent_info;	/* may be NULL */
+	const struct strategy_result *results;
+	size_t nresults;
+	const char *error;		/* a run-level error, or NULL */
+	unsigned repeat;
+	bool warm;
+};
+
+void report_table(const struct report *r, FILE *out, bool color);
+
+/* Builds the JSON document; the caller owns it. */
+json_object *report_json(const struct report *r);
+
+/* Writes the JSON document to path ("-" = stdout). Returns 0 or -1 (error set). */
+int report_json_write(const struct report *r, const char *path);
+
+#endif

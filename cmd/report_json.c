@@ -1,0 +1,91 @@
+/* The --json document. Fields are added by later versions, never renamed. */
+#include "report.h"
+
+#include "err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *status_name(enum result_status s)
+{
+	switch (s) {
+	case RESULT_OK: return "ok";
+	case RESULT_FAILED: return "failed";
+	case RESULT_SKIPPED: return "skipped";
+	}
+	return "failed";
+}
+
+static json_object *result_json(const struct strategy_result *res)
+{
+	json_object *o = json_object_new_object(), *phases = json_object_new_object();
+	double seconds = res->median.transfer + res->median.flush;
+
+	json_object_object_add(o, "strategy", json_object_new_string(res->strategy->name));
+	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
+	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
+	json_object_object_add(o, "seconds", json_object_new_double(res->runs ? seconds : 0.0));
+	json_object_object_add(phases, "transfer", json_object_new_double(res->median.transfer));
+	json_object_object_add(phases, "flush", json_object_new_double(res->median.flush));
+	json_object_object_add(o, "phases", phases);
+	json_object_object_add(o, "runs", json_object_new_int((int)res->runs));
+	json_object_object_add(o, "min_seconds", json_object_new_double(res->min_seconds));
+	json_object_object_add(o, "max_seconds", json_object_new_double(res->max_seconds));
+	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)res->sent.bytes_read));
+	json_object_object_add(o, "wire_bytes", json_object_new_int64((int64_t)res->sent.wire_bytes));
+	json_object_object_add(o, "files", json_object_new_int64((int64_t)res->sent.files));
+	json_object_object_add(o, "round_trips", json_object_new_int64((int64_t)res->sent.round_trips));
+	json_object_object_add(o, "dest_fs", json_object_new_string(res->dest_fs));
+	json_object_object_add(o, "error", res->error[0] ? json_object_new_string(res->error) : NULL);
+	return o;
+}
+
+json_object *report_json(const struct report *r)
+{
+	json_object *doc = json_object_new_object(), *wl = json_object_new_object();
+	json_object *results = json_object_new_array();
+
+	json_object_object_add(doc, "schema", json_object_new_int(REPORT_SCHEMA));
+	json_object_object_add(doc, "host", json_object_new_string(r->host));
+	json_object_object_add(wl, "name", json_object_new_string(r->workload_name));
+	json_object_object_add(wl, "files", json_object_new_int64((int64_t)r->files));
+	json_object_object_add(wl, "bytes", json_object_new_int64((int64_t)r->bytes));
+	if (r->spec && r->spec->kind != WORKLOAD_DIR) {
+		json_object_object_add(wl, "seed", json_object_new_int64((int64_t)r->spec->seed));
+		json_object_object_add(wl, "compressibility",
+				       json_object_new_double(r->spec->compressibility));
+	}
+	json_object_object_add(doc, "workload", wl);
+	json_object_object_add(doc, "repeat", json_object_new_int((int)r->repeat));
+	json_object_object_add(doc, "cold_source", json_object_new_boolean(!r->warm));
+	if (r->agent_info)
+		json_object_object_add(doc, "agent", json_object_get(r->agent_info));
+	for (size_t i = 0; i < r->nresults; i++)
+		json_object_array_add(results, result_json(&r->results[i]));
+	json_object_object_add(doc, "results", results);
+	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);
+	return doc;
+}
+
+int report_json_write(const struct report *r, const char *path)
+{
+	json_object *doc = report_json(r);
+	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int rc = 0;
+
+	if (!f) {
+		json_object_put(doc);
+		return err_errno("cannot write '%s'", path);
+	}
+	fprintf(f, "%s\n", text);
+	if (f != stdout) {
+		if (fclose(f) != 0)
+			rc = err_errno("cannot write '%s'", path);
+	} else {
+		fflush(f);
+	}
+	json_object_put(doc);
+	return rc;
+}

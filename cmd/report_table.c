@@ -1,0 +1,59 @@
+/* The terminal table: one row per strategy, fastest first marked. */
+#include "report.h"
+
+#include "units.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static double total(const struct strategy_result *r)
+{
+	return r->median.transfer + r->median.flush;
+}
+
+void report_table(const struct report *r, FILE *out, bool color)
+{
+	const char *bold = color ? "\033[1m" : "", *green = color ? "\033[32m" : "";
+	const char *red = color ? "\033[31m" : "", *dim = color ? "\033[2m" : "";
+	const char *reset = color ? "\033[0m" : "";
+	char bytes[32];
+	int best = -1;
+
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].status == RESULT_OK &&
+		    (best < 0 || total(&r->results[i]) < total(&r->results[best])))
+			best = (int)i;
+
+	fprintf(out, "%sxfercmp%s: %s, %llu files, %s → %s (destination %s)%s\n", bold, reset,
+		r->workload_name, (unsigned long long)r->files,
+		units_format_bytes(r->bytes, bytes, sizeof(bytes)), r->host,
+		r->dest_fs && r->dest_fs[0] ? r->dest_fs : "?", r->warm ? ", warm source" : ", cold source");
+	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
+		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
+			red, reset);
+	fprintf(out, "\n%-10s %-8s %9s %9s %8s %9s %10s %10s  %s\n", "strategy", "status", "seconds",
+		"transfer", "flush", "MB/s", "files/s", "wire MB", "verified");
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		double t = total(res);
+
+		if (res->status != RESULT_OK) {
+			fprintf(out, "%-10s %s%-8s%s %s%s%s\n", res->strategy->name,
+				res->status == RESULT_SKIPPED ? dim : red,
+				res->status == RESULT_SKIPPED ? "skipped" : "FAILED", reset,
+				res->status == RESULT_SKIPPED ? dim : "", res->error, reset);
+			continue;
+		}
+		fprintf(out, "%s%-10s%s %s%-8s%s %9.2f %9.2f %8.2f %9.1f %10.0f %10.1f  %s%s\n",
+			(int)i == best ? bold : "", res->strategy->name, reset, green, "ok", reset, t,
+			res->median.transfer, res->median.flush,
+			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
+			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
+			res->verified ? "yes" : "no", (int)i == best ? "  ← fastest" : "");
+		if (res->runs > 1)
+			fprintf(out, "%10s %s(median of %u runs, min %.2f s, max %.2f s)%s\n", "", dim,
+				res->runs, res->min_seconds, res->max_seconds, reset);
+	}
+	if (r->error)
+		fprintf(out, "\n%serror%s: %s\n", red, reset, r->error);
+}

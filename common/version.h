@@ -1,0 +1,6 @@
+#ifndef XFERCMP_VERSION_H
+#define XFERCMP_VERSION_H
+
+#define XFERCMP_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The comparison against an agent on loopback: every raw-TCP strategy on small
+# files, a large file and a mixed tree, each verified; a corrupted receive is
+# caught; a hand-started agent with --agent; bad input is refused.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+scratch_count() { ls -d /var/tmp/xfercmp-src.* /var/tmp/xfercmp.* 2>/dev/null | wc -l; }
+scratch_before=$(scratch_count)
+work=$(mktemp -d /var/tmp/xfercmp-test.XXXXXX)
+agent_pid=
+cleanup() {
+	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for wl in "smallfiles --files 3000" "largefile --size 300M" "mixed --files 1000 --size 64M"; do
+	name=${wl%% *}
+	json="$work/$name.json"
+	check "$name: all raw strategies run and verify" \
+		"$xfercmp" -w $wl -s splice,zstd,parallel --json "$json"
+	for s in splice zstd parallel; do
+		v=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='$s'][0]['verified']" 2>&1)
+		[ "$v" = "True" ]
+		ok $? "$name: $s verified ($v)"
+	done
+	files=$(json_get "$json" "d['workload']['files']")
+	sent=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='splice'][0]['files']")
+	[ "$files" = "$sent" ]
+	ok $? "$name: splice sent every file ($sent of $files)"
+done
+
+# zstd on compressible data puts fewer bytes on the wire than it read
+json="$work/z.json"
+check "zstd on compressible data" "$xfercmp" -w smallfiles --files 2000 --compressibility 0.9 -s zstd --json "$json"
+wire=$(json_get "$json" "d['results'][0]['wire_bytes']")
+bytes=$(json_get "$json" "d['results'][0]['bytes']")
+[ "$wire" -lt "$bytes" ]
+ok $? "zstd wire bytes $wire < content bytes $bytes"
+
+# a byte flipped on the receive path (test hook in the agent) fails verification
+check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" -w smallfiles --files 500 -s splice
+check_grep "the failure names the content difference" "content differs" "$LAST_OUT"
+
+# JSON to stdout is the whole document, nothing else
+out=$("$xfercmp" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
+printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==1 and d["results"][0]["status"]=="ok"'
+ok $? "--json - prints a schema-1 document on stdout"
+
+# --repeat reports a median of several runs
+json="$work/r.json"
+check "--repeat 3" "$xfercmp" -w smallfiles --files 300 -s splice --repeat 3 --json "$json"
+runs=$(json_get "$json" "d['results'][0]['runs']")
+[ "$runs" = 3 ]
+ok $? "three runs recorded ($runs)"
+
+# an agent started by hand, as iperf3 -s
+printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token"
+"$xfercmp" serve --listen 127.0.0.1:0 --once --token-file "$work/token" --root "$work/agent-root" >"$work/agent.out" 2>&1 &
+agent_pid=$!
+for _ in $(seq 50); do grep -q listening "$work/agent.out" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent.out")
+check "--agent with a hand-started agent" "$xfercmp" -w smallfiles --files 500 -s splice,zstd --agent "127.0.0.1:$port" --token-file "$work/token"
+for _ in $(seq 50); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$agent_pid" 2>/dev/null
+ok $? "--once agent exited after the session"
+[ ! -e "$work/agent-root" ] || [ -z "$(ls -A "$work/agent-root" | grep -v '^.xfercmp-agent$')" ]
+ok $? "agent left no destination behind"
+agent_pid=
+
+# a wrong token is refused
+printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token2"
+"$xfercmp" serve --listen 127.0.0.1:0 --once --idle-timeout 5 --token-file "$work/token" >"$work/agent2.out" 2>&1 &
+agent_pid=$!
+for _ in $(seq 50); do grep -q listening "$work/agent2.out" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent2.out")
+check_rc 1 "wrong token refused" "$xfercmp" -w smallfiles --files 10 -s splice --agent "127.0.0.1:$port" --token-file "$work/token2"
+check_grep "says the token is wrong" "wrong session token" "$LAST_OUT"
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+agent_pid=
+
+# usage errors: exit 2, one line naming the problem
+check_rc 2 "unknown strategy" "$xfercmp" -s nosuch
+check_grep "names the strategy and the choices" "unknown strategy 'nosuch'.*splice" "$LAST_OUT"
+check_rc 2 "bad size" "$xfercmp" -w largefile --size 12Q
+check_rc 2 "bad repeat" "$xfercmp" --repeat 0
+check_rc 2 "--agent without --token-file" "$xfercmp" --agent 127.0.0.1:1
+check_rc 1 "missing dir: workload" "$xfercmp" -w dir:/nonexistent/xfercmp -s splice
+check_grep "names the directory" "/nonexistent/xfercmp" "$LAST_OUT"
+
+# the user's own tree (dir:) is read, never modified
+src="$work/mine"
+"$xfercmp" gen -q -w smallfiles --files 400 "$src" >/dev/null
+before=$(cd "$src" && find . -type f -printf '%p %s %T@\n' | sort | sha256sum)
+check "dir: workload" "$xfercmp" -w "dir:$src" -s splice,zstd,parallel
+after=$(cd "$src" && find . -type f -printf '%p %s %T@\n' | sort | sha256sum)
+[ "$before" = "$after" ]
+ok $? "dir: source untouched"
+scratch_after=$(scratch_count)
+[ "$scratch_after" -eq "$scratch_before" ]
+ok $? "no temporary source or agent scratch directory left ($scratch_before before, $scratch_after after)"
+finish

@@ -1,0 +1,52 @@
+# Shared TAP helpers for the integration tests (sourced, not run).
+# Each test calls `finish` last: it prints the plan and exits non-zero on failure.
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+xfercmp="${XFERCMP:-$top/xfercmp}"
+n=0
+failed=0
+
+ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /'; }
+check() { # check DESCRIPTION CMD...: passes if CMD exits 0
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	ok "$rc" "$desc"
+	[ "$rc" -eq 0 ] || printf '%s\n' "$out" | tail -20 | diag
+	return "$rc"
+}
+check_rc() { # check_rc WANT DESCRIPTION CMD...: passes if CMD exits with status WANT
+	local want=$1 desc=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	[ "$rc" -eq "$want" ]
+	ok $? "$desc (exit $rc, want $want)"
+	[ "$rc" -eq "$want" ] || printf '%s\n' "$out" | tail -20 | diag
+	LAST_OUT=$out
+}
+check_grep() { # check_grep DESCRIPTION PATTERN TEXT
+	# a here-string, not a pipe: grep -q exits early and pipefail would see SIGPIPE
+	grep -qE -- "$2" <<<"$3"
+	local rc=$?
+	ok "$rc" "$1"
+	[ "$rc" -eq 0 ] || printf '%s\n' "$3" | tail -20 | diag
+}
+# json_get FILE EXPR: a value from a JSON file (python3 is on every Debian with apt)
+json_get() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"
+}
+finish() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+	exit $?
+}

@@ -1,0 +1,167 @@
+#ifndef XFERCMP_PROBES_H
+#define XFERCMP_PROBES_H
+
+/*
+ * The probes that measure each ceiling before the strategies run, on the
+ * same pair of machines (DESIGN.md, "Probes and attribution"): the network
+ * (client -> agent, like iperf3 and qperf tcp_lat), the destination disk and
+ * metadata (run by the agent), the source disk and metadata, and the cpu
+ * (zstd). Every probe is bounded in time (a budget in seconds, at most
+ * PROBE_MAX_SECONDS) and in bytes or files (the caps below), and fills only
+ * its own fields of struct probe_results. A rate of 0 means "not measured".
+ *
+ * Client side: probe_net.c (network, and the calls to the agent's probes),
+ * probe_local.c (source disk, source metadata, zstd). Agent side:
+ * agent_probes.c (requests "probe_disk" and "probe_create") and
+ * recv_probe.c (receivers "discard" and "echo").
+ */
+
+#include <json-c/json.h>
+
+struct agent_client;
+struct agent_session;
+struct manifest;
+struct recv_stats;
+
+struct probe_results {
+	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and n streams (client→agent) */
+	unsigned net_streams;
+	double rtt_p50_s, rtt_p99_s;	/* TCP round trip, 1-byte ping-pong on an established connection */
+	double disk_write_bps;		/* destination: sequential write to durable (fsync included), by the agent */
+	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent */
+	double disk_read_bps;		/* source: cold sequential read of the largest workload files */
+	double src_open_per_s;		/* source: cold open+fstat+read+close of small files */
+	double zstd_bps;		/* zstd at the given level and threads on a sample of the workload (input bytes/s) */
+	double zstd_ratio;		/* input/output on that sample */
+	double ssh_bps;			/* SSH exec channel throughput with the negotiated cipher */
+	double sftp_rtt_s;		/* one SFTP request round trip (stat), p50 */
+	char ssh_cipher[64];
+	char dest_fs[32];
+};
+
+#define PROBE_DEFAULT_SECONDS 2.0
+#define PROBE_MAX_SECONDS 60.0
+
+/* 0 when seconds is a budget a probe takes (above 0, at most PROBE_MAX_SECONDS), else -1
+ * (error set). */
+int probe_check_budget(double seconds);
+
+/* Network: bytes one phase (1 stream, or n streams together) may send. */
+#define PROBE_NET_MAX_BYTES (8ull << 30)
+/* Network: 1-byte round trips timed (after a few untimed ones). */
+#define PROBE_RTT_COUNT 1000
+/* Destination disk: bytes written by default, and the most a request may ask for. */
+#define PROBE_DISK_DEFAULT_BYTES (1ull << 30)
+#define PROBE_DISK_MAX_BYTES (64ull << 30)
+/* Destination metadata: files created by default, and the most a request may ask for. */
+#define PROBE_CREATE_DEFAULT_FILES 20000ull
+#define PROBE_CREATE_MAX_FILES 1000000ull
+/* Source disk: only files at least this large are read; at most this many bytes. */
+#define PROBE_READ_MIN_FILE (8ull << 20)
+#define PROBE_READ_MAX_BYTES (1ull << 30)
+/* Source metadata: at most this many files, each at most this large. */
+#define PROBE_OPEN_MAX_FILES 2000u
+#define PROBE_OPEN_MAX_SIZE (64u << 10)
+/* zstd: the sample's size, and the most input compressed in all passes. */
+#define PROBE_ZSTD_SAMPLE_BYTES (64u << 20)
+#define PROBE_ZSTD_MAX_INPUT (4ull << 30)
+
+/*
+ * Network, client -> agent, over a = an open control session. Prepares a job
+ * (strategy name "probe"), then: 1 stream into the agent's "discard"
+ * receiver for `seconds`; `streams` streams (1 to 64; each in its own
+ * thread) for `seconds`; PROBE_RTT_COUNT 1-byte ping-pongs with the "echo"
+ * receiver (fewer if `seconds` runs out); then removes the job, also after a
+ * failure. A throughput is the bytes the agent says it received over the time
+ * from the first send to the agent's final reply. Fills net_bps_1,
+ * net_bps_n, net_streams, rtt_p50_s, rtt_p99_s and dest_fs.
+ * Returns 0 or -1 (error set).
+ */
+int probe_network(struct agent_client *a, unsigned streams, double seconds,
+		  struct probe_results *r);
+
+/*
+ * Destination disk and metadata: asks the agent for "probe_disk" and
+ * "probe_create" with that budget each and default caps. Fills
+ * disk_write_bps, create_per_s and dest_fs. Returns 0 or -1 (error set).
+ */
+int probe_destination(struct agent_client *a, double seconds, struct probe_results *r);
+
+/*
+ * Source disk and metadata, on the workload at src_root described by m; only
+ * reads. "Cold" means what the runner does before each strategy: dirty pages
+ * written back (syncfs), then each file's pages dropped (posix_fadvise
+ * DONTNEED); inodes and dentries stay cached, as they do for the strategies.
+ * - disk_read_bps: sequential 1 MiB reads of the largest files (each at least
+ *   PROBE_READ_MIN_FILE), up to PROBE_READ_MAX_BYTES or `seconds`; left 0
+ *   when the workload has no such file.
+ * - src_open_per_s: open+fstat+read+close, on one thread in path order, of
+ *   up to PROBE_OPEN_MAX_FILES files of at most PROBE_OPEN_MAX_SIZE sampled
+ *   evenly across m, for at most `seconds`; left 0 when there is none.
+ * What was read is dropped again afterwards. Returns 0 or -1 (error set).
+ */
+int probe_source(const char *src_root, const struct manifest *m, double seconds,
+		 struct probe_results *r);
+
+/*
+ * cpu: a sample of up to PROBE_ZSTD_SAMPLE_BYTES of the workload's content
+ * (64 windows evenly spaced through the files in manifest order, read for at
+ * most `seconds`), compressed with zstd's streaming API at `level` (0 is
+ * zstd's default, 3) with `threads` worker threads (0: in the calling
+ * thread) and the content checksum on, as the zstd strategies do, one frame
+ * per pass, passes repeated for `seconds`. Fills zstd_bps (input bytes per
+ * second of compression) and zstd_ratio (input / output); both stay 0 for
+ * an empty workload. Returns 0 or -1 (error set).
+ */
+int probe_zstd(const char *src_root, const struct manifest *m, int level, unsigned threads,
+	       double seconds, struct probe_results *r);
+
+/*
+ * The results for the report, a new object owned by the caller: keys
+ * network_bps_1, network_bps_n, network_streams, rtt_p50_s, rtt_p99_s,
+ * disk_write_bps, create_per_s, disk_read_bps, source_open_per_s, zstd_bps,
+ * zstd_ratio, dest_fs.
+ */
+/*
+ * SSH: the exec channel's throughput (into `cat > /dev/null` on the host,
+ * for `seconds`) and the p50 of 200 SFTP stat round trips. Fills ssh_bps,
+ * sftp_rtt_s and ssh_cipher. Returns 0 or -1 (error set).
+ */
+struct ssh_session_struct;
+int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_results *r);
+
+json_object *probe_results_json(const struct probe_results *r);
+
+/*
+ * Agent request "probe_disk" {"seconds": x, "max_bytes": n} (both optional:
+ * PROBE_DEFAULT_SECONDS, PROBE_DISK_DEFAULT_BYTES): writes one file of
+ * incompressible 1 MiB blocks in a fresh directory under s->root, keeping
+ * writeback going as it writes so the time budget holds, then fsync; removes
+ * it. Replies {"bytes","seconds","bps","dest_fs"}, seconds = write + fsync.
+ * Returns 0 or -1 (error set; nothing left behind).
+ */
+int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *reply);
+
+/*
+ * Agent request "probe_create" {"seconds": x, "max_files": n} (both optional:
+ * PROBE_DEFAULT_SECONDS, PROBE_CREATE_DEFAULT_FILES): creates files of 4 KiB,
+ * 1,000 a directory, on 2 threads per core until max_files or the budget,
+ * then syncfs; removes the tree (untimed). Replies {"files","seconds","per_s"},
+ * seconds = create + syncfs. Returns 0 or -1 (error set; nothing left behind).
+ */
+int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply);
+
+/*
+ * Receiver "discard": reads sock until EOF and counts st->wire_bytes; writes
+ * nothing under dest. Returns 0, or -1 (error set) when a read fails.
+ */
+int recv_discard(int sock, const char *dest, struct recv_stats *st);
+
+/*
+ * Receiver "echo": writes every byte read back to sock until EOF, counting
+ * st->wire_bytes (bytes read); writes nothing under dest. Returns 0, or -1
+ * (error set) when a read or write fails.
+ */
+int recv_echo(int sock, const char *dest, struct recv_stats *st);
+
+#endif

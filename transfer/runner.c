@@ -1,0 +1,247 @@
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include "clock.h"
+#include "err.h"
+#include "fsutil.h"
+#include "measure.h"
+#include "parallel.h"
+#include "verdict.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct drop_job {
+	const char *root;
+	const struct manifest *m;
+};
+
+static int drop_one(void *ctx, unsigned worker, uint64_t i)
+{
+	struct drop_job *job = ctx;
+	char path[PATH_MAX];
+	int fd;
+
+	(void)worker;
+	if (fs_join(path, sizeof(path), job->root, job->m->entries[i].path) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return err_errno("cannot open source file '%s'", path);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	return 0;
+}
+
+int runner_drop_source_cache(const char *src_root, const struct manifest *m)
+{
+	struct drop_job job = { .root = src_root, .m = m };
+	int fd = open(src_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_errno("cannot open source '%s'", src_root);
+	/* dirty pages survive DONTNEED: write them back first */
+	syncfs(fd);
+	close(fd);
+	return parallel_for(m->count, 2 * parallel_cpus(), 64, drop_one, &job, NULL);
+}
+
+static int prepare(struct xfer_target *t, const struct strategy *s, uint64_t *job, char *dest,
+		   size_t len, char *fs, size_t fslen)
+{
+	json_object *req = json_object_new_object(), *reply = NULL;
+	const char *d, *f;
+	int rc;
+
+	json_object_object_add(req, "op", json_object_new_string("prepare"));
+	json_object_object_add(req, "strategy", json_object_new_string(s->name));
+	rc = agent_client_call(t->agent, req, &reply);
+	json_object_put(req);
+	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest", &d) < 0 ||
+			wire_get_str(reply, "dest_fs", &f) < 0))
+		rc = -1;
+	if (rc == 0) {
+		snprintf(dest, len, "%s", d);
+		snprintf(fs, fslen, "%s", f);
+	}
+	json_object_put(reply);
+	return rc;
+}
+
+static int flush(struct xfer_target *t, uint64_t job)
+{
+	json_object *reply = NULL;
+	int rc = agent_client_simple(t->agent, "flush", job, &reply);
+
+	json_object_put(reply);
+	return rc;
+}
+
+static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r)
+{
+	json_object *reply = NULL, *v;
+	const char *summary = "";
+	int rc = agent_client_simple(t->agent, "verify", job, &reply);
+
+	if (rc < 0)
+		return -1;
+	wire_get_str(reply, "summary", &summary);
+	snprintf(r->verify_summary, sizeof(r->verify_summary), "%s", summary);
+	r->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
+	if (!r->verified) {
+		json_object *ex;
+		size_t n = 0;
+
+		snprintf(r->error, sizeof(r->error), "verification failed: %s", summary);
+		if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
+			n = strlen(r->error);
+			snprintf(r->error + n, sizeof(r->error) - n, " (first: %s)",
+				 json_object_get_string(json_object_array_get_idx(ex, 0)));
+		}
+	}
+	json_object_put(reply);
+	return 0;
+}
+
+static int cleanup(struct xfer_target *t, uint64_t job)
+{
+	json_object *reply = NULL;
+	int rc = agent_client_simple(t->agent, "cleanup", job, &reply);
+
+	json_object_put(reply);
+	return rc;
+}
+
+static int sample_cmp(const void *a, const void *b)
+{
+	const struct run_sample *x = a, *y = b;
+	double tx = x->transfer + x->flush, ty = y->transfer + y->flush;
+
+	return tx < ty ? -1 : tx > ty;
+}
+
+/* Both ends' samples of one run. */
+struct run_samples {
+	bool have_local, have_remote;
+	struct sampler_summary local, remote;
+};
+
+/* One attempt; returns 0 if it ran and verified, 1 if it failed (r->error set), -1 if the agent is gone. */
+static int run_once(const struct runner_opts *o, const char *src_root, const struct manifest *m,
+		    struct xfer_target *t, const struct strategy *s, struct strategy_result *r,
+		    struct run_sample *sample, struct run_samples *samples)
+{
+	struct measure meas;
+	struct xfer_run run = {
+		.src_root = src_root, .manifest = m, .target = t, .opts = &o->strategy,
+	};
+	char dest[4096];
+	clock_ns t0, t1, t2;
+	int rc;
+
+	if (prepare(t, s, &run.job, dest, sizeof(dest), r->dest_fs, sizeof(r->dest_fs)) < 0)
+		return -1;
+	run.dest = dest;
+	if (!o->warm && runner_drop_source_cache(src_root, m) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", err_msg());
+		cleanup(t, run.job);
+		return 1;
+	}
+	if (o->sample)
+		measure_start(&meas, t->agent, src_root, run.job);
+	t0 = clock_now();
+	rc = s->run(&run);
+	t1 = clock_now();
+	if (rc < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", err_msg());
+		if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
+					      &samples->remote, &samples->have_remote) < 0)
+			return -1;
+		return cleanup(t, run.job) < 0 ? -1 : 1;
+	}
+	if (flush(t, run.job) < 0)
+		return -1;
+	t2 = clock_now();
+	if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
+				      &samples->remote, &samples->have_remote) < 0)
+		return -1;
+	sample->transfer = clock_seconds(t0, t1);
+	sample->flush = clock_seconds(t1, t2);
+	r->sent = run.sent;
+	r->received = run.received;
+	if (verify(t, run.job, r) < 0)
+		return -1;
+	if (cleanup(t, run.job) < 0)
+		return -1;
+	return r->verified ? 0 : 1;
+}
+
+int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,
+	       struct xfer_target *target, const struct strategy *const *list, size_t n,
+	       struct strategy_result *results)
+{
+	unsigned repeat = o->repeat ? o->repeat : 1;
+	struct run_sample samples[RUNNER_MAX_REPEAT];
+	struct run_samples *measured;
+
+	if (repeat > RUNNER_MAX_REPEAT)
+		return err_set("--repeat: at most %d", RUNNER_MAX_REPEAT);
+	measured = calloc(repeat, sizeof(*measured));
+	if (!measured)
+		return err_set("out of memory for %u runs' samples", repeat);
+	for (size_t i = 0; i < n; i++) {
+		const struct strategy *s = list[i];
+		struct strategy_result *r = &results[i];
+		unsigned done = 0;
+
+		memset(r, 0, sizeof(*r));
+		r->strategy = s;
+		if (s->available && s->available(target, r->error, sizeof(r->error)) != 0) {
+			r->status = RESULT_SKIPPED;
+			if (o->progress)
+				o->progress(o->progress_ctx, s, 0, 0, r);
+			continue;
+		}
+		r->status = RESULT_OK;
+		for (unsigned k = 0; k < repeat; k++) {
+			int rc;
+
+			if (o->progress)
+				o->progress(o->progress_ctx, s, k + 1, repeat, NULL);
+			err_clear();
+			samples[done].index = done;
+			memset(&measured[done], 0, sizeof(measured[done]));
+			rc = run_once(o, src_root, m, target, s, r, &samples[done], &measured[done]);
+			if (rc < 0) {
+				free(measured);
+				return err_wrap("strategy %s", s->name);
+			}
+			if (rc > 0) {
+				r->status = RESULT_FAILED;
+				r->verified = false;
+				break;
+			}
+			done++;
+		}
+		r->runs = done;
+		if (done) {
+			qsort(samples, done, sizeof(samples[0]), sample_cmp);
+			r->median = samples[done / 2];
+			r->min_seconds = samples[0].transfer + samples[0].flush;
+			r->max_seconds = samples[done - 1].transfer + samples[done - 1].flush;
+			r->have_local = measured[r->median.index].have_local;
+			r->local = measured[r->median.index].local;
+			r->have_remote = measured[r->median.index].have_remote;
+			r->remote = measured[r->median.index].remote;
+			verdict_compute(r, o->probes);
+		}
+		if (o->progress)
+			o->progress(o->progress_ctx, s, done, repeat, r);
+	}
+	free(measured);
+	return 0;
+}

@@ -1,0 +1,70 @@
+#ifndef XFERCMP_WIRE_H
+#define XFERCMP_WIRE_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The agent's control protocol. Every message is a frame: an 8-byte header
+ * (4-byte big-endian payload length, 1-byte type, 3 zero bytes) and a payload.
+ * WIRE_HELLO, WIRE_REQUEST, WIRE_OK and WIRE_ERROR carry one JSON object;
+ * WIRE_MANIFEST carries a manifest in its text form.
+ *
+ * A session: the client sends HELLO {"proto":N,"token":"...","role":"control"}
+ * and gets OK {"proto":N,...} or ERROR; then REQUEST {"op":...} frames, each
+ * answered by exactly one OK or ERROR. A data connection sends HELLO with
+ * "role":"data","job":J,"stream":S, gets OK, then carries a raw stream (the
+ * record format of frames.h, or a tar stream) and nothing else.
+ */
+
+#define WIRE_PROTO 1
+#define WIRE_HEADER 8
+#define WIRE_MAX_JSON (64u * 1024)
+#define WIRE_MAX_MANIFEST (512u * 1024 * 1024)
+#define WIRE_TOKEN_HEX 64
+
+enum wire_type {
+	WIRE_HELLO = 1,
+	WIRE_REQUEST = 2,
+	WIRE_OK = 3,
+	WIRE_ERROR = 4,
+	WIRE_MANIFEST = 5,
+};
+
+/* Checks a header: known type, zero padding, length within that type's bound. Pure. */
+int wire_header_decode(const unsigned char h[WIRE_HEADER], enum wire_type *type, uint32_t *len);
+
+/* Sends one frame; returns 0 or -1 (error set). */
+int wire_send(int fd, enum wire_type type, const void *payload, size_t len);
+int wire_send_json(int fd, enum wire_type type, json_object *o);
+/* Sends ERROR {"error": msg}. */
+int wire_send_error(int fd, const char *msg);
+
+/*
+ * Receives one frame within timeout_ms (-1: no limit) of each read.
+ * *payload is malloc'd and NUL-terminated; the caller frees it.
+ * Returns 0, or -1 (error set; "connection closed" on clean EOF before a header).
+ */
+int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint32_t *len);
+
+/*
+ * Receives a JSON frame; *o is owned by the caller (json_object_put).
+ * An ERROR frame from the peer becomes -1 with the peer's message.
+ */
+int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o);
+
+/* Parses a JSON payload into an object; -1 (error set) unless it is a JSON object. */
+int wire_parse_json(const char *payload, uint32_t len, json_object **o);
+
+/* JSON field helpers: -1 (error set naming the field) when absent or of the wrong type. */
+int wire_get_u64(json_object *o, const char *key, uint64_t *out);
+int wire_get_str(json_object *o, const char *key, const char **out);
+
+/* Token: 64 lower-case hex characters. */
+int wire_token_generate(char out[WIRE_TOKEN_HEX + 1]);
+int wire_token_valid(const char *token);
+/* Compares in time independent of where they differ. 1 when equal. */
+int wire_token_equal(const char *a, const char *b);
+
+#endif
