@@ -3,6 +3,7 @@
 #include "agent_client.h"
 #include "agent_launch.h"
 #include "commands.h"
+#include "environment.h"
 #include "err.h"
 #include "exitcode.h"
 #include "fsutil.h"
@@ -47,7 +48,10 @@ static const char compare_help[] =
 	"  -P, --streams N          parallel: TCP streams (default: number of cores)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores)\n"
+	"      --probe-seconds S    time budget of each probe (default 2)\n"
+	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
+	"      --html FILE          write a self-contained HTML page with a chart\n"
 	"  -v, --verbose            progress on stderr even when it is not a terminal\n"
 	"  -h, --help               this text\n"
 	"      --version            print the version\n\n"
@@ -62,7 +66,11 @@ struct compare_opts {
 	const char *agent;
 	const char *token_file;
 	const char *json;
+	const char *html;
 	const char *host;
+	double probe_seconds;
+	int no_probes;
+	int probe_only;		/* xfercmp probe */
 	const char *ssh_config;
 	const char *remote_dir;
 	int accept_new_hostkey;
@@ -125,11 +133,12 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 			done->status == RESULT_SKIPPED ? "skipped" : "failed", done->error);
 }
 
-static int parse(int argc, char **argv, struct compare_opts *o)
+static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 {
 	enum {
 		OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
-		OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR,
+		OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
+		OPT_PROBE_SECONDS, OPT_NO_PROBES,
 	};
 	static const struct option longopts[] = {
 		WORKLOAD_LONG_OPTIONS,
@@ -146,6 +155,9 @@ static int parse(int argc, char **argv, struct compare_opts *o)
 		{ "zstd-level", required_argument, NULL, OPT_ZLEVEL },
 		{ "zstd-threads", required_argument, NULL, OPT_ZTHREADS },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "probe-seconds", required_argument, NULL, OPT_PROBE_SECONDS },
+		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -155,6 +167,8 @@ static int parse(int argc, char **argv, struct compare_opts *o)
 	int opt;
 
 	memset(o, 0, sizeof(*o));
+	o->probe_only = probe_only;
+	o->probe_seconds = 2.0;
 	workload_opts_init(&o->wo);
 	o->workload_name = "smallfiles";
 	o->strategies = "all";
@@ -183,6 +197,12 @@ static int parse(int argc, char **argv, struct compare_opts *o)
 		case OPT_TOKEN: o->token_file = optarg; break;
 		case OPT_WARM: o->run.warm = true; break;
 		case OPT_JSON: o->json = optarg; break;
+		case OPT_HTML: o->html = optarg; break;
+		case OPT_NO_PROBES: o->no_probes = 1; break;
+		case OPT_PROBE_SECONDS:
+			if (units_parse_double(optarg, 0.05, 60, &o->probe_seconds) < 0)
+				return cmd_usage_error(NULL, "--probe-seconds: %s", err_msg());
+			break;
 		case 'v': o->verbose = 1; break;
 		case OPT_REPEAT:
 			if (units_parse_count(optarg, RUNNER_MAX_REPEAT, &v) < 0 || v == 0)
@@ -229,13 +249,24 @@ static int parse(int argc, char **argv, struct compare_opts *o)
 	o->host = optind < argc ? argv[optind] : "local";
 	if (workload_opts_finish(&o->wo) < 0)
 		return cmd_usage_error(NULL, "%s", err_msg());
+	if (probe_only && o->no_probes)
+		return cmd_usage_error("probe", "--no-probes leaves nothing to do");
 	if (!!o->agent != !!o->token_file)
 		return cmd_usage_error(NULL, "--agent and --token-file go together");
 	if (o->remote_dir && o->remote_dir[0] != '/')
 		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
 	o->run.progress = progress;
 	o->run.progress_ctx = o;
+	o->run.sample = true;
 	return 0;
+}
+
+static void probe_progress(void *ctx, const char *what)
+{
+	const struct compare_opts *o = ctx;
+
+	if (o->verbose || isatty(2))
+		fprintf(stderr, "probing %s...\n", what);
 }
 
 /* Makes (or finds) the source tree and its manifest; sets *root. */
@@ -273,10 +304,10 @@ static int prepare_source(struct compare_opts *o, struct manifest *m, const char
 		}
 		*root = o->source_dir;
 	} else {
-		snprintf(temp_source, sizeof(temp_source), "/var/tmp/xfercmp-src.XXXXXX");
+		snprintf(temp_source, sizeof(temp_source), "%s/xfercmp-src.XXXXXX", fs_scratch_base());
 		if (!mkdtemp(temp_source)) {
 			temp_source[0] = '\0';
-			return err_errno("cannot create a temporary source under /var/tmp");
+			return err_errno("cannot create a temporary source under %s", fs_scratch_base());
 		}
 		*root = temp_source;
 	}
@@ -344,26 +375,29 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 	return agent_client_connect(c, proc->host, proc->port, proc->token);
 }
 
-int cmd_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv, int probe_only)
 {
 	struct compare_opts o;
 	const struct strategy *list[MAX_STRATEGIES];
-	struct strategy_result results[MAX_STRATEGIES];
+	struct strategy_result *results = NULL;
 	struct agent_process proc = { .pid = -1, .stdin_fd = -1 };
 	struct agent_client agent = { .fd = -1 };
 	struct ssh_target ssh;
 	struct xfer_target target = { 0 };
 	struct manifest m;
 	struct report rep = { 0 };
+	struct probe_results probes;
 	char source_fs[32] = "", error[ERR_MAX];
 	const char *root = NULL, *dest_fs = "";
-	int n, rc, code = EXIT_OK;
+	int n = 0, rc, code = EXIT_OK;
 
-	if ((rc = parse(argc, argv, &o)) != 0)
+	if ((rc = parse(argc, argv, &o, probe_only)) != 0)
 		return rc;
-	n = strategy_parse_list(o.strategies, list, MAX_STRATEGIES);
-	if (n < 0)
-		return cmd_usage_error(NULL, "%s", err_msg());
+	if (!probe_only) {
+		n = strategy_parse_list(o.strategies, list, MAX_STRATEGIES);
+		if (n < 0)
+			return cmd_usage_error(NULL, "%s", err_msg());
+	}
 	start_interrupt_watch();
 	manifest_init(&m);
 	memset(&ssh, 0, sizeof(ssh));
@@ -375,6 +409,39 @@ int cmd_compare(int argc, char **argv)
 	target.agent = &agent;
 	target.label = o.host;
 	target.ssh = ssh.session ? &ssh : NULL;
+	if (!o.no_probes) {
+		struct probe_plan plan = {
+			.agent = &agent, .src_root = root, .manifest = &m,
+			.ssh_session = ssh.session, .streams = o.run.strategy.streams,
+			.zstd_level = o.run.strategy.zstd_level,
+			.zstd_threads = o.run.strategy.zstd_threads, .seconds = o.probe_seconds,
+		};
+
+		if (probe_all(&plan, &probes, probe_progress, &o) < 0) {
+			code = cmd_fail(NULL, EXIT_FAILED);
+			goto out;
+		}
+		o.run.probes = &probes;
+	}
+	if (probe_only) {
+		if (!o.json || strcmp(o.json, "-"))
+			report_ceilings(&probes, stdout);
+		if (o.json) {
+			rep = (struct report){ .host = o.host, .workload_name = o.workload_name,
+					       .spec = &o.wo.spec, .files = m.count,
+					       .bytes = m.total_bytes, .probes = &probes,
+					       .agent_info = agent.info };
+			if (report_json_write(&rep, o.json) < 0)
+				code = cmd_fail(NULL, EXIT_FAILED);
+		}
+		goto out;
+	}
+	results = calloc(MAX_STRATEGIES, sizeof(*results));
+	if (!results) {
+		err_set("out of memory for results");
+		code = cmd_fail(NULL, EXIT_FAILED);
+		goto out;
+	}
 	rc = runner_run(&o.run, root, &m, &target, list, (size_t)n, results);
 	fs_type_name(root, source_fs, sizeof(source_fs));
 	for (int i = 0; i < n; i++)
@@ -385,7 +452,10 @@ int cmd_compare(int argc, char **argv)
 		.files = m.count, .bytes = m.total_bytes, .source_fs = source_fs, .dest_fs = dest_fs,
 		.agent_info = agent.info, .results = results, .nresults = rc == 0 ? (size_t)n : 0,
 		.repeat = o.run.repeat, .warm = o.run.warm,
+		.probes = o.run.probes,
+		.environment = environment_json(root, agent.host, agent.info),
 	};
+	report_recommend(&rep);
 	if (rc < 0) {
 		snprintf(error, sizeof(error), "%s", err_msg());
 		rep.error = error;
@@ -398,7 +468,11 @@ int cmd_compare(int argc, char **argv)
 		report_table(&rep, stdout, isatty(1) && !getenv("NO_COLOR"));
 	if (o.json && report_json_write(&rep, o.json) < 0)
 		code = cmd_fail(NULL, EXIT_FAILED);
+	if (o.html && report_html_write(&rep, o.html) < 0)
+		code = cmd_fail(NULL, EXIT_FAILED);
+	json_object_put(rep.environment);
 out:
+	free(results);
 	agent_client_close(&agent);
 	ssh_target_close(&ssh);
 	running_agent = NULL;
@@ -409,4 +483,15 @@ out:
 		temp_source[0] = '\0';
 	}
 	return code;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	return compare_main(argc, argv, 0);
+}
+
+/* xfercmp probe [OPTIONS] [HOST]: the ceilings alone, with the comparison's options. */
+int cmd_probe(int argc, char **argv)
+{
+	return compare_main(argc, argv, 1);
 }

@@ -15,6 +15,7 @@ struct command {
 int cmd_compare(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
 /* Prints "xfercmp: <msg>" (or "xfercmp <cmd>: <msg>") for the current error; returns code. */

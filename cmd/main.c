@@ -10,6 +10,7 @@ static const struct command commands[] = {
 	{ "gen", "write a workload and its manifest into a directory", cmd_gen },
 	{ "verify", "check a directory against a manifest", cmd_verify },
 	{ "serve", "run the agent on the destination host", cmd_serve },
+	{ "probe", "measure the network, disk, metadata and cpu ceilings only", cmd_probe },
 };
 
 static void usage(FILE *f)

@@ -6,6 +6,7 @@
  * table on stdout and the versioned JSON document (schema in README.md).
  */
 
+#include "probes.h"
 #include "runner.h"
 #include "workload.h"
 
@@ -28,7 +29,17 @@ struct report {
 	const char *error;		/* a run-level error, or NULL */
 	unsigned repeat;
 	bool warm;
+	const struct probe_results *probes;	/* NULL when --no-probes */
+	json_object *environment;		/* may be NULL */
+	char recommendation[512];		/* "" when there is none */
+	char compression_hint[512];
 };
+
+/* Fills r->recommendation and r->compression_hint from the results and probes. */
+void report_recommend(struct report *r);
+
+/* The ceilings as a small table (xfercmp probe, and above the results). */
+void report_ceilings(const struct probe_results *p, FILE *out);
 
 void report_table(const struct report *r, FILE *out, bool color);
 
@@ -37,5 +48,8 @@ json_object *report_json(const struct report *r);
 
 /* Writes the JSON document to path ("-" = stdout). Returns 0 or -1 (error set). */
 int report_json_write(const struct report *r, const char *path);
+
+/* Writes the self-contained HTML page (SVG chart and tables). Returns 0 or -1 (error set). */
+int report_html_write(const struct report *r, const char *path);
 
 #endif

@@ -37,6 +37,30 @@ static json_object *result_json(const struct strategy_result *res)
 	json_object_object_add(o, "round_trips", json_object_new_int64((int64_t)res->sent.round_trips));
 	json_object_object_add(o, "dest_fs", json_object_new_string(res->dest_fs));
 	json_object_object_add(o, "error", res->error[0] ? json_object_new_string(res->error) : NULL);
+	if (res->have_attribution) {
+		json_object *shares = json_object_new_object(), *need = json_object_new_object();
+
+		for (int k = 0; k <= RES_COUNT; k++)
+			json_object_object_add(shares, attribution_resource_name((enum resource)k),
+					       json_object_new_double(res->attribution.share[k]));
+		for (int k = 0; k < RES_COUNT; k++)
+			json_object_object_add(need, attribution_resource_name((enum resource)k),
+					       json_object_new_double(res->attribution.need_s[k]));
+		json_object_object_add(o, "shares", shares);
+		json_object_object_add(o, "need_seconds", need);
+		json_object_object_add(o, "verdict",
+				       json_object_new_string(attribution_verdict_name(res->attribution.verdict)));
+		json_object_object_add(o, "reason", json_object_new_string(res->attribution.reason));
+	}
+	if (res->have_local || res->have_remote) {
+		json_object *samples = json_object_new_object();
+
+		if (res->have_local)
+			json_object_object_add(samples, "source", sampler_summary_json(&res->local));
+		if (res->have_remote)
+			json_object_object_add(samples, "destination", sampler_summary_json(&res->remote));
+		json_object_object_add(o, "samples", samples);
+	}
 	return o;
 }
 
@@ -60,6 +84,14 @@ json_object *report_json(const struct report *r)
 	json_object_object_add(doc, "cold_source", json_object_new_boolean(!r->warm));
 	if (r->agent_info)
 		json_object_object_add(doc, "agent", json_object_get(r->agent_info));
+	if (r->environment)
+		json_object_object_add(doc, "environment", json_object_get(r->environment));
+	if (r->probes)
+		json_object_object_add(doc, "ceilings", probe_results_json(r->probes));
+	json_object_object_add(doc, "recommendation",
+			       r->recommendation[0] ? json_object_new_string(r->recommendation) : NULL);
+	json_object_object_add(doc, "compression_hint",
+			       r->compression_hint[0] ? json_object_new_string(r->compression_hint) : NULL);
 	for (size_t i = 0; i < r->nresults; i++)
 		json_object_array_add(results, result_json(&r->results[i]));
 	json_object_object_add(doc, "results", results);

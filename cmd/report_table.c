@@ -11,6 +11,69 @@ static double total(const struct strategy_result *r)
 	return r->median.transfer + r->median.flush;
 }
 
+#define BAR_WIDTH 40
+
+/*
+ * One bar per strategy, BAR_WIDTH cells split by share: N network, D disk,
+ * M metadata, C cpu, '.' other. Letters as well as colours, so the bar
+ * still reads without colour (NO_COLOR, a pipe, a screen reader).
+ */
+static void share_bar(const struct attribution *a, FILE *out, bool color)
+{
+	static const char letters[RES_COUNT + 1] = { 'N', 'D', 'M', 'C', '.' };
+	static const char *const colors[RES_COUNT + 1] = { "\033[34m", "\033[33m", "\033[35m",
+							    "\033[31m", "\033[2m" };
+	int cells[RES_COUNT + 1], used = 0, biggest = 0;
+
+	for (int k = 0; k <= RES_COUNT; k++) {
+		cells[k] = (int)(a->share[k] * BAR_WIDTH + 0.5);
+		used += cells[k];
+		if (a->share[k] > a->share[biggest])
+			biggest = k;
+	}
+	cells[biggest] += BAR_WIDTH - used;	/* rounding goes to the largest share */
+	fputc('[', out);
+	for (int k = 0; k <= RES_COUNT; k++) {
+		if (cells[k] <= 0)
+			continue;
+		if (color)
+			fputs(colors[k], out);
+		for (int i = 0; i < cells[k]; i++)
+			fputc(letters[k], out);
+		if (color)
+			fputs("\033[0m", out);
+	}
+	fputc(']', out);
+}
+
+static void report_shares(const struct report *r, FILE *out, bool color)
+{
+	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+	int any = 0;
+
+	for (size_t i = 0; i < r->nresults; i++)
+		any |= r->results[i].have_attribution;
+	if (!any)
+		return;
+	fprintf(out, "\n%swhere the time went%s (N network, D disk, M metadata, C cpu, . other)\n", bold,
+		reset);
+	fprintf(out, "%-10s %-42s %4s %4s %4s %4s %5s  %s\n", "strategy", "", "net", "disk", "meta",
+		"cpu", "other", "verdict");
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		const struct attribution *a = &res->attribution;
+
+		if (!res->have_attribution)
+			continue;
+		fprintf(out, "%-10s ", res->strategy->name);
+		share_bar(a, out, color);
+		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%  %s%s%s\n", a->share[RES_NETWORK] * 100,
+			a->share[RES_DISK] * 100, a->share[RES_METADATA] * 100, a->share[RES_CPU] * 100,
+			a->share[RES_COUNT] * 100, bold, attribution_verdict_name(a->verdict), reset);
+		fprintf(out, "%10s   %s\n", "", a->reason);
+	}
+}
+
 void report_table(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *green = color ? "\033[32m" : "";
@@ -28,6 +91,10 @@ void report_table(const struct report *r, FILE *out, bool color)
 		r->workload_name, (unsigned long long)r->files,
 		units_format_bytes(r->bytes, bytes, sizeof(bytes)), r->host,
 		r->dest_fs && r->dest_fs[0] ? r->dest_fs : "?", r->warm ? ", warm source" : ", cold source");
+	if (r->probes) {
+		fputc('\n', out);
+		report_ceilings(r->probes, out);
+	}
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
@@ -54,6 +121,11 @@ void report_table(const struct report *r, FILE *out, bool color)
 			fprintf(out, "%10s %s(median of %u runs, min %.2f s, max %.2f s)%s\n", "", dim,
 				res->runs, res->min_seconds, res->max_seconds, reset);
 	}
+	report_shares(r, out, color);
+	if (r->recommendation[0])
+		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
+	if (r->compression_hint[0])
+		fprintf(out, "%scompression%s: %s\n", bold, reset, r->compression_hint);
 	if (r->error)
 		fprintf(out, "\n%serror%s: %s\n", red, reset, r->error);
 }

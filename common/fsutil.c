@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -165,4 +166,11 @@ int fs_type_name(const char *path, char *buf, size_t len)
 		}
 	snprintf(buf, len, "0x%lx", (unsigned long)st.f_type);
 	return 0;
+}
+
+const char *fs_scratch_base(void)
+{
+	const char *env = getenv("XFERCMP_SCRATCH");
+
+	return env && env[0] == '/' ? env : "/var/tmp";
 }

@@ -31,4 +31,10 @@ long long fs_read_full(int fd, void *buf, size_t len);
 /* Name of the file system type holding path ("ext4", "tmpfs", ...; "0x1234" when unknown). */
 int fs_type_name(const char *path, char *buf, size_t len);
 
+/*
+ * Where scratch directories go: $XFERCMP_SCRATCH if set (tests point it at
+ * their own directory), else /var/tmp, which is on disk where /tmp may be tmpfs.
+ */
+const char *fs_scratch_base(void);
+
 #endif

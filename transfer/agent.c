@@ -156,9 +156,9 @@ static int prepare_root(const struct agent_opts *o, char *root, size_t len)
 	int empty, fd;
 
 	if (!o->root) {
-		snprintf(root, len, "/var/tmp/xfercmp.XXXXXX");
+		snprintf(root, len, "%s/xfercmp.XXXXXX", fs_scratch_base());
 		if (!mkdtemp(root))
-			return err_errno("cannot create a scratch directory under /var/tmp");
+			return err_errno("cannot create a scratch directory under %s", fs_scratch_base());
 	} else {
 		snprintf(root, len, "%s", o->root);
 		if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)

@@ -47,6 +47,17 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "cores", json_object_new_int((int)parallel_cpus()));
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
 	json_object_object_add(reply, "root_fs", json_object_new_string(fstype));
+	{
+		char cc[64] = "";
+		FILE *f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+
+		if (f) {
+			if (fgets(cc, sizeof(cc), f))
+				cc[strcspn(cc, "\n")] = '\0';
+			fclose(f);
+		}
+		json_object_object_add(reply, "congestion_control", json_object_new_string(cc));
+	}
 	return 0;
 }
 

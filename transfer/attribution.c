@@ -355,9 +355,11 @@ void attribution_recommend(const struct attribution_input *in, const struct ceil
 	if (!(n > 0) || !isfinite(n))
 		return;
 	speedup = compress_bps / n < compress_ratio ? compress_bps / n : compress_ratio;
-	append(out, len, &used, "; on this %.2f Gbit/s link it would be %.1fx %s", n * 8 / 1e9,
+	/* the stream only: per-file and disk time are the same with or without compression */
+	append(out, len, &used, "; on this %.2f Gbit/s link the stream would move %.1fx %s", n * 8 / 1e9,
 	       speedup >= 1 ? speedup : 1 / speedup, speedup >= 1 ? "faster" : "slower");
-	if (in->bytes > 0)
+	/* seconds only where they are big enough to mean something */
+	if (in->bytes > 0 && (double)in->bytes / n >= 1.0)
 		append(out, len, &used, " (%.1f s instead of %.1f s)",
 		       (double)in->bytes / n / speedup, (double)in->bytes / n);
 }

@@ -130,6 +130,26 @@ int probe_zstd(const char *src_root, const struct manifest *m, int level, unsign
 struct ssh_session_struct;
 int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_results *r);
 
+/* What probe_all measures, and with what. */
+struct probe_plan {
+	struct agent_client *agent;
+	const char *src_root;
+	const struct manifest *manifest;
+	struct ssh_session_struct *ssh_session;	/* NULL: no SSH probes */
+	unsigned streams;
+	int zstd_level;
+	unsigned zstd_threads;
+	double seconds;		/* budget of each probe */
+};
+
+/*
+ * Runs every probe: network, destination disk and creates, source reads,
+ * zstd, and SSH when there is a session. progress (may be NULL) is told
+ * which probe starts. Returns 0 or -1 (error set, naming the probe).
+ */
+int probe_all(const struct probe_plan *plan, struct probe_results *r,
+	      void (*progress)(void *ctx, const char *what), void *ctx);
+
 json_object *probe_results_json(const struct probe_results *r);
 
 /*

@@ -83,6 +83,7 @@ struct tar_writer {
 	struct send_stats *st;
 	const char *root_name;
 	int root;
+	int failed;	/* refuse all output: the stream must not get its end marker */
 	char *buf;
 	/* The directory of the previous file ("" for the root); its entries are out. */
 	char dir[PATH_MAX];
@@ -93,6 +94,10 @@ static la_ssize_t tar_writer_sink_write(struct archive *a, void *ctx, const void
 {
 	struct tar_writer *w = ctx;
 
+	if (w->failed) {
+		archive_set_error(a, ECANCELED, "the stream has failed");
+		return -1;
+	}
 	if (w->out->write(w->out->ctx, buf, len) < 0) {
 		archive_set_error(a, EIO, "%s", err_msg());
 		return -1;
@@ -105,6 +110,8 @@ static int tar_writer_sink_close(struct archive *a, void *ctx)
 {
 	struct tar_writer *w = ctx;
 
+	if (w->failed)
+		return ARCHIVE_OK;
 	if (w->out->close(w->out->ctx) < 0) {
 		archive_set_error(a, EIO, "%s", err_msg());
 		return ARCHIVE_FATAL;
@@ -280,9 +287,16 @@ int tar_stream_write(const char *src_root, const struct manifest *m, struct byte
 	rc = 0;
 out:
 	if (w.a) {
-		/* A failed stream must not get its end marker: free would write it. */
-		if (rc < 0)
-			archive_write_fail(w.a);
+		/*
+		 * A failed stream must not get its end marker, which close (or
+		 * free) would write: with failed set, nothing more reaches out.
+		 * archive_write_fail would do the same, but libarchive 3.6 then
+		 * leaks its output block (1 MiB here), which only close frees.
+		 */
+		if (rc < 0) {
+			w.failed = 1;
+			archive_write_close(w.a);
+		}
 		archive_write_free(w.a);
 	}
 	archive_entry_free(w.e);

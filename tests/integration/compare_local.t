@@ -5,9 +5,13 @@
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-scratch_count() { ls -d /var/tmp/xfercmp-src.* /var/tmp/xfercmp.* 2>/dev/null | wc -l; }
-scratch_before=$(scratch_count)
 work=$(mktemp -d /var/tmp/xfercmp-test.XXXXXX)
+# every temporary source and agent root of this test goes here, so that what
+# is left behind can be counted without other processes' directories
+export XFERCMP_SCRATCH="$work/scratch"
+mkdir -p "$XFERCMP_SCRATCH"
+scratch_count() { find "$XFERCMP_SCRATCH" -mindepth 1 -maxdepth 1 | wc -l; }
+scratch_before=$(scratch_count)
 agent_pid=
 cleanup() {
 	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null

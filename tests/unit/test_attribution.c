@@ -343,7 +343,7 @@ static void test_recommend(void **state)
 	c.net_bps = 117e6;
 	attribution_recommend(&in, &c, 3.0, 620e6, text, sizeof(text));
 	assert_contains(text, "compression pays below 4.96 Gbit/s for this data (ratio 3.00, zstd at 620 MB/s)");
-	assert_contains(text, "on this 0.94 Gbit/s link it would be 3.0x faster (6.1 s instead of 18.4 s)");
+	assert_contains(text, "on this 0.94 Gbit/s link the stream would move 3.0x faster (6.1 s instead of 18.4 s)");
 
 	/* on the 20 Gbit/s veth it costs: the compressor is the slow stage */
 	c.net_bps = 2.5e9;

@@ -152,8 +152,11 @@ static void assert_verified(const char *dst, const struct manifest *m)
 	assert_int_equal(rep.files_ok, m->count);
 }
 
-/* Sends m's tree as one stream and checks the tree and both sides' counts. */
-static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size)
+/*
+ * Sends m's tree as one stream and checks the tree and both sides' counts.
+ * nonblock: both sockets O_NONBLOCK, so the EAGAIN paths run too.
+ */
+static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size, int nonblock)
 {
 	struct tmp t;
 	struct manifest m;
@@ -166,6 +169,10 @@ static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size)
 	generate(kind, files, size, t.src, &m);
 	assert_int_equal(send_plan_whole(&m, &plan), 0);
 	tcp_pair(&a, &b);
+	if (nonblock) {
+		assert_int_equal(fcntl(a, F_SETFL, O_NONBLOCK), 0);
+		assert_int_equal(fcntl(b, F_SETFL, O_NONBLOCK), 0);
+	}
 	rx_start(&r, b, t.dst);
 	rc = splice_send(a, t.src, plan.items, plan.count, &sst);
 	if (rc < 0)
@@ -193,19 +200,25 @@ static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size)
 static void test_smallfiles(void **state)
 {
 	(void)state;
-	whole_tree(WORKLOAD_SMALLFILES, 3000, 0);
+	whole_tree(WORKLOAD_SMALLFILES, 3000, 0, 0);
 }
 
 static void test_largefile(void **state)
 {
 	(void)state;
-	whole_tree(WORKLOAD_LARGEFILE, 0, (64ull << 20) + 1234);
+	whole_tree(WORKLOAD_LARGEFILE, 0, (64ull << 20) + 1234, 0);
 }
 
 static void test_mixed(void **state)
 {
 	(void)state;
-	whole_tree(WORKLOAD_MIXED, 500, 32ull << 20);
+	whole_tree(WORKLOAD_MIXED, 500, 32ull << 20, 0);
+}
+
+static void test_nonblocking_sockets(void **state)
+{
+	(void)state;
+	whole_tree(WORKLOAD_MIXED, 300, 24ull << 20, 1);
 }
 
 /* Two streams, large files cut into ranges, two connections into one dest at once. */
@@ -744,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_smallfiles),
 		cmocka_unit_test(test_largefile),
 		cmocka_unit_test(test_mixed),
+		cmocka_unit_test(test_nonblocking_sockets),
 		cmocka_unit_test(test_split_largefile),
 		cmocka_unit_test(test_split_mixed),
 		cmocka_unit_test(test_small_file_grew),

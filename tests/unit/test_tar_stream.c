@@ -70,7 +70,7 @@ static const struct shared_workload *workload(int which)
 		break;
 	case WL_TINY:
 		w->spec.kind = WORKLOAD_SMALLFILES;
-		w->spec.files = 150;
+		w->spec.files = 60;
 		break;
 	case WL_LARGE:
 		w->spec.kind = WORKLOAD_LARGEFILE;
@@ -103,10 +103,10 @@ static void shared_cleanup(void)
 
 /* ---- helpers ---- */
 
-/* A sink collecting everything in memory; counts closes. */
+/* A sink collecting everything in memory; counts closes; fails past limit if set. */
 struct mem_sink {
 	unsigned char *data;
-	size_t len, cap;
+	size_t len, cap, limit;
 	int closes;
 };
 
@@ -114,6 +114,8 @@ static int mem_sink_write(void *ctx, const void *buf, size_t len)
 {
 	struct mem_sink *s = ctx;
 
+	if (s->limit && s->len + len > s->limit)
+		return err_set("test sink is full");
 	if (s->len + len > s->cap) {
 		size_t cap = s->cap ? s->cap : 1 << 16;
 		unsigned char *grown;
@@ -194,7 +196,7 @@ static int dir_entries(const char *dir, char *first, size_t len)
 /* Distinct directories (every ancestor of every file) in the manifest. */
 static size_t count_dirs(const struct manifest *m)
 {
-	char (*dirs)[64] = calloc(4096, sizeof(*dirs));
+	char (*dirs)[512] = calloc(4096, sizeof(*dirs));
 	size_t n = 0;
 
 	assert_non_null(dirs);
@@ -461,7 +463,7 @@ static void test_extract_gnu_tar_stream(void **state)
  */
 static void test_changed_file(void **state)
 {
-	struct workload_spec spec = { .kind = WORKLOAD_SMALLFILES, .files = 800, .seed = 5,
+	struct workload_spec spec = { .kind = WORKLOAD_SMALLFILES, .files = 400, .seed = 5,
 				      .compressibility = 0.5 };
 	struct generate_stats gs;
 	struct manifest m;
@@ -479,16 +481,16 @@ static void test_changed_file(void **state)
 	assert_int_equal(mkdir(dest, 0755), 0);
 	workload_apply_defaults(&spec);
 	assert_int_equal(workload_generate(&spec, src, 2, false, &m, &gs), 0);
-	snprintf(victim, sizeof(victim), "%s/%s", src, m.entries[700].path);
-	assert_int_equal(truncate(victim, (off_t)m.entries[700].size + 1), 0);
+	snprintf(victim, sizeof(victim), "%s/%s", src, m.entries[350].path);
+	assert_int_equal(truncate(victim, (off_t)m.entries[350].size + 1), 0);
 
 	mem_sink_init(&mem, &sink);
 	err_clear();
 	assert_int_equal(tar_stream_write(src, &m, &sink, &st), -1);
-	assert_contains(err_msg(), m.entries[700].path);
+	assert_contains(err_msg(), m.entries[350].path);
 	assert_contains(err_msg(), "changed");
 	assert_int_equal(mem.closes, 0);
-	assert_int_equal(st.files, 700);
+	assert_int_equal(st.files, 350);
 	/* More than a block went out before the error: it must not read as an archive. */
 	assert_true(mem.len >= MIB);
 	fd = memfd_with(mem.data, mem.len);
@@ -502,11 +504,32 @@ static void test_changed_file(void **state)
 	mem.len = 0;
 	err_clear();
 	assert_int_equal(tar_stream_write(src, &m, &sink, &st), -1);
-	assert_contains(err_msg(), m.entries[700].path);
+	assert_contains(err_msg(), m.entries[350].path);
 
 	free(mem.data);
 	manifest_release(&m);
 	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/* A sink that fails stops the stream with its error; the sink is not closed. */
+static void test_sink_failure(void **state)
+{
+	const struct shared_workload *w = workload(WL_SMALL);
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+
+	(void)state;
+	mem_sink_init(&mem, &sink);
+	mem.limit = 3 * MIB;
+	err_clear();
+	assert_int_equal(tar_stream_write(w->dir, &w->m, &sink, &st), -1);
+	assert_contains(err_msg(), "test sink is full");
+	assert_int_equal(mem.closes, 0);
+	assert_int_equal(mem.len, 3 * MIB);
+	assert_int_equal(st.wire_bytes, 3 * MIB);
+	assert_true(st.files > 0 && st.files < w->m.count);
+	free(mem.data);
 }
 
 /* ---- hostile streams ---- */
@@ -777,7 +800,7 @@ static void check_directory_entries(const char *src, const struct manifest *m)
 	struct send_stats st;
 	struct archive *a;
 	struct archive_entry *e;
-	char (*dirs)[64] = calloc(4096, sizeof(*dirs));
+	char (*dirs)[512] = calloc(4096, sizeof(*dirs));
 	size_t ndirs = 0, files = 0;
 
 	assert_non_null(dirs);
@@ -1081,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_directory_names_sharing_a_prefix),
 		cmocka_unit_test(test_reads_to_end),
 		cmocka_unit_test(test_changed_file),
+		cmocka_unit_test(test_sink_failure),
 		cmocka_unit_test(test_hostile_dotdot),
 		cmocka_unit_test(test_hostile_absolute),
 		cmocka_unit_test(test_hostile_links_and_devices),

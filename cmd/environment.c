@@ -1,0 +1,55 @@
+#include "environment.h"
+
+#include "fsutil.h"
+#include "parallel.h"
+#include "procstat.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+/* First line of a small /proc or /sys file, "" when unreadable. */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+json_object *environment_json(const char *src_root, const char *peer_addr, json_object *agent_info)
+{
+	json_object *env = json_object_new_object(), *local = json_object_new_object();
+	char buf[256], iface[64] = "", path[128], fs[32] = "";
+	struct utsname u;
+	struct in_addr a;
+
+	uname(&u);
+	json_object_object_add(local, "kernel", json_object_new_string(u.release));
+	json_object_object_add(local, "machine", json_object_new_string(u.machine));
+	json_object_object_add(local, "cores", json_object_new_int((int)parallel_cpus()));
+	read_line("/proc/sys/net/ipv4/tcp_congestion_control", buf, sizeof(buf));
+	json_object_object_add(local, "congestion_control", json_object_new_string(buf));
+	if (peer_addr && inet_pton(AF_INET, peer_addr, &a) == 1 &&
+	    procstat_iface_for_addr(peer_addr, iface, sizeof(iface)) == 0) {
+		int mtu;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", iface);
+		read_line(path, buf, sizeof(buf));
+		json_object_object_add(local, "interface", json_object_new_string(iface));
+		if (sscanf(buf, "%d", &mtu) == 1)
+			json_object_object_add(local, "mtu", json_object_new_int(mtu));
+	}
+	if (src_root && fs_type_name(src_root, fs, sizeof(fs)) == 0)
+		json_object_object_add(local, "source_fs", json_object_new_string(fs));
+	json_object_object_add(env, "local", local);
+	if (agent_info)
+		json_object_object_add(env, "destination", json_object_get(agent_info));
+	return env;
+}

@@ -1,0 +1,205 @@
+/*
+ * The --html page: one self-contained file (inline CSS and SVG, no scripts,
+ * nothing fetched) with a chart of time per strategy split into the shares
+ * of network, disk, metadata, cpu and other, and the tables beside it.
+ */
+#include "report.h"
+
+#include "err.h"
+#include "units.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define CHART_WIDTH 720
+#define LABEL_WIDTH 110
+#define ROW_HEIGHT 34
+#define BAR_HEIGHT 22
+
+static const char *const share_colors[RES_COUNT + 1] = { "#3b6fd6", "#d6973b", "#a24fc9", "#d64545",
+							 "#b8b8b8" };
+
+static void escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static double total(const struct strategy_result *r)
+{
+	return r->median.transfer + r->median.flush;
+}
+
+static void chart(const struct report *r, FILE *f)
+{
+	double longest = 0;
+	unsigned rows = 0;
+	int height;
+
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].status == RESULT_OK) {
+			rows++;
+			if (total(&r->results[i]) > longest)
+				longest = total(&r->results[i]);
+		}
+	if (!rows || longest <= 0)
+		return;
+	height = (int)rows * ROW_HEIGHT + 40;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+		   "aria-label=\"seconds per strategy, split by where the time went\">\n",
+		CHART_WIDTH + LABEL_WIDTH + 80, height);
+	rows = 0;
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		double width = total(res) / longest * CHART_WIDTH, x = LABEL_WIDTH;
+		int y = (int)rows * ROW_HEIGHT + 10;
+
+		if (res->status != RESULT_OK)
+			continue;
+		rows++;
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"label\">", LABEL_WIDTH - 8,
+			y + BAR_HEIGHT - 6);
+		escape(f, res->strategy->name);
+		fputs("</text>\n", f);
+		if (res->have_attribution) {
+			for (int k = 0; k <= RES_COUNT; k++) {
+				double w = res->attribution.share[k] * width;
+
+				if (w <= 0)
+					continue;
+				fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+					   "<title>%s %.0f%%</title></rect>\n",
+					x, y, w, BAR_HEIGHT, share_colors[k],
+					attribution_resource_name((enum resource)k),
+					res->attribution.share[k] * 100);
+				x += w;
+			}
+		} else {
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
+				LABEL_WIDTH, y, width, BAR_HEIGHT, share_colors[RES_COUNT]);
+			x += width;
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.2f s</text>\n", x + 6,
+			y + BAR_HEIGHT - 6, total(res));
+	}
+	/* legend */
+	for (int k = 0; k <= RES_COUNT; k++) {
+		int x = LABEL_WIDTH + k * 110, y = (int)rows * ROW_HEIGHT + 18;
+
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
+			   "<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>\n",
+			x, y, share_colors[k], x + 20, y + 12, attribution_resource_name((enum resource)k));
+	}
+	fputs("</svg>\n", f);
+}
+
+static void results_table(const struct report *r, FILE *f)
+{
+	fputs("<table><tr><th>strategy</th><th>status</th><th>seconds</th><th>transfer</th>"
+	      "<th>flush</th><th>MB/s</th><th>files/s</th><th>wire MB</th><th>verified</th>"
+	      "<th>verdict</th><th>why</th></tr>\n", f);
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		double t = total(res);
+
+		fputs("<tr><td>", f);
+		escape(f, res->strategy->name);
+		if (res->status != RESULT_OK) {
+			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"9\">",
+				res->status == RESULT_SKIPPED ? "skip" : "fail",
+				res->status == RESULT_SKIPPED ? "skipped" : "failed");
+			escape(f, res->error);
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		fprintf(f, "</td><td class=\"ok\">ok</td><td>%.2f</td><td>%.2f</td><td>%.2f</td>"
+			   "<td>%.1f</td><td>%.0f</td><td>%.1f</td><td>%s</td><td>",
+			t, res->median.transfer, res->median.flush,
+			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
+			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
+			res->verified ? "yes" : "no");
+		if (res->have_attribution) {
+			escape(f, attribution_verdict_name(res->attribution.verdict));
+			fputs("</td><td>", f);
+			escape(f, res->attribution.reason);
+		} else {
+			fputs("</td><td>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void ceilings_table(const struct probe_results *p, FILE *f)
+{
+	fputs("<h2>Ceilings</h2><table>\n", f);
+	fprintf(f, "<tr><td>network, one stream</td><td>%.2f Gbit/s</td></tr>\n", p->net_bps_1 * 8 / 1e9);
+	fprintf(f, "<tr><td>network, %u streams</td><td>%.2f Gbit/s</td></tr>\n", p->net_streams,
+		p->net_bps_n * 8 / 1e9);
+	fprintf(f, "<tr><td>round trip p50 / p99</td><td>%.0f / %.0f µs</td></tr>\n", p->rtt_p50_s * 1e6,
+		p->rtt_p99_s * 1e6);
+	if (p->ssh_bps > 0)
+		fprintf(f, "<tr><td>ssh channel</td><td>%.2f Gbit/s, SFTP request %.0f µs</td></tr>\n",
+			p->ssh_bps * 8 / 1e9, p->sftp_rtt_s * 1e6);
+	fprintf(f, "<tr><td>destination disk write (durable)</td><td>%.2f GB/s</td></tr>\n",
+		p->disk_write_bps / 1e9);
+	fprintf(f, "<tr><td>destination creates</td><td>%.0f files/s</td></tr>\n", p->create_per_s);
+	fprintf(f, "<tr><td>source cold read</td><td>%.2f GB/s</td></tr>\n", p->disk_read_bps / 1e9);
+	fprintf(f, "<tr><td>source cold opens</td><td>%.0f files/s</td></tr>\n", p->src_open_per_s);
+	fprintf(f, "<tr><td>zstd</td><td>%.2f GB/s, ratio %.2f</td></tr>\n", p->zstd_bps / 1e9,
+		p->zstd_ratio);
+	fputs("</table>\n", f);
+}
+
+int report_html_write(const struct report *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	char bytes[32];
+
+	if (!f)
+		return err_errno("cannot write '%s'", path);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<title>xfercmp report</title>\n<style>\n"
+	      "body{font-family:sans-serif;margin:2em;color:#222}\n"
+	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
+	      "text-align:left}th{background:#f2f2f2}\n"
+	      ".ok{color:#1a7f37}.fail{color:#c62828}.skip{color:#777}\n"
+	      "svg text{font-size:13px}.label{font-weight:bold}.legend{font-size:12px}\n"
+	      "</style></head><body>\n<h1>xfercmp</h1>\n<p>", f);
+	escape(f, r->workload_name);
+	fprintf(f, ", %llu files, %s &rarr; ", (unsigned long long)r->files,
+		units_format_bytes(r->bytes, bytes, sizeof(bytes)));
+	escape(f, r->host);
+	fprintf(f, " (destination %s), %s source</p>\n", r->dest_fs ? r->dest_fs : "?",
+		r->warm ? "warm" : "cold");
+	chart(r, f);
+	results_table(r, f);
+	if (r->recommendation[0]) {
+		fputs("<p><b>Recommendation:</b> ", f);
+		escape(f, r->recommendation);
+		fputs("</p>\n", f);
+	}
+	if (r->compression_hint[0]) {
+		fputs("<p><b>Compression:</b> ", f);
+		escape(f, r->compression_hint);
+		fputs("</p>\n", f);
+	}
+	if (r->probes)
+		ceilings_table(r->probes, f);
+	if (r->error) {
+		fputs("<p class=\"fail\">error: ", f);
+		escape(f, r->error);
+		fputs("</p>\n", f);
+	}
+	fputs("</body></html>\n", f);
+	if (fclose(f) != 0)
+		return err_errno("cannot write '%s'", path);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * libFuzzer target: the record stream receiver (transfer/frames_receiver.h)
+ * on arbitrary bytes, as the agent gets them from the network. The input is
+ * the whole stream; the socket reports its end after the last byte, so the
+ * receiver must return. Beyond the sanitizers, a run must leave nothing
+ * outside its destination, only directories and regular files inside it,
+ * no set-id bit, no fd open, and counts that agree with what was sent.
+ */
+#include "frames_receiver.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	harness_jail_init("frames");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct harness_feed feed;
+	struct recv_stats st;
+	char dest[HARNESS_DEST_MAX];
+	int fds = harness_count_fds(), rc;
+
+	harness_dest_make(dest);
+	harness_feed_start(&feed, data, size);
+	rc = frames_receive(feed.rd, dest, &st);
+	harness_feed_finish(&feed);
+	if (st.wire_bytes > size || st.bytes > size) {
+		fprintf(stderr, "INVARIANT VIOLATED: %zu bytes sent, %llu read, %llu written\n", size,
+			(unsigned long long)st.wire_bytes, (unsigned long long)st.bytes);
+		abort();
+	}
+	/* bytes after the end record are an error: success means all of it was read */
+	if (rc == 0 && !feed.threaded && st.wire_bytes != size) {
+		fprintf(stderr, "INVARIANT VIOLATED: success after reading %llu of %zu bytes\n",
+			(unsigned long long)st.wire_bytes, size);
+		abort();
+	}
+	harness_dest_check(dest, fds);
+	return 0;
+}

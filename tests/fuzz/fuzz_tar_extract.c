@@ -1,0 +1,50 @@
+/*
+ * libFuzzer target: tar_stream_extract (transfer/tar_stream.h) on arbitrary
+ * bytes, plain or zstd, as the agent gets them from the network. The socket
+ * reports the end of the stream after the last byte, so the extraction must
+ * return. Beyond the sanitizers, a run must leave nothing outside its
+ * destination, only directories and single-link regular files inside it,
+ * no set-id bit, no fd open, and on success must have read the whole input.
+ */
+#include "harness.h"
+#include "tar_stream.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	harness_jail_init("tar");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct harness_feed feed;
+	struct recv_stats st;
+	char dest[HARNESS_DEST_MAX];
+	int fds = harness_count_fds(), rc;
+
+	harness_dest_make(dest);
+	harness_feed_start(&feed, data, size);
+	rc = tar_stream_extract(feed.rd, dest, &st);
+	harness_feed_finish(&feed);
+	if (st.wire_bytes > size) {
+		fprintf(stderr, "INVARIANT VIOLATED: %zu bytes sent, %llu read\n", size,
+			(unsigned long long)st.wire_bytes);
+		abort();
+	}
+	/* after the end marker the stream is read to its end */
+	if (rc == 0 && st.wire_bytes != size) {
+		fprintf(stderr, "INVARIANT VIOLATED: success after reading %llu of %zu bytes\n",
+			(unsigned long long)st.wire_bytes, size);
+		abort();
+	}
+	harness_dest_check(dest, fds);
+	return 0;
+}

@@ -1,0 +1,65 @@
+#ifndef XFERCMP_FUZZ_HARNESS_H
+#define XFERCMP_FUZZ_HARNESS_H
+
+/*
+ * What the receiver fuzzers share: a socket that holds one input and then
+ * ends, and a jail of directories around each run's destination so that a
+ * write that leaves the destination shows up as a new entry beside it.
+ * Harness failures (cannot make a socket or a directory) are not product
+ * bugs: they print "harness:" and abort, which libFuzzer reports as a crash.
+ */
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HARNESS_DEST_MAX 512
+
+struct harness_feed {
+	int rd;			/* the receiver reads this end */
+	int wr;			/* -1 once the input is all written and this end closed */
+	const uint8_t *rest;	/* what did not fit in the socket buffer: a thread writes it */
+	size_t rest_len;
+	pthread_t thread;
+	int threaded;
+};
+
+/*
+ * Makes a socketpair whose read end holds data and then reports the end of
+ * the stream. Inputs that fit in the (enlarged) socket buffer are written
+ * here, so each run reads the same bytes in the same chunks; the rest goes
+ * from a thread. Call harness_feed_finish after the receiver returns.
+ */
+void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size);
+/* Joins the writer thread, if any, and closes both ends. */
+void harness_feed_finish(struct harness_feed *f);
+
+/*
+ * Once per process: caps the size of any file written (a compressed stream
+ * can expand without bound) and makes the jail: SCRATCH/NAME.XXXXXX/a/b,
+ * SCRATCH being $XFERCMP_FUZZ_SCRATCH or /dev/shm. harness_jail_cleanup
+ * (registered with atexit) removes it.
+ */
+void harness_jail_init(const char *name);
+
+/*
+ * A fresh, empty destination directory inside the jail: mkdtemp into dest.
+ * Also ignores SIGXFSZ, so a write past the cap fails with EFBIG.
+ */
+void harness_dest_make(char dest[HARNESS_DEST_MAX]);
+
+/*
+ * After a run: aborts, naming the entry, if anything appeared beside dest or
+ * its two parents (something was written outside dest), or if dest holds
+ * anything but directories and single-link regular files, or a set-user-ID
+ * or set-group-ID bit, or if an fd opened by the run is still open. Then
+ * removes dest.
+ */
+void harness_dest_check(const char *dest, int fds_before);
+
+/* The number of open file descriptors, to catch a run that leaks one. */
+int harness_count_fds(void);
+
+void harness_jail_cleanup(void);
+
+#endif

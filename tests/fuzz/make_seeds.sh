@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Writes the seed corpora of the fuzz targets into tests/fuzz/corpus/<target>/
+# (committed; run again only when a format changes). Needs GNU tar and zstd.
+# Usage: tests/fuzz/make_seeds.sh  (from the repository root)
+set -euo pipefail
+
+out=tests/fuzz/corpus
+rm -rf "$out"
+mkdir -p "$out"/fuzz_wire "$out"/fuzz_pathcheck "$out"/fuzz_frames_receiver "$out"/fuzz_tar_extract
+
+# big-endian integers as raw bytes
+be() { # bytes value
+	local n=$1 v=$2 i
+	for ((i = n - 1; i >= 0; i--)); do
+		printf "\\x$(printf %02x $(((v >> (8 * i)) & 255)))"
+	done
+}
+
+# a wire frame: type payload
+wire() {
+	be 4 ${#2}
+	be 1 "$1"
+	be 3 0
+	printf '%s' "$2"
+}
+
+# a record header (frames.h): type path_len mode offset length
+frame() {
+	printf 'XFR1'
+	be 1 "$1"
+	be 1 0
+	be 2 "$2"
+	be 4 "$3"
+	be 4 0
+	be 8 "$4"
+	be 8 "$5"
+}
+
+# a whole record: type path mode offset content
+record() {
+	frame "$1" ${#2} "$3" "$4" ${#5}
+	printf '%s%s' "$2" "$5"
+}
+
+token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+w=$out/fuzz_wire
+wire 1 "{\"proto\":1,\"token\":\"$token\",\"role\":\"control\"}" >"$w/hello"
+wire 1 "{\"proto\":1,\"token\":\"$token\",\"role\":\"data\",\"job\":1,\"stream\":0}" >"$w/hello_data"
+wire 2 '{"op":"prepare","strategy":"splice","job":7}' >"$w/request"
+wire 3 '{"proto":1,"cores":4,"hostname":"h","seconds":0.25,"examples":["a",null,true]}' >"$w/ok"
+wire 4 '{"error":"cannot open '\''x'\'': no such file"}' >"$w/error"
+frame 1 5 $((0644)) 0 3 >"$w/frame_file"
+frame 2 5 $((0600)) 4096 100 >"$w/frame_range"
+frame 3 0 0 2 103 >"$w/frame_end"
+manifest=$'# xfercmp-manifest 1\n# workload tiny: 2 files\n'
+manifest+=$'0123456789abcdef\t5\t0644\ta/b.txt\n'
+manifest+=$'fedcba9876543210\t0\t0600\ttab\\there\\\\back\\nline\n'
+printf '%s' "$manifest" >"$w/manifest"
+{ be 4 ${#manifest}; be 1 5; be 3 0; printf '%s' "$manifest"; } >"$w/wire_manifest"
+
+p=$out/fuzz_pathcheck
+printf 'a/b' >"$p/a_b"
+printf '../x' >"$p/dotdot"
+printf 'dir/sub/file.txt' >"$p/plain"
+printf '/etc/passwd' >"$p/absolute"
+printf 'a//b' >"$p/empty_component"
+printf 'a/./b' >"$p/dot"
+printf 'a/b/' >"$p/trailing_slash"
+printf 'a\0b' >"$p/nul"
+printf '%0255d/x' 0 >"$p/component_255"
+printf 'd/%.0s' {1..63} >"$p/depth_63" && printf 'f' >>"$p/depth_63"
+
+f=$out/fuzz_frames_receiver
+{
+	record 1 a/b.txt $((0644)) 0 hello
+	record 1 c $((0600)) 0 ''
+	record 2 big $((0644)) 10 xyz
+	record 2 big $((0644)) 0 1234
+	frame 3 0 0 4 12
+} >"$f/stream"
+{
+	record 1 group_writable $((0664)) 0 'mode the umask would change'
+	record 1 d/e/f/setuid $((04755)) 0 '#!/bin/sh'
+	frame 3 0 0 2 36
+} >"$f/modes"
+{ record 1 ../escape $((0644)) 0 x; frame 3 0 0 1 1; } >"$f/dotdot"
+{ record 1 a $((0644)) 0 abc; frame 3 0 0 1 3; printf 'trailing'; } >"$f/after_end"
+record 1 cut $((0644)) 0 'the stream ends here' | head -c 40 >"$f/truncated"
+
+t=$out/fuzz_tar_extract
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+mkdir -p "$tree/src/dir/sub"
+printf 'hello\n' >"$tree/src/dir/a.txt"
+printf 'x%.0s' {1..700} >"$tree/src/dir/sub/b.bin"
+printf 'long name\n' >"$tree/src/dir/sub/$(printf 'n%.0s' {1..120})"
+: >"$tree/src/empty"
+chmod 0600 "$tree/src/empty"
+ln -s dir/a.txt "$tree/src/link"
+tarc() { tar -b 1 -C "$tree/src" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name "$@"; }
+tarc -cf "$t/gnu.tar" dir empty
+tarc --format=pax -cf "$t/pax.tar" ./dir ./empty
+tarc -cf - dir empty | zstd -q -19 -c >"$t/gnu.tar.zst"
+tarc -cf "$t/symlink.tar" link
+tarc --transform='s,^dir,../dir,' -cf "$t/dotdot.tar" dir/a.txt
+tarc -cf - dir/a.txt | head -c 1024 >"$t/truncated.tar"

@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# The comparison against the testbed host over SSH, with nothing installed there
+# by hand: the agent is uploaded once and then re-used, every strategy runs and
+# verifies on small files, a large file and a mixed tree; the host key policy
+# (unknown, accepted, changed); a wrong identity; a host without zstd (a second
+# sshd whose PATH has no zstd); a client killed or interrupted mid-transfer
+# leaves nothing on the host; a --remote-dir holding someone else's data is
+# refused and left alone; a refused port fails fast.
+# The testbed shares our file system, so the host's ~/.cache and /var/tmp are
+# ours and are checked directly. Needs root. Only ever talks to 198.18.0.2.
+#
+#   bash tests/integration/compare_ssh.t
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tb="$top/scripts/testbed.sh"
+tbdir="$top/build/testbed"
+cfg="$tbdir/ssh_config"
+ns=xfercmp-host
+user=$(id -un)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
+	exit 0
+fi
+
+work=$(mktemp -d /var/tmp/xfercmp-compare-ssh.XXXXXX) || exit 1
+killdir="/var/tmp/xfercmp-killtest-$$"
+client_pid=
+# Whatever happens, leave nothing running and nothing behind: the test's own
+# client and second sshd, the scratch, and the testbed (down kills whatever
+# still runs in the namespace).
+cleanup() {
+	local pid
+	[ -n "$client_pid" ] && kill -KILL "$client_pid" 2>/dev/null
+	if [ -r "$work/sshd2.pid" ] && read -r pid <"$work/sshd2.pid"; then
+		kill -TERM "$pid" 2>/dev/null
+	fi
+	"$tb" down >/dev/null 2>&1
+	rm -rf "$work" "$killdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# A private copy of the client and of the agent beside it: a rebuild in the tree
+# while this runs must not change the agent under the upload checks. (An asan
+# build has no agent beside it and uploads itself.)
+mkdir -p "$work/bin"
+cp "$xfercmp" "$work/bin/xfercmp" || { echo "Bail out! no client at $xfercmp"; exit 1; }
+agent_local="$(dirname "$xfercmp")/xfercmp-agent"
+if [ -f "$agent_local" ]; then
+	cp "$agent_local" "$work/bin/xfercmp-agent"
+	agent_local="$work/bin/xfercmp-agent"
+else
+	agent_local="$work/bin/xfercmp"
+fi
+xf="$work/bin/xfercmp"
+
+# config_with FILE OPTION VALUE...: the testbed's ssh config with options replaced
+config_with() {
+	local out=$1 script=()
+	shift
+	while [ $# -ge 2 ]; do
+		script+=(-e "s|^\( *$1\) .*|\1 $2|")
+		shift 2
+	done
+	sed "${script[@]}" "$cfg" >"$out"
+}
+# results_bad JSON [SKIP...]: prints each result that is not ok and verified with
+# every byte of the workload (strategies named in SKIP must be skipped instead),
+# and the number of results if it is not 6 (-s all); prints nothing when all is well
+results_bad() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+skip = set(sys.argv[2:])
+want_bytes = d["workload"]["bytes"]
+rs = d["results"]
+if len(rs) != 6:
+    print("%d results, want 6: %s" % (len(rs), [r["strategy"] for r in rs]))
+for r in rs:
+    if r["strategy"] in skip:
+        if r["status"] != "skipped":
+            print("%s: status %s, want skipped" % (r["strategy"], r["status"]))
+    elif r["status"] != "ok" or r["verified"] is not True or r["bytes"] != want_bytes:
+        print("%s: status %s, verified %s, bytes %s of %s, error %s"
+              % (r["strategy"], r["status"], r["verified"], r["bytes"], want_bytes, r["error"]))
+EOF
+}
+# ok_results DESCRIPTION JSON [SKIP...]: one TAP line from results_bad
+ok_results() {
+	local desc=$1 bad
+	shift
+	bad=$(results_bad "$@" 2>&1)
+	[ -z "$bad" ]
+	ok $? "$desc"
+	[ -z "$bad" ] || printf '%s\n' "$bad" | diag
+}
+# ok_gone DESCRIPTION JSON: the agent's scratch root named in the JSON is gone
+ok_gone() {
+	local root
+	root=$(json_get "$2" "d['agent']['root']" 2>/dev/null)
+	[ -n "$root" ] && [ ! -e "$root" ]
+	ok $? "$1 (${root:-no root in the JSON})"
+}
+# ns_procs_with TEXT: pids in the testbed namespace whose command line has TEXT
+ns_procs_with() {
+	local p c
+	for p in $(ip netns pids "$ns" 2>/dev/null); do
+		c=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+		[[ $c == *"$1"* ]] && echo "$p"
+	done
+}
+# The testbed is shared: another test's `testbed.sh down` (at its exit) can take
+# it away between our sections. Bring it back (up is idempotent) and say so.
+ensure_testbed() {
+	"$tb" status >/dev/null 2>&1 && return 0
+	echo "# the testbed was down before $1 (did another test take it down?): bringing it up again"
+	"$tb" up 2>&1 | diag
+}
+cached_agent() { ls -d "$HOME"/.cache/xfercmp/xfercmp-agent-* 2>/dev/null; }
+now_ms() { date +%s%3N; }
+
+if ! out=$("$tb" up 2>&1); then
+	printf '%s\n' "$out" | diag
+	echo "Bail out! testbed.sh up failed"
+	exit 1
+fi
+if ! "$tb" status >/dev/null 2>&1; then
+	echo "Bail out! testbed is not up"
+	exit 1
+fi
+# the upload is only exercised on a host without a matching xfercmp in its PATH
+if ssh -F "$cfg" testbed 'command -v xfercmp' </dev/null >/dev/null 2>&1; then
+	echo "# the testbed host has an xfercmp in its PATH: the upload checks will fail"
+fi
+
+# ---------------------------------------------------------------- 1. bootstrap
+ensure_testbed "the bootstrap runs"
+rm -rf "$HOME/.cache/xfercmp"
+json="$work/small.json"
+check_rc 0 "bootstrap: smallfiles (2000 files), every strategy, nothing installed" \
+	"$xf" -F "$cfg" -v -w smallfiles --files 2000 -s all --json "$json" testbed
+check_grep "bootstrap: the client says it uploaded the agent" "uploaded the agent to testbed:" "$LAST_OUT"
+ok_results "bootstrap: smallfiles: every strategy ok and verified" "$json"
+ok_gone "bootstrap: smallfiles: the agent removed its scratch root" "$json"
+cached=$(cached_agent)
+[ "$(wc -w <<<"$cached")" -eq 1 ] && [ -x "$cached" ] && cmp -s "$cached" "$agent_local"
+ok $? "bootstrap: ~/.cache/xfercmp holds the agent, executable and identical to ours (${cached:-none})"
+stamp=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
+
+json="$work/large.json"
+check_rc 0 "bootstrap: largefile (200M), every strategy" \
+	"$xf" -F "$cfg" -v -w largefile --size 200M -s all --json "$json" testbed
+! grep -q "uploaded the agent" <<<"$LAST_OUT"
+ok $? "bootstrap: second run: the client does not upload again"
+now=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
+[ -n "$stamp" ] && [ "$stamp" = "$now" ]
+ok $? "bootstrap: second run: the cached agent is the same file, same mtime ($now)"
+ok_results "bootstrap: largefile: every strategy ok and verified" "$json"
+ok_gone "bootstrap: largefile: the agent removed its scratch root" "$json"
+
+json="$work/mixed.json"
+check_rc 0 "bootstrap: mixed (500 files, 64M), every strategy" \
+	"$xf" -F "$cfg" -w mixed --files 500 --size 64M -s all --json "$json" testbed
+ok_results "bootstrap: mixed: every strategy ok and verified" "$json"
+ok_gone "bootstrap: mixed: the agent removed its scratch root" "$json"
+now=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
+[ "$(cached_agent)" = "$cached" ] && [ "$stamp" = "$now" ]
+ok $? "bootstrap: third run: still the one cached agent, unchanged"
+
+# ---------------------------------------------------------------- 2. host key policy
+ensure_testbed "the host key checks"
+small=(-w smallfiles --files 20 --no-probes -s splice)
+: >"$work/known_empty"
+config_with "$work/cfg_unknown" UserKnownHostsFile "$work/known_empty"
+check_rc 1 "host key: unknown key refused" "$xf" -F "$work/cfg_unknown" "${small[@]}" testbed
+check_grep "host key: says it is not known, names the file, tells how to accept it" \
+	"not known.*$work/known_empty.*--accept-new-hostkey" "$LAST_OUT"
+check_rc 0 "host key: --accept-new-hostkey runs" \
+	"$xf" -F "$work/cfg_unknown" --accept-new-hostkey "${small[@]}" testbed
+read -r _ host_key _ <"$tbdir/ssh_host_ed25519_key.pub"
+grep -Fx "198.18.0.2 ssh-ed25519 $host_key" "$work/known_empty" >/dev/null
+ok $? "host key: --accept-new-hostkey added the host key to that known_hosts file"
+
+ssh-keygen -q -t ed25519 -N '' -C throwaway -f "$work/other_key" </dev/null >/dev/null
+read -r other_type other_key _ <"$work/other_key.pub"
+printf '198.18.0.2 %s %s\n' "$other_type" "$other_key" >"$work/known_changed"
+before=$(sha256sum <"$work/known_changed")
+config_with "$work/cfg_changed" UserKnownHostsFile "$work/known_changed"
+check_rc 1 "host key: a changed key is refused, even with --accept-new-hostkey" \
+	"$xf" -F "$work/cfg_changed" --accept-new-hostkey "${small[@]}" testbed
+check_grep "host key: says it changed and names the known_hosts file" \
+	"has changed.*$work/known_changed" "$LAST_OUT"
+[ "$before" = "$(sha256sum <"$work/known_changed")" ]
+ok $? "host key: the known_hosts file with the other key is unchanged"
+
+# ---------------------------------------------------------------- 3. wrong identity
+ensure_testbed "the identity check"
+# (no ssh agent: one holding the testbed's key would log us in)
+config_with "$work/cfg_wrong_id" IdentityFile "$work/other_key"
+check_rc 1 "wrong identity refused" env -u SSH_AUTH_SOCK "$xf" -F "$work/cfg_wrong_id" "${small[@]}" testbed
+check_grep "wrong identity: authentication failed for user@host, names the key" \
+	"authentication failed for $user@198\.18\.0\.2.*$work/other_key" "$LAST_OUT"
+
+# ---------------------------------------------------------------- 4. a host without zstd
+ensure_testbed "the no-zstd host"
+# A second sshd in the namespace, port 2222, whose sessions get a PATH holding
+# every program of this system except zstd (the host's shell start-up files may
+# call any of them; nothing the remote side runs is left out but zstd).
+mkdir -p "$work/nozstd-bin"
+for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
+	b=${f##*/}
+	case $b in *zstd* | xfercmp*) continue ;; esac
+	[ -x "$f" ] && [ ! -e "$work/nozstd-bin/$b" ] && ln -s "$f" "$work/nozstd-bin/$b"
+done
+sed -e "s|^ListenAddress .*|ListenAddress 198.18.0.2:2222|" -e "s|^PidFile .*|PidFile $work/sshd2.pid|" \
+	"$tbdir/sshd_config" >"$work/sshd2_config"
+echo "SetEnv PATH=$work/nozstd-bin" >>"$work/sshd2_config"
+printf '[198.18.0.2]:2222 ssh-ed25519 %s\n' "$host_key" >"$work/known_2222"
+config_with "$work/cfg_2222" Port 2222 UserKnownHostsFile "$work/known_2222"
+ip netns exec "$ns" /usr/sbin/sshd -f "$work/sshd2_config" -E "$work/sshd2.log"
+sshd2_up=1
+for ((i = 0; i < 50; i++)); do
+	# shellcheck disable=SC2016 # $banner belongs to the inner bash
+	[ -s "$work/sshd2.pid" ] &&
+		timeout 2 bash -c 'exec 3<>/dev/tcp/198.18.0.2/2222 && read -r -t 1 banner <&3 && [[ $banner == SSH-* ]]' 2>/dev/null &&
+		{ sshd2_up=0; break; }
+	sleep 0.1
+done
+ok "$sshd2_up" "no zstd: a second sshd listens on 198.18.0.2:2222"
+[ "$sshd2_up" -eq 0 ] || tail -5 "$work/sshd2.log" 2>/dev/null | diag
+probe=$(ssh -F "$work/cfg_2222" testbed 'command -v zstd || echo no-zstd; command -v tar' </dev/null 2>/dev/null)
+[ "$(head -n 1 <<<"$probe")" = no-zstd ] && [ "$(sed -n 2p <<<"$probe")" = "$work/nozstd-bin/tar" ]
+ok $? "no zstd: on port 2222 the shell finds tar but no zstd ($(tr '\n' ' ' <<<"$probe"))"
+json="$work/nozstd.json"
+check_rc 0 "no zstd: every strategy, exit 0" \
+	"$xf" -F "$work/cfg_2222" -w smallfiles --files 300 --no-probes -s all --json "$json" testbed
+ok_results "no zstd: zstd-ssh skipped, the other five ok and verified" "$json" zstd-ssh
+why=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='zstd-ssh'][0]['error']" 2>/dev/null)
+check_grep "no zstd: the reason names zstd (${why:-no reason})" "zstd" "$why"
+if [ -r "$work/sshd2.pid" ] && read -r pid <"$work/sshd2.pid"; then
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+fi
+
+# ---------------------------------------------------------------- 5. client killed mid-run
+ensure_testbed "the kill checks"
+# kill_mid_run SIGNAL WANT_EXIT STRATEGY: starts a 2 GiB run (splice, then
+# tar-ssh), waits (bounded) until STRATEGY is writing into the remote dir, sends
+# SIGNAL to the client, and checks that within 15 s no process on the host
+# mentions the remote dir and the dir is gone. (SIGINT is reset to its default:
+# a background job of a script starts with it ignored.)
+kill_mid_run() {
+	local sig=$1 want=$2 stage=$3 i rc left
+	env --default-signal=INT "$xf" -F "$cfg" --no-probes --source-dir "$work/big" --remote-dir "$killdir" \
+		-w largefile --size 2G -s splice,tar-ssh testbed >"$work/kill.out" 2>&1 &
+	client_pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		compgen -G "$killdir/*-$stage/*" >/dev/null && break
+		kill -0 "$client_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	compgen -G "$killdir/*-$stage/*" >/dev/null && [ -n "$(ns_procs_with "$killdir")" ]
+	ok $? "kill $sig: the agent runs and $stage is writing into $killdir"
+	kill -"$sig" "$client_pid" 2>/dev/null
+	wait "$client_pid"
+	rc=$?
+	client_pid=
+	[ "$rc" -eq "$want" ]
+	ok $? "kill $sig: the client exits with status $rc (want $want)"
+	[ "$rc" -eq "$want" ] || tail -5 "$work/kill.out" | diag
+	for ((i = 0; i < 150; i++)); do
+		left=$(ns_procs_with "$killdir")
+		[ -z "$left" ] && [ ! -e "$killdir" ] && break
+		sleep 0.1
+	done
+	[ -z "$left" ]
+	ok $? "kill $sig: no process on the host is left with $killdir (after $((i / 10)).$((i % 10)) s)"
+	[ -z "$left" ] || ps -o pid,args -p "$(tr '\n' ',' <<<"$left" | sed 's/,$//')" | diag
+	[ ! -e "$killdir" ]
+	ok $? "kill $sig: the remote dir is gone"
+	[ ! -e "$killdir" ] || ls -la "$killdir" | diag
+	rm -rf "$killdir"
+}
+kill_mid_run KILL 137 splice
+kill_mid_run INT 130 tar-ssh
+check_grep "kill INT: the client says it is cleaning up" "interrupted, cleaning up" "$(cat "$work/kill.out")"
+rm -rf "$work/big" "$work/big.manifest"
+
+# ---------------------------------------------------------------- 6. someone else's directory
+ensure_testbed "the --remote-dir check"
+mkdir -p "$work/theirs"
+echo precious >"$work/theirs/data.txt"
+check_rc 1 "--remote-dir holding someone else's data is refused" \
+	"$xf" -F "$cfg" --remote-dir "$work/theirs" "${small[@]}" testbed
+check_grep "the refusal names the directory" "'$work/theirs'" "$LAST_OUT"
+[ "$(cat "$work/theirs/data.txt" 2>/dev/null)" = precious ] && [ "$(ls -A "$work/theirs")" = data.txt ]
+ok $? "their file is still there, and nothing was added next to it"
+
+# ---------------------------------------------------------------- 7. refused port
+ensure_testbed "the refused port check"
+config_with "$work/cfg_2223" Port 2223
+t0=$(now_ms)
+check_rc 1 "port 2223 (nothing listens) fails" "$xf" -F "$work/cfg_2223" "${small[@]}" testbed
+t1=$(now_ms)
+check_grep "port 2223: says refused" "refused" "$LAST_OUT"
+[ $((t1 - t0)) -lt 10000 ]
+ok $? "port 2223: fails fast ($((t1 - t0)) ms, want < 10 s)"
+
+"$tb" status >/dev/null 2>&1 ||
+	echo "# the testbed was down at the end: another test may have taken it down during this one"
+finish
