@@ -236,6 +236,9 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			exit(EXIT_OK);
 		case 'h':
 			fputs(compare_help, stdout);
+			fputs("\nstrategies (-s all runs them in this order):\n", stdout);
+			for (size_t i = 0; i < strategy_count; i++)
+				printf("  %-10s %s\n", strategy_table[i]->name, strategy_table[i]->summary);
 			exit(EXIT_OK);
 		case ':':
 			return cmd_usage_error(NULL, "option '%s' needs a value", argv[optind - 1]);
@@ -450,7 +453,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 	rep = (struct report){
 		.host = o.host, .workload_name = o.workload_name, .spec = &o.wo.spec,
 		.files = m.count, .bytes = m.total_bytes, .source_fs = source_fs, .dest_fs = dest_fs,
-		.agent_info = agent.info, .results = results, .nresults = rc == 0 ? (size_t)n : 0,
+		.agent_info = agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o.run.repeat, .warm = o.run.warm,
 		.probes = o.run.probes,
 		.environment = environment_json(root, agent.host, agent.info),

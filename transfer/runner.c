@@ -217,8 +217,20 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 			memset(&measured[done], 0, sizeof(measured[done]));
 			rc = run_once(o, src_root, m, target, s, r, &samples[done], &measured[done]);
 			if (rc < 0) {
+				/* the agent is gone: this one failed, the rest cannot run */
+				err_wrap("strategy %s", s->name);
+				snprintf(r->error, sizeof(r->error), "%s", err_msg());
+				r->status = RESULT_FAILED;
+				r->verified = false;
+				for (size_t j = i + 1; j < n; j++) {
+					memset(&results[j], 0, sizeof(results[j]));
+					results[j].strategy = list[j];
+					results[j].status = RESULT_SKIPPED;
+					snprintf(results[j].error, sizeof(results[j].error),
+						 "not run: the run stopped at %s", s->name);
+				}
 				free(measured);
-				return err_wrap("strategy %s", s->name);
+				return -1;
 			}
 			if (rc > 0) {
 				r->status = RESULT_FAILED;

@@ -64,7 +64,9 @@ struct runner_opts {
 /*
  * Runs list[0..n) and fills results[0..n). A strategy that fails does not
  * stop the others. Returns 0 when the runner itself could work (look at each
- * result), -1 (error set) when it could not, e.g. the agent went away.
+ * result), -1 (error set) when it could not, e.g. the agent went away: then
+ * the results so far stand, the one that hit it is failed and the rest are
+ * skipped.
  */
 int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,
 	       struct xfer_target *target, const struct strategy *const *list, size_t n,

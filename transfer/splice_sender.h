@@ -24,7 +24,8 @@
  * timeout on a blocking socket is an error. Every file read is dropped from
  * the page cache again (posix_fadvise DONTNEED) so a repeat run reads cold.
  * A file whose size is not the planned file_size is an error naming it.
- * Adds to *st (files, bytes_read, wire_bytes); st may be NULL.
+ * Fills *st (files and ranges sent, content bytes read, bytes handed to the
+ * socket, framing included; round_trips 0), also after an error; st may be NULL.
  * Returns 0, or -1 with the error set naming the file; after an error the
  * stream is unusable and the caller should close sock.
  */

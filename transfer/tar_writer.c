@@ -119,12 +119,16 @@ static int tar_writer_sink_close(struct archive *a, void *ctx)
 	return ARCHIVE_OK;
 }
 
-/* Sets the error from libarchive's message; returns -1. */
-static int tar_writer_error(struct tar_writer *w, const char *what)
+/* Sets the error "tar stream: what[ 'name']: libarchive's message"; returns -1. */
+static int tar_writer_error(struct tar_writer *w, const char *what, const char *name)
 {
 	const char *msg = archive_error_string(w->a);
 
-	return err_set("tar stream: %s: %s", what, msg ? msg : "unknown libarchive error");
+	if (!msg)
+		msg = "unknown libarchive error";
+	if (name)
+		return err_set("tar stream: %s '%s': %s", what, name, msg);
+	return err_set("tar stream: %s: %s", what, msg);
 }
 
 /* Writes a directory entry for w->dir cut at len bytes. */
@@ -150,10 +154,10 @@ static int tar_writer_dir(struct tar_writer *w, size_t len)
 	archive_entry_set_perm(w->e, 0755);
 	archive_entry_copy_pathname(w->e, w->dir);
 	r = archive_write_header(w->a, w->e);
-	w->dir[len] = saved;
 	if (r != ARCHIVE_OK)
-		return tar_writer_error(w, "cannot write a directory entry");
-	return 0;
+		tar_writer_error(w, "cannot write the entry of directory", w->dir);
+	w->dir[len] = saved;
+	return r == ARCHIVE_OK ? 0 : -1;
 }
 
 /*
@@ -210,8 +214,7 @@ static int tar_writer_file(struct tar_writer *w, const struct manifest_entry *me
 	archive_entry_copy_stat(w->e, &sb);
 	archive_entry_copy_pathname(w->e, me->path);
 	if (archive_write_header(w->a, w->e) != ARCHIVE_OK) {
-		tar_writer_error(w, "cannot write a file entry");
-		err_wrap("'%s'", me->path);
+		tar_writer_error(w, "cannot write the entry of", me->path);
 		goto fail;
 	}
 	for (left = me->size; left > 0;) {
@@ -230,8 +233,7 @@ static int tar_writer_file(struct tar_writer *w, const struct manifest_entry *me
 			goto fail;
 		}
 		if (archive_write_data(w->a, w->buf, (size_t)n) != n) {
-			tar_writer_error(w, "cannot write file content");
-			err_wrap("'%s'", me->path);
+			tar_writer_error(w, "cannot write the content of", me->path);
 			goto fail;
 		}
 		left -= (uint64_t)n;
@@ -273,7 +275,7 @@ int tar_stream_write(const char *src_root, const struct manifest *m, struct byte
 	    archive_write_set_bytes_in_last_block(w.a, 1) != ARCHIVE_OK ||
 	    archive_write_open2(w.a, &w, NULL, tar_writer_sink_write, tar_writer_sink_close,
 				NULL) != ARCHIVE_OK) {
-		tar_writer_error(&w, "cannot start");
+		tar_writer_error(&w, "cannot start", NULL);
 		goto out;
 	}
 	for (size_t i = 0; i < m->count; i++)
@@ -281,7 +283,7 @@ int tar_stream_write(const char *src_root, const struct manifest *m, struct byte
 		    tar_writer_file(&w, &m->entries[i]) < 0)
 			goto out;
 	if (archive_write_close(w.a) != ARCHIVE_OK) {
-		tar_writer_error(&w, "cannot finish");
+		tar_writer_error(&w, "cannot finish", NULL);
 		goto out;
 	}
 	rc = 0;
