@@ -17,7 +17,7 @@ DEB_cmocka := libcmocka-dev
 
 # Only targets that compile need the libraries: `make clean` or `make demo` on a
 # bare machine must not stop here (demo installs them first).
-NEEDS_LIBS := $(if $(MAKECMDGOALS),$(filter all xfercmp xfercmp-agent asan install unit-tests fuzz,$(MAKECMDGOALS)),all)
+NEEDS_LIBS := $(if $(MAKECMDGOALS),$(filter all xfercmp xfercmp-agent asan install unit-tests fuzz fuzz-build,$(MAKECMDGOALS)),all)
 ifneq ($(NEEDS_LIBS),)
 ifeq ($(shell command -v pkg-config),)
 $(error pkg-config not found: run 'sudo scripts/setup.sh' or 'apt-get install pkg-config')
@@ -85,11 +85,18 @@ unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe
 setup:
 	@scripts/setup.sh
 
-# The README's test command: installs what is missing, builds, runs unit and
-# integration tests, and ends with "N passed, N failed".
+# The README's test command: installs what is missing, builds, runs the unit
+# tests, the integration tests (loopback and the testbed host), the
+# integration tests again under ASan/UBSan, and each fuzzer for FUZZ_SECONDS
+# (60 in CI, 10 otherwise); ends with "N passed, N failed".
 check: setup
 	@$(MAKE) --no-print-directory all unit-tests
-	@tests/run.sh $(UNIT_BIN) $(sort $(wildcard tests/integration/*.t))
+	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh $(UNIT_BIN) \
+		$(sort $(wildcard tests/integration/*.t)) $(sort $(wildcard tests/checks/*.t))
+
+CHECK_FUZZ_SECONDS ?= $(if $(filter true,$(CI)),60,10)
 
 demo: setup
 	@$(MAKE) --no-print-directory all
@@ -108,6 +115,39 @@ install: all
 	install -m 0755 xfercmp-agent $(DESTDIR)$(PREFIX)/bin/xfercmp-agent
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/asan $(BUILD)/libxfercmp.a xfercmp xfercmp-agent
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/libxfercmp.a xfercmp xfercmp-agent
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(AGENT_OBJ:.o=.d)
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c): clang with ASan and UBSan, built from
+# the sources into build/fuzz/, never linked with the gcc-built library. The
+# library objects drop -Werror: gcc's warnings gate them, clang's differ.
+# `make fuzz` runs each target for FUZZ_SECONDS on a copy of its corpus.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 $(filter-out -Werror,$(WARNINGS)) $(INCLUDES) -D_FILE_OFFSET_BITS=64 \
+	-pthread $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -O1 -g $(FUZZ_SAN)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@fail=0; for t in $(notdir $(FUZZ_BIN)); do \
+		BUILD=$(BUILD) tests/fuzz/run.sh $$t $(FUZZ_SECONDS) || fail=1; done; exit $$fail
+
+$(FUZZ_LIB_OBJ): $(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/libxfercmp.a: $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BIN): $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.c tests/fuzz/harness.h \
+		$(BUILD)/fuzz/libxfercmp.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< tests/fuzz/harness.c \
+		$(BUILD)/fuzz/libxfercmp.a $(LIBS)
+
+-include $(FUZZ_LIB_OBJ:.o=.d)

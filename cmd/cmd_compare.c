@@ -322,6 +322,28 @@ static int prepare_source(struct compare_opts *o, struct manifest *m, const char
 	return 0;
 }
 
+/*
+ * Refuses to start when the destination cannot hold the workload: one copy
+ * at a time is there (each strategy's destination is removed after it is
+ * verified), plus room for file-system overhead on small files.
+ */
+static int check_destination_space(const struct agent_client *c, const struct manifest *m,
+				   const char *host)
+{
+	json_object *v;
+	uint64_t free_bytes, need = m->total_bytes + m->count * 4096ull + (64ull << 20);
+	char have[32], want[32];
+
+	if (!c->info || !json_object_object_get_ex(c->info, "root_free_bytes", &v))
+		return 0;
+	free_bytes = (uint64_t)json_object_get_int64(v);
+	if (free_bytes >= need)
+		return 0;
+	return err_set("not enough space on %s: the workload needs about %s, the scratch directory's file system has %s free; choose a larger one with --remote-dir",
+		       host, units_format_bytes(need, want, sizeof(want)),
+		       units_format_bytes(free_bytes, have, sizeof(have)));
+}
+
 static int read_token_file(const char *file, char *token, size_t len)
 {
 	FILE *f = fopen(file, "r");
@@ -404,7 +426,9 @@ static int compare_main(int argc, char **argv, int probe_only)
 	start_interrupt_watch();
 	manifest_init(&m);
 	memset(&ssh, 0, sizeof(ssh));
-	if (prepare_source(&o, &m, &root) < 0 || connect_agent(&o, &proc, &ssh, &agent) < 0 ||
+	/* connect first: a refused host key should not wait for a 20 GiB workload */
+	if (connect_agent(&o, &proc, &ssh, &agent) < 0 || prepare_source(&o, &m, &root) < 0 ||
+	    check_destination_space(&agent, &m, o.host) < 0 ||
 	    agent_client_send_manifest(&agent, &m) < 0) {
 		code = cmd_fail(NULL, EXIT_FAILED);
 		goto out;

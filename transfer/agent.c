@@ -18,15 +18,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What the lifetime watchers must clean up: the scratch root, if we made it. */
 static char made_root[4096];
 
+/*
+ * Removes the scratch root and exits. The removal is retried for a bounded
+ * time: when the client goes away in the middle of tar-ssh, the host's tar
+ * (a process of its own, not ours) may still be creating files for a moment
+ * until it reads the end of its input, and a single pass would race it.
+ */
+#define CLEANUP_RETRY_MS 10000
+
+static void remove_root(void)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec tick = { 0, 200 * 1000 * 1000 };
+
+	/* the session's end, stdin's end and a signal can all arrive at once: one remover */
+	pthread_mutex_lock(&once);
+	if (made_root[0]) {
+		for (int waited = 0; waited <= CLEANUP_RETRY_MS; waited += 200) {
+			if (fs_remove_tree(made_root) == 0 && access(made_root, F_OK) != 0)
+				break;
+			nanosleep(&tick, NULL);
+		}
+		made_root[0] = '\0';
+	}
+	pthread_mutex_unlock(&once);
+}
+
 static void cleanup_and_exit(int code)
 {
-	if (made_root[0])
-		fs_remove_tree(made_root);
+	remove_root();
 	_exit(code);
 }
 
@@ -180,7 +206,9 @@ static int prepare_root(const struct agent_opts *o, char *root, size_t len)
 	if (fd < 0)
 		return err_errno("cannot write in scratch root '%s'", root);
 	close(fd);
-	snprintf(made_root, sizeof(made_root), "%s", root);
+	/* --keep: nothing is removed, at the end or on a signal */
+	if (!o->keep)
+		snprintf(made_root, sizeof(made_root), "%s", root);
 	return 0;
 }
 
@@ -290,7 +318,6 @@ int agent_serve(const struct agent_opts *o)
 			break;
 	}
 	close(lfd);
-	if (made_root[0] && !o->keep)
-		fs_remove_tree(made_root);
+	remove_root();
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -47,6 +48,13 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "cores", json_object_new_int((int)parallel_cpus()));
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
 	json_object_object_add(reply, "root_fs", json_object_new_string(fstype));
+	{
+		struct statvfs v;
+
+		if (statvfs(s->root, &v) == 0)
+			json_object_object_add(reply, "root_free_bytes",
+					       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)));
+	}
 	{
 		char cc[64] = "";
 		FILE *f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");

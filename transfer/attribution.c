@@ -263,10 +263,23 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 	compute_terms(in, c, wall, &t);
 
 	out->need_s[RES_NETWORK] = max2(t.net_model, t.net_measured);
-	out->need_s[RES_DISK] = max2(max2(max2(t.disk_write, t.disk_read),
-					  max2(t.disk_dest_busy, t.disk_src_busy)),
-				     t.disk_flush);
-	out->need_s[RES_METADATA] = t.meta_create + t.meta_open + t.meta_wait;
+	{
+		/*
+		 * A disk busy for longer than its bytes explain was doing per-file
+		 * work: journal commits, inodes and directories of every create.
+		 * That excess is split between disk and metadata in proportion to
+		 * their models, so many small files read as metadata even where the
+		 * device's busy time is what measured them.
+		 */
+		double data = max2(t.disk_write, t.disk_read);
+		double meta = t.meta_create + t.meta_open;
+		double excess = max2(t.disk_dest_busy, t.disk_src_busy) - data;
+		double to_meta = excess > 0 && meta > 0 ? excess * meta / (meta + data) : 0;
+		double to_disk = excess > 0 ? excess - to_meta : 0;
+
+		out->need_s[RES_DISK] = max2(data + to_disk, t.disk_flush);
+		out->need_s[RES_METADATA] = max2(meta + t.meta_wait, to_meta);
+	}
 	out->need_s[RES_CPU] = t.cpu_compress + t.cpu_cipher;
 
 	out->verdict = RES_COUNT;

@@ -580,7 +580,18 @@ static int finish(struct receiver *r, const struct frame *f)
 			       (unsigned long long)r->records, (unsigned long long)r->content);
 	if (r->end > r->start)
 		return err_set("%zu unexpected bytes after the end record", r->end - r->start);
-	return 0;
+	/*
+	 * The sender shuts its side down after the end record: read to that end
+	 * of file, so bytes that arrive in a later read are caught too.
+	 */
+	switch (fill(r, 1)) {
+	case 0:
+		return 0;
+	case 1:
+		return err_set("%zu unexpected bytes after the end record", r->end - r->start);
+	default:
+		return -1;
+	}
 }
 
 static int receive_all(struct receiver *r)

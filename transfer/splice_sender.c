@@ -31,8 +31,17 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define WINDOW 128			/* small files read ahead of the one being sent */
-#define WINDOW_BYTES (32u << 20)	/* and at most this much of their content held */
+/*
+ * Small files read ahead of the one being sent, and at most this much of
+ * their content held. Measured sending 120,000 cold files (467 MiB) to a
+ * sink on this VM while other jobs loaded it, 3 rounds each: windows of
+ * 64, 128 and 256 took 9.3-11.7, 12.3-14.8 and 7.8-9.0 s (the noise is
+ * large: other jobs shared the disk). With 16 io-wq workers instead of 64,
+ * window 128: 11.6-13.7 s, no clear difference. tar's own cold read of the
+ * tree: 39-49 s.
+ */
+#define WINDOW 256
+#define WINDOW_BYTES (32u << 20)
 #define BATCH_FILES 64			/* records per sendmsg at most */
 #define BATCH_BYTES (1u << 20)		/* a batch is sent once it holds this much */
 #define PIPE_WANT (1u << 20)
@@ -58,7 +67,7 @@ enum entry_state {
 	ENTRY_FREE,		/* not read ahead (yet), or released */
 	ENTRY_LARGE,		/* sent by splice when its turn comes */
 	ENTRY_READING,		/* chain in flight */
-	ENTRY_READY,		/* all four completions arrived */
+	ENTRY_READY,		/* every completion of its chain arrived */
 };
 
 struct entry {
@@ -161,7 +170,10 @@ static struct io_uring_sqe *get_sqe(struct sender *s)
 	return sqe;
 }
 
-/* Queues the open -> read -> fadvise -> close chain of item i into fixed slot i % WINDOW. */
+/*
+ * Queues the open -> read -> fadvise -> close chain of item i into fixed
+ * slot i % WINDOW. Returns 0 or -1 (error set).
+ */
 static int read_ahead(struct sender *s, size_t i)
 {
 	const struct send_item *it = &s->items[i];
@@ -291,8 +303,8 @@ static int make_header(struct sender *s, const struct send_item *it,
 	};
 
 	if (len == 0 || len > FRAME_PATH_MAX)
-		return err_set("cannot send '%s/%s': path longer than %d bytes", s->root, it->path,
-			       FRAME_PATH_MAX);
+		return err_set("cannot send '%s/%s': a path of %zu bytes (records carry 1..%d)",
+			       s->root, it->path, len, FRAME_PATH_MAX);
 	frame_encode(&f, hdr);
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "ssh_target.h"
 
 #include "err.h"
+#include "tree.h"
 #include "version.h"
 
 #include <errno.h>
@@ -99,14 +100,26 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	char *buf = NULL;
 	int fd = -1, rc = -1;
 
+	uint64_t hash, size;
+
 	if (local_agent_path(local, sizeof(local)) < 0)
 		return -1;
 	if (stat(local, &st) < 0)
 		return err_errno("cannot read '%s'", local);
+	buf = malloc(UPLOAD_CHUNK);
+	if (!buf)
+		return err_set("out of memory uploading the agent");
+	/* the content's hash in the name: a rebuilt agent never passes for the cached one */
+	if (tree_hash_file(local, buf, UPLOAD_CHUNK, 0, &hash, &size) < 0) {
+		free(buf);
+		return -1;
+	}
 	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
-	if (snprintf(remote, len, "%s/xfercmp-agent-%s-p%d", dir, XFERCMP_VERSION, WIRE_PROTO) >=
-	    (int)len)
+	if (snprintf(remote, len, "%s/xfercmp-agent-%s-p%d-%016llx", dir, XFERCMP_VERSION, WIRE_PROTO,
+		     (unsigned long long)hash) >= (int)len) {
+		free(buf);
 		return err_set("remote path too long under '%s'", home);
+	}
 	sftp = sftp_new(t->session);
 	if (!sftp || sftp_init(sftp) != SSH_OK) {
 		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
@@ -136,8 +149,7 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 		goto out;
 	}
 	fd = open(local, O_RDONLY | O_CLOEXEC);
-	buf = malloc(UPLOAD_CHUNK);
-	if (fd < 0 || !buf) {
+	if (fd < 0) {
 		err_errno("cannot read '%s'", local);
 		goto out;
 	}
@@ -263,9 +275,14 @@ int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 	if (start_agent(t, o) < 0)
 		goto fail;
 	return 0;
-fail:
+fail: {
+	/* closing runs the agent's channel to its end, which sets errors of its own */
+	char saved[ERR_MAX];
+
+	snprintf(saved, sizeof(saved), "%s", err_msg());
 	ssh_target_close(t);
-	return -1;
+	return err_set("%s", saved);
+}
 }
 
 void ssh_target_close(struct ssh_target *t)

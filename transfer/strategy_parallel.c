@@ -72,6 +72,9 @@ static int parallel_run(struct xfer_run *run)
 		run->sent.wire_bytes += args[i].st.wire_bytes;
 		send_plan_release(&plans[i]);
 	}
+	/* the streams counted records, and a file cut into ranges is several: count files */
+	if (rc == 0)
+		run->sent.files = run->manifest->count;
 	return raw_stream_finish(run, fds, n, rc);
 }
 

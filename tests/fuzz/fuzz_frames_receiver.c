@@ -1,10 +1,13 @@
 /*
  * libFuzzer target: the record stream receiver (transfer/frames_receiver.h)
  * on arbitrary bytes, as the agent gets them from the network. The input is
- * the whole stream; the socket reports its end after the last byte, so the
- * receiver must return. Beyond the sanitizers, a run must leave nothing
- * outside its destination, only directories and regular files inside it,
- * no set-id bit, no fd open, and counts that agree with what was sent.
+ * the whole stream, received twice: all at once, then in 2 to 8 pieces, each
+ * sent once the one before it is read (so content also arrives after its
+ * header and goes the splice way). The socket reports its end after the
+ * last byte, so the receiver must return. Beyond the sanitizers, a run must
+ * leave nothing outside its destination, only directories and single-link
+ * regular files inside it, no set-id bit, no fd open, and counts that agree
+ * with what was sent.
  */
 #include "frames_receiver.h"
 #include "harness.h"
@@ -23,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void receive_once(const uint8_t *data, size_t size, size_t chunk)
 {
 	struct harness_feed feed;
 	struct recv_stats st;
@@ -31,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fds = harness_count_fds(), rc;
 
 	harness_dest_make(dest);
-	harness_feed_start(&feed, data, size);
+	harness_feed_start(&feed, data, size, chunk);
 	rc = frames_receive(feed.rd, dest, &st);
 	harness_feed_finish(&feed);
 	if (st.wire_bytes > size || st.bytes > size) {
@@ -40,11 +43,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	/* bytes after the end record are an error: success means all of it was read */
-	if (rc == 0 && !feed.threaded && st.wire_bytes != size) {
-		fprintf(stderr, "INVARIANT VIOLATED: success after reading %llu of %zu bytes\n",
-			(unsigned long long)st.wire_bytes, size);
+	if (rc == 0 && st.wire_bytes != size) {
+		fprintf(stderr, "INVARIANT VIOLATED: success after reading %llu of %zu bytes "
+			"(sent in pieces of %zu)\n", (unsigned long long)st.wire_bytes, size, chunk);
 		abort();
 	}
 	harness_dest_check(dest, fds);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t pieces = 2 + size % 7;
+
+	receive_once(data, size, 0);
+	if (size >= 2)
+		receive_once(data, size, (size + pieces - 1) / pieces);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: tar_stream_extract (transfer/tar_stream.h) on arbitrary
- * bytes, plain or zstd, as the agent gets them from the network. The socket
- * reports the end of the stream after the last byte, so the extraction must
- * return. Beyond the sanitizers, a run must leave nothing outside its
+ * bytes, plain or zstd, as the agent gets them from the network: all at
+ * once, then in 2 to 8 pieces, each sent once the one before it is read.
+ * The socket reports the end of the stream after the last byte, so the
+ * extraction must return. Beyond the sanitizers, a run must leave nothing outside its
  * destination, only directories and single-link regular files inside it,
  * no set-id bit, no fd open, and on success must have read the whole input.
  */
@@ -23,7 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void extract_once(const uint8_t *data, size_t size, size_t chunk)
 {
 	struct harness_feed feed;
 	struct recv_stats st;
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fds = harness_count_fds(), rc;
 
 	harness_dest_make(dest);
-	harness_feed_start(&feed, data, size);
+	harness_feed_start(&feed, data, size, chunk);
 	rc = tar_stream_extract(feed.rd, dest, &st);
 	harness_feed_finish(&feed);
 	if (st.wire_bytes > size) {
@@ -46,5 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	harness_dest_check(dest, fds);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t pieces = 2 + size % 7;
+
+	extract_once(data, size, 0);
+	if (size >= 2)
+		extract_once(data, size, (size + pieces - 1) / pieces);
 	return 0;
 }

@@ -11,10 +11,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,13 +40,23 @@ static void violation(const char *what, const char *subject)
 	abort();
 }
 
+/* Waits until the receiver has read everything written, or has returned. */
+static void wait_drained(struct harness_feed *f)
+{
+	int queued;
+
+	while (!f->stop && ioctl(f->rd, SIOCINQ, &queued) == 0 && queued > 0)
+		sched_yield();
+}
+
 static void *writer_main(void *arg)
 {
 	struct harness_feed *f = arg;
 
-	/* a receiver that stopped early shuts its end down: send fails and we stop */
-	while (f->rest_len > 0) {
-		ssize_t n = send(f->wr, f->rest, f->rest_len, MSG_NOSIGNAL);
+	/* once the receiver returns, harness_feed_finish shuts its end down: send fails */
+	while (f->rest_len > 0 && !f->stop) {
+		size_t want = f->chunk && f->chunk < f->rest_len ? f->chunk : f->rest_len;
+		ssize_t n = send(f->wr, f->rest, want, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -51,12 +64,25 @@ static void *writer_main(void *arg)
 			break;
 		f->rest += n;
 		f->rest_len -= (size_t)n;
+		if (f->chunk && f->rest_len > 0)
+			wait_drained(f);
 	}
 	close(f->wr);
 	return NULL;
 }
 
-void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size)
+static void start_writer(struct harness_feed *f, const uint8_t *data, size_t size)
+{
+	if (fcntl(f->wr, F_SETFL, 0) < 0)
+		die("cannot make blocking", "socketpair");
+	f->rest = data;
+	f->rest_len = size;
+	if (pthread_create(&f->thread, NULL, writer_main, f) != 0)
+		die("cannot start", "writer thread");
+	f->threaded = 1;
+}
+
+void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size, size_t chunk)
 {
 	int sv[2], big = SOCKBUF;
 
@@ -65,9 +91,14 @@ void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size
 		die("cannot make", "socketpair");
 	f->rd = sv[0];
 	f->wr = sv[1];
+	f->chunk = chunk;
 	/* root may exceed wmem_max; anyone else gets at most wmem_max */
 	if (setsockopt(f->wr, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(f->wr, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	if (chunk) {
+		start_writer(f, data, size);
+		return;
+	}
 	if (fcntl(f->wr, F_SETFL, O_NONBLOCK) < 0)
 		die("cannot make non-blocking", "socketpair");
 	while (size > 0) {
@@ -87,18 +118,13 @@ void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size
 		f->wr = -1;
 		return;
 	}
-	if (fcntl(f->wr, F_SETFL, 0) < 0)
-		die("cannot make blocking", "socketpair");
-	f->rest = data;
-	f->rest_len = size;
-	if (pthread_create(&f->thread, NULL, writer_main, f) != 0)
-		die("cannot start", "writer thread");
-	f->threaded = 1;
+	start_writer(f, data, size);
 }
 
 void harness_feed_finish(struct harness_feed *f)
 {
 	if (f->threaded) {
+		f->stop = 1;
 		shutdown(f->rd, SHUT_RDWR);
 		pthread_join(f->thread, NULL);
 	}
@@ -119,7 +145,7 @@ void harness_jail_init(const char *name)
 
 	if (!scratch || !*scratch)
 		scratch = "/dev/shm";
-	if ((size_t)snprintf(jail, sizeof(jail), "%s/%s.XXXXXX", scratch, name) >= sizeof(jail)) {
+	if ((size_t)snprintf(jail, sizeof(jail), "%s/xfercmp-fuzz-%s.XXXXXX", scratch, name) >= sizeof(jail)) {
 		errno = ENAMETOOLONG;
 		die("cannot make the jail in", scratch);
 	}

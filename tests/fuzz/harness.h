@@ -18,25 +18,32 @@
 struct harness_feed {
 	int rd;			/* the receiver reads this end */
 	int wr;			/* -1 once the input is all written and this end closed */
-	const uint8_t *rest;	/* what did not fit in the socket buffer: a thread writes it */
+	const uint8_t *rest;	/* what the writer thread has still to write */
 	size_t rest_len;
+	size_t chunk;		/* 0: as fast as it goes; else the size of each write */
+	_Atomic int stop;	/* the receiver has returned: the thread stops waiting */
 	pthread_t thread;
 	int threaded;
 };
 
 /*
  * Makes a socketpair whose read end holds data and then reports the end of
- * the stream. Inputs that fit in the (enlarged) socket buffer are written
- * here, so each run reads the same bytes in the same chunks; the rest goes
- * from a thread. Call harness_feed_finish after the receiver returns.
+ * the stream. chunk 0: the input is written here if it fits in the
+ * (enlarged) socket buffer, so each run reads the same bytes in the same
+ * chunks; what does not fit goes from a thread. chunk > 0: a thread writes
+ * chunk bytes at a time, each only once the receiver has read everything
+ * before it, so reads end at chunk boundaries: content arrives after its
+ * header, as it does over a network. Call harness_feed_finish after the
+ * receiver returns.
  */
-void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size);
+void harness_feed_start(struct harness_feed *f, const uint8_t *data, size_t size, size_t chunk);
 /* Joins the writer thread, if any, and closes both ends. */
 void harness_feed_finish(struct harness_feed *f);
 
 /*
  * Once per process: caps the size of any file written (a compressed stream
- * can expand without bound) and makes the jail: SCRATCH/NAME.XXXXXX/a/b,
+ * can expand without bound) and makes the jail:
+ * SCRATCH/xfercmp-fuzz-NAME.XXXXXX/a/b,
  * SCRATCH being $XFERCMP_FUZZ_SCRATCH or /dev/shm. harness_jail_cleanup
  * (registered with atexit) removes it.
  */

@@ -12,7 +12,7 @@ mkdir -p "$out"/fuzz_wire "$out"/fuzz_pathcheck "$out"/fuzz_frames_receiver "$ou
 be() { # bytes value
 	local n=$1 v=$2 i
 	for ((i = n - 1; i >= 0; i--)); do
-		printf "\\x$(printf %02x $(((v >> (8 * i)) & 255)))"
+		printf '%b' "\\x$(printf %02x $(((v >> (8 * i)) & 255)))"
 	done
 }
 
@@ -86,6 +86,25 @@ f=$out/fuzz_frames_receiver
 { record 1 ../escape $((0644)) 0 x; frame 3 0 0 1 1; } >"$f/dotdot"
 { record 1 a $((0644)) 0 abc; frame 3 0 0 1 3; printf 'trailing'; } >"$f/after_end"
 record 1 cut $((0644)) 0 'the stream ends here' | head -c 40 >"$f/truncated"
+# a file created twice (through io_uring, then directly), a file where a directory must go
+{
+	record 1 a $((0644)) 0 one
+	record 1 a $((0644)) 0 two
+	frame 3 0 0 2 6
+} >"$f/twice_small"
+{
+	record 1 w $((0666)) 0 one
+	record 1 w $((0666)) 0 two
+	frame 3 0 0 2 6
+} >"$f/twice_sync"
+{ record 1 a $((0644)) 0 x; record 1 a/b $((0644)) 0 y; frame 3 0 0 2 2; } >"$f/file_as_dir"
+# more small files than creates in flight
+{
+	for i in $(seq -w 1 200); do record 1 "s/$i" $((0644)) 0 "$i"; done
+	frame 3 0 0 200 600
+} >"$f/many_small"
+# larger than what is created in memory: goes by splice, cut short
+{ frame 1 3 $((0644)) 0 300000; printf 'big%04096d' 0; } >"$f/large_cut"
 
 t=$out/fuzz_tar_extract
 tree=$(mktemp -d)
@@ -97,10 +116,19 @@ printf 'long name\n' >"$tree/src/dir/sub/$(printf 'n%.0s' {1..120})"
 : >"$tree/src/empty"
 chmod 0600 "$tree/src/empty"
 ln -s dir/a.txt "$tree/src/link"
+ln "$tree/src/dir/a.txt" "$tree/src/hard"
+mkfifo "$tree/src/fifo"
+mkdir -p "$tree/other/dir/a.txt"
 tarc() { tar -b 1 -C "$tree/src" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name "$@"; }
 tarc -cf "$t/gnu.tar" dir empty
-tarc --format=pax -cf "$t/pax.tar" ./dir ./empty
+tarc --format=pax --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
+	-cf "$t/pax.tar" ./dir ./empty
 tarc -cf - dir empty | zstd -q -19 -c >"$t/gnu.tar.zst"
 tarc -cf "$t/symlink.tar" link
 tarc --transform='s,^dir,../dir,' -cf "$t/dotdot.tar" dir/a.txt
 tarc -cf - dir/a.txt | head -c 1024 >"$t/truncated.tar"
+tarc -cf "$t/hardlink.tar" dir/a.txt hard
+tarc -cf "$t/fifo.tar" fifo
+tarc --no-recursion -cf "$t/dot.tar" . ./dir ./dir/a.txt
+# dir/a.txt, a file, then a directory of that name
+tarc -cf "$t/file_then_dir.tar" dir/a.txt -C "$tree/other" dir/a.txt

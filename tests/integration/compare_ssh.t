@@ -115,12 +115,28 @@ ns_procs_with() {
 }
 # The testbed is shared: another test's `testbed.sh down` (at its exit) can take
 # it away between our sections. Bring it back (up is idempotent) and say so.
+# (It also stamps the log with the time so far: this test runs for minutes.)
 ensure_testbed() {
+	echo "# $1, at ${SECONDS} s"
 	"$tb" status >/dev/null 2>&1 && return 0
 	echo "# the testbed was down before $1 (did another test take it down?): bringing it up again"
 	"$tb" up 2>&1 | diag
 }
-cached_agent() { ls -d "$HOME"/.cache/xfercmp/xfercmp-agent-* 2>/dev/null; }
+# (~/.cache is shared by every user of this machine: a run by someone else
+# against the testbed with another build replaces the cached agent)
+ok_or_show_agents() { # ok_or_show_agents STATUS DESCRIPTION
+	ok "$1" "$2"
+	[ "$1" -eq 0 ] || stat -c '%n: inode %i, %s bytes, mtime %y' "$agent_local" "$HOME"/.cache/xfercmp/* 2>&1 | diag
+}
+# the cached copy of our agent: the name carries its content hash, so other
+# builds' agents may sit beside it (another run on this machine) but only an
+# identical file can have this one's name
+cached_agent() {
+	local f
+	for f in "$HOME"/.cache/xfercmp/xfercmp-agent-*; do
+		[ -f "$f" ] && cmp -s "$f" "$agent_local" && echo "$f"
+	done
+}
 now_ms() { date +%s%3N; }
 
 if ! out=$("$tb" up 2>&1); then
@@ -139,6 +155,8 @@ fi
 
 # ---------------------------------------------------------------- 1. bootstrap
 ensure_testbed "the bootstrap runs"
+# (the first run as a user would run it, probes and all; the others without
+# the probes, which take most of a run's time on a busy machine)
 rm -rf "$HOME/.cache/xfercmp"
 json="$work/small.json"
 check_rc 0 "bootstrap: smallfiles (2000 files), every strategy, nothing installed" \
@@ -148,28 +166,28 @@ ok_results "bootstrap: smallfiles: every strategy ok and verified" "$json"
 ok_gone "bootstrap: smallfiles: the agent removed its scratch root" "$json"
 cached=$(cached_agent)
 [ "$(wc -w <<<"$cached")" -eq 1 ] && [ -x "$cached" ] && cmp -s "$cached" "$agent_local"
-ok $? "bootstrap: ~/.cache/xfercmp holds the agent, executable and identical to ours (${cached:-none})"
+ok_or_show_agents $? "bootstrap: ~/.cache/xfercmp holds the agent, executable and identical to ours (${cached:-none})"
 stamp=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
 
 json="$work/large.json"
 check_rc 0 "bootstrap: largefile (200M), every strategy" \
-	"$xf" -F "$cfg" -v -w largefile --size 200M -s all --json "$json" testbed
+	"$xf" -F "$cfg" -v --no-probes -w largefile --size 200M -s all --json "$json" testbed
 ! grep -q "uploaded the agent" <<<"$LAST_OUT"
 ok $? "bootstrap: second run: the client does not upload again"
 now=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
 [ -n "$stamp" ] && [ "$stamp" = "$now" ]
-ok $? "bootstrap: second run: the cached agent is the same file, same mtime ($now)"
+ok_or_show_agents $? "bootstrap: second run: the cached agent is the same file, same mtime ($now)"
 ok_results "bootstrap: largefile: every strategy ok and verified" "$json"
 ok_gone "bootstrap: largefile: the agent removed its scratch root" "$json"
 
 json="$work/mixed.json"
 check_rc 0 "bootstrap: mixed (500 files, 64M), every strategy" \
-	"$xf" -F "$cfg" -w mixed --files 500 --size 64M -s all --json "$json" testbed
+	"$xf" -F "$cfg" --no-probes -w mixed --files 500 --size 64M -s all --json "$json" testbed
 ok_results "bootstrap: mixed: every strategy ok and verified" "$json"
 ok_gone "bootstrap: mixed: the agent removed its scratch root" "$json"
 now=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
 [ "$(cached_agent)" = "$cached" ] && [ "$stamp" = "$now" ]
-ok $? "bootstrap: third run: still the one cached agent, unchanged"
+ok_or_show_agents $? "bootstrap: third run: still the same cached agent, unchanged"
 
 # ---------------------------------------------------------------- 2. host key policy
 ensure_testbed "the host key checks"
@@ -255,8 +273,8 @@ ensure_testbed "the kill checks"
 # a background job of a script starts with it ignored.)
 kill_mid_run() {
 	local sig=$1 want=$2 stage=$3 i rc left
-	env --default-signal=INT "$xf" -F "$cfg" --no-probes --source-dir "$work/big" --remote-dir "$killdir" \
-		-w largefile --size 2G -s splice,tar-ssh testbed >"$work/kill.out" 2>&1 &
+	env --default-signal=INT "$xf" -F "$cfg" --no-probes --source-dir "$kill_src" --remote-dir "$killdir" \
+		$kill_wl testbed >"$work/kill.out" 2>&1 &
 	client_pid=$!
 	for ((i = 0; i < 1200; i++)); do
 		compgen -G "$killdir/*-$stage/*" >/dev/null && break
@@ -266,7 +284,8 @@ kill_mid_run() {
 	compgen -G "$killdir/*-$stage/*" >/dev/null && [ -n "$(ns_procs_with "$killdir")" ]
 	ok $? "kill $sig: the agent runs and $stage is writing into $killdir"
 	kill -"$sig" "$client_pid" 2>/dev/null
-	wait "$client_pid"
+	# (braces: the shell's "Killed" notice goes to /dev/null too)
+	{ wait "$client_pid"; } 2>/dev/null
 	rc=$?
 	client_pid=
 	[ "$rc" -eq "$want" ]
@@ -285,10 +304,17 @@ kill_mid_run() {
 	[ ! -e "$killdir" ] || ls -la "$killdir" | diag
 	rm -rf "$killdir"
 }
+kill_src="$work/big"
+kill_wl="-w largefile --size 2G -s splice,tar-ssh"
 kill_mid_run KILL 137 splice
 kill_mid_run INT 130 tar-ssh
 check_grep "kill INT: the client says it is cleaning up" "interrupted, cleaning up" "$(cat "$work/kill.out")"
 rm -rf "$work/big" "$work/big.manifest"
+# many small files: the host's tar is still unpacking when the agent cleans up
+kill_src="$work/small"
+kill_wl="-w smallfiles --files 20000 -s zstd-ssh,tar-ssh"
+kill_mid_run KILL 137 zstd-ssh
+rm -rf "$work/small" "$work/small.manifest"
 
 # ---------------------------------------------------------------- 6. someone else's directory
 ensure_testbed "the --remote-dir check"

@@ -283,6 +283,31 @@ static void test_split_mixed(void **state)
 	split_tree(WORKLOAD_MIXED, 500, 40ull << 20);	/* four 10 MiB files: each cut in two */
 }
 
+/* An empty plan is a stream of one END record. */
+static void test_empty_plan(void **state)
+{
+	struct tmp t;
+	struct send_stats sst;
+	struct rx r;
+	int a, b;
+
+	(void)state;
+	tmp_make(&t);
+	assert_int_equal(mkdir(t.src, 0755), 0);
+	tcp_pair(&a, &b);
+	rx_start(&r, b, t.dst);
+	assert_int_equal(splice_send(a, t.src, NULL, 0, &sst), 0);
+	close(a);
+	pthread_join(r.thread, NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(sst.files, 0);
+	assert_int_equal(sst.wire_bytes, FRAME_HEADER);
+	assert_int_equal(r.st.wire_bytes, FRAME_HEADER);
+	assert_int_equal(r.st.files, 0);
+	assert_int_equal(fs_dir_is_empty(t.dst), 1);
+	tmp_remove(&t);
+}
+
 /* ---- the sender's own errors ---- */
 
 /* A file that is not the size the plan says, small (read ahead) or large (spliced). */
@@ -760,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_nonblocking_sockets),
 		cmocka_unit_test(test_split_largefile),
 		cmocka_unit_test(test_split_mixed),
+		cmocka_unit_test(test_empty_plan),
 		cmocka_unit_test(test_small_file_grew),
 		cmocka_unit_test(test_small_file_shrank),
 		cmocka_unit_test(test_large_file_changed),

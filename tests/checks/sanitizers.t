@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The integration tests that need no testbed, once more with the
+# AddressSanitizer + UBSan build (make asan: build/asan/xfercmp). The agent
+# runs from the same binary, so both ends are checked. Any sanitizer report,
+# from any process, lands in build/asan/reports/ and fails this test.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
+
+asan_bin="$top/build/asan/xfercmp"
+reports="$top/build/asan/reports"
+[ -x "$asan_bin" ]
+ok $? "the sanitizer build exists ($asan_bin; make asan)"
+rm -rf "$reports"
+mkdir -p "$reports"
+export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1"
+export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1"
+
+for t in gen_verify.t compare_local.t; do
+	out=$(XFERCMP="$asan_bin" bash "$top/tests/integration/$t" 2>&1)
+	rc=$?
+	notok=$(grep -c '^not ok' <<<"$out")
+	[ "$rc" -eq 0 ] && [ "$notok" -eq 0 ]
+	ok $? "$t under ASan/UBSan ($notok failed)"
+	[ "$rc" -eq 0 ] || grep '^not ok' <<<"$out" | head -10 | diag
+done
+found=$(find "$reports" -type f | head -20)
+[ -z "$found" ]
+ok $? "no sanitizer reports"
+for f in $found; do head -30 "$f" | diag; done
+finish
