@@ -29,6 +29,9 @@
  * the umask, except set-user-ID and set-group-ID, which are never applied to
  * a file that came from the network.
  *
+ * After END it reads on to the end of the stream, so the sender must shut
+ * down its side (shutdown SHUT_WR, or close) for this to return.
+ *
  * A garbled header, a rejected path, a stream that ends before END, END
  * totals that disagree with what arrived, or bytes after END: -1 with the
  * error set (reading stops; files already written stay). Fills *st (files

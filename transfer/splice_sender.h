@@ -27,7 +27,8 @@
  * Fills *st (files and ranges sent, content bytes read, bytes handed to the
  * socket, framing included; round_trips 0), also after an error; st may be NULL.
  * Returns 0, or -1 with the error set naming the file; after an error the
- * stream is unusable and the caller should close sock.
+ * stream is unusable and the caller should close sock. Either way sock stays
+ * open: the receiver (frames_receive) returns once the caller shuts it down.
  */
 int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
 		struct send_stats *st);

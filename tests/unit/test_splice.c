@@ -218,7 +218,7 @@ static void test_mixed(void **state)
 static void test_nonblocking_sockets(void **state)
 {
 	(void)state;
-	whole_tree(WORKLOAD_MIXED, 300, 24ull << 20, 1);
+	whole_tree(WORKLOAD_MIXED, 100, 16ull << 20, 1);
 }
 
 /* Two streams, large files cut into ranges, two connections into one dest at once. */
@@ -280,7 +280,7 @@ static void test_split_largefile(void **state)
 static void test_split_mixed(void **state)
 {
 	(void)state;
-	split_tree(WORKLOAD_MIXED, 500, 40ull << 20);	/* four 10 MiB files: each cut in two */
+	split_tree(WORKLOAD_MIXED, 100, 40ull << 20);	/* four 10 MiB files: each cut in two */
 }
 
 /* An empty plan is a stream of one END record. */
