@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "generate.h"
 #include "parallel.h"
+#include "reference_cmd.h"
 #include "report.h"
 #include "runner.h"
 #include "ssh_target.h"
@@ -35,7 +36,9 @@ static const char compare_help[] =
 	"      --source-dir DIR     generate the workload here and keep it; reused when DIR\n"
 	"                           already holds the same workload (default: a temporary\n"
 	"                           directory under /var/tmp, removed at the end)\n"
-	"  -s, --strategies LIST    comma-separated strategies, or all (default all)\n"
+	"  -s, --strategies LIST    comma-separated strategies, or all (default all); real =\n"
+	"                           the system's own scp, rsync, tar (real-*); cmd:NAME=COMMAND\n"
+	"                           = your own command with {src}, {host}, {dst} (see README)\n"
 	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"
 	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"
 	"                           always refused)\n"
@@ -90,6 +93,7 @@ static void *watch_interrupt(void *arg)
 	while (sigwait(set, &sig) != 0)
 		;
 	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
+	reference_stop_running();
 	if (running_agent)
 		agent_process_stop(running_agent);
 	if (temp_source[0]) {
@@ -435,6 +439,8 @@ static int compare_main(int argc, char **argv, int probe_only)
 	}
 	target.agent = &agent;
 	target.label = o.host;
+	target.ssh_config = o.ssh_config;
+	target.accept_new_hostkey = o.accept_new_hostkey;
 	target.ssh = ssh.session ? &ssh : NULL;
 	if (!o.no_probes) {
 		struct probe_plan plan = {
@@ -499,6 +505,8 @@ static int compare_main(int argc, char **argv, int probe_only)
 		code = cmd_fail(NULL, EXIT_FAILED);
 	json_object_put(rep.environment);
 out:
+	for (int i = 0; i < n; i++)
+		reference_cmd_strategy_free(list[i]);
 	free(results);
 	agent_client_close(&agent);
 	ssh_target_close(&ssh);

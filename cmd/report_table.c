@@ -57,7 +57,7 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 		return;
 	fprintf(out, "\n%swhere the time went%s (N network, D disk, M metadata, C cpu, . other)\n", bold,
 		reset);
-	fprintf(out, "%-10s %-42s %4s %4s %4s %4s %5s  %s\n", "strategy", "", "net", "disk", "meta",
+	fprintf(out, "%-17s %-42s %4s %4s %4s %4s %5s  %s\n", "strategy", "", "net", "disk", "meta",
 		"cpu", "other", "verdict");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
@@ -65,12 +65,12 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 
 		if (!res->have_attribution)
 			continue;
-		fprintf(out, "%-10s ", res->strategy->name);
+		fprintf(out, "%-17s ", res->strategy->name);
 		share_bar(a, out, color);
 		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%  %s%s%s\n", a->share[RES_NETWORK] * 100,
 			a->share[RES_DISK] * 100, a->share[RES_METADATA] * 100, a->share[RES_CPU] * 100,
 			a->share[RES_COUNT] * 100, bold, attribution_verdict_name(a->verdict), reset);
-		fprintf(out, "%10s   %s\n", "", a->reason);
+		fprintf(out, "%17s   %s\n", "", a->reason);
 	}
 }
 
@@ -98,27 +98,27 @@ void report_table(const struct report *r, FILE *out, bool color)
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
-	fprintf(out, "\n%-10s %-8s %9s %9s %8s %9s %10s %10s  %s\n", "strategy", "status", "seconds",
+	fprintf(out, "\n%-17s %-8s %9s %9s %8s %9s %10s %10s  %s\n", "strategy", "status", "seconds",
 		"transfer", "flush", "MB/s", "files/s", "wire MB", "verified");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = total(res);
 
 		if (res->status != RESULT_OK) {
-			fprintf(out, "%-10s %s%-8s%s %s%s%s\n", res->strategy->name,
+			fprintf(out, "%-17s %s%-8s%s %s%s%s\n", res->strategy->name,
 				res->status == RESULT_SKIPPED ? dim : red,
 				res->status == RESULT_SKIPPED ? "skipped" : "FAILED", reset,
 				res->status == RESULT_SKIPPED ? dim : "", res->error, reset);
 			continue;
 		}
-		fprintf(out, "%s%-10s%s %s%-8s%s %9.2f %9.2f %8.2f %9.1f %10.0f %10.1f  %s%s\n",
+		fprintf(out, "%s%-17s%s %s%-8s%s %9.2f %9.2f %8.2f %9.1f %10.0f %10.1f  %s%s\n",
 			(int)i == best ? bold : "", res->strategy->name, reset, green, "ok", reset, t,
 			res->median.transfer, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no", (int)i == best ? "  ← fastest" : "");
 		if (res->runs > 1)
-			fprintf(out, "%10s %s(median of %u runs, min %.2f s, max %.2f s)%s\n", "", dim,
+			fprintf(out, "%17s %s(median of %u runs, min %.2f s, max %.2f s)%s\n", "", dim,
 				res->runs, res->min_seconds, res->max_seconds, reset);
 	}
 	report_shares(r, out, color);

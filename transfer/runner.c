@@ -137,7 +137,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 {
 	struct measure meas;
 	struct xfer_run run = {
-		.src_root = src_root, .manifest = m, .target = t, .opts = &o->strategy,
+		.strategy = s, .src_root = src_root, .manifest = m, .target = t, .opts = &o->strategy,
 	};
 	char dest[4096];
 	clock_ns t0, t1, t2;

@@ -39,10 +39,13 @@ struct xfer_target {
 	struct agent_client *agent;
 	struct ssh_target *ssh;	/* NULL without SSH */
 	const char *label;	/* the host as the user named it */
+	const char *ssh_config;	/* -F FILE; NULL: ssh's default */
+	int accept_new_hostkey;	/* --accept-new-hostkey */
 };
 
 /* One run of one strategy: what it is given and what it reports back. */
 struct xfer_run {
+	const struct strategy *strategy;	/* the strategy being run */
 	const char *src_root;
 	const struct manifest *manifest;
 	struct xfer_target *target;

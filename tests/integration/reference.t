@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# The reference strategies (the system's own scp, rsync, tar, ssh, zstd) and
+# cmd:NAME=COMMAND against the testbed host: every real-* strategy ok and
+# verified on small files and on a large file; a cmd: strategy verified, a
+# failing one reporting its program's message, bad cmd: specs refused with
+# exit 2; -s all without them, -s real without a host; a program missing here
+# skips its strategies with the reason; a client killed mid-run leaves no
+# program of a reference strategy running.
+# Needs root (the testbed). Only ever talks to 198.18.0.2 and loopback.
+#
+#   bash tests/integration/reference.t
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tb="$top/scripts/testbed.sh"
+cfg="$top/build/testbed/ssh_config"
+ns=xfercmp-host
+real=(real-scp real-scp-legacy real-rsync real-tar-ssh real-tar-zstd-ssh real-tar-nc)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
+	exit 0
+fi
+
+work=$(mktemp -d /var/tmp/xfercmp-reference.XXXXXX) || exit 1
+client_pid=
+cleanup() {
+	[ -n "$client_pid" ] && kill -KILL "$client_pid" 2>/dev/null
+	"$tb" down >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# A private copy of the client and its agent: a rebuild meanwhile changes nothing here.
+mkdir -p "$work/bin"
+cp "$xfercmp" "$work/bin/xfercmp" || { echo "Bail out! no client at $xfercmp"; exit 1; }
+[ -f "$(dirname "$xfercmp")/xfercmp-agent" ] && cp "$(dirname "$xfercmp")/xfercmp-agent" "$work/bin/"
+xf="$work/bin/xfercmp"
+
+# results_bad JSON WANT_NAMES [SKIP...]: prints what is wrong: results other than
+# WANT_NAMES (comma-separated, in order), a result not ok and verified with every
+# byte, a SKIP one not skipped or skipped without a reason naming its program
+# (SKIP items are NAME=PROGRAM); prints nothing when all is well
+results_bad() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sys.argv[2].split(",")
+skip = dict(a.split("=", 1) for a in sys.argv[3:])
+rs = d["results"]
+names = [r["strategy"] for r in rs]
+if names != want:
+    print("results %s, want %s" % (names, want))
+for r in rs:
+    if r["strategy"] in skip:
+        if r["status"] != "skipped" or skip[r["strategy"]] not in (r["error"] or ""):
+            print("%s: status %s (%s), want skipped naming %s"
+                  % (r["strategy"], r["status"], r["error"], skip[r["strategy"]]))
+    elif (r["status"] != "ok" or r["verified"] is not True or r["bytes"] != d["workload"]["bytes"]
+          or r["files"] != d["workload"]["files"]):
+        print("%s: status %s, verified %s, bytes %s of %s, files %s of %s, error %s"
+              % (r["strategy"], r["status"], r["verified"], r["bytes"], d["workload"]["bytes"],
+                 r["files"], d["workload"]["files"], r["error"]))
+EOF
+}
+ok_results() { # ok_results DESCRIPTION JSON WANT_NAMES [SKIP...]
+	local desc=$1 bad
+	shift
+	bad=$(results_bad "$@" 2>&1)
+	[ -z "$bad" ]
+	ok $? "$desc"
+	[ -z "$bad" ] || printf '%s\n' "$bad" | diag
+}
+# seconds JSON: "name 1.23s" for each result, for the log
+seconds() {
+	json_get "$1" "' '.join('%s %.2fs' % (r['strategy'], r['seconds'] or 0) for r in d['results'])" 2>/dev/null
+}
+ensure_testbed() {
+	echo "# $1, at ${SECONDS} s"
+	"$tb" status >/dev/null 2>&1 && return 0
+	echo "# the testbed was down before $1 (did another test take it down?): bringing it up again"
+	"$tb" up 2>&1 | diag
+}
+# procs_with TEXT: pids here or in the testbed namespace whose command line has TEXT
+procs_with() {
+	local p c
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ "$p" = $$ ] && continue
+		c=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline") || continue
+		[[ $c == *"$1"* ]] && echo "$p"
+	done
+}
+
+# ---------------------------------------------------------------- without the testbed
+# -s all leaves them out; -s real without a host runs real-tar-nc on loopback
+json="$work/all.json"
+check_rc 0 "-s all, no host: runs" "$xf" --no-probes -w smallfiles --files 50 -s all --json "$json"
+names=$(json_get "$json" "','.join(r['strategy'] for r in d['results'])" 2>/dev/null)
+[ -n "$names" ] && ! grep -q 'real-' <<<"$names"
+ok $? "-s all holds no real-* strategy ($names)"
+
+json="$work/real_local.json"
+check_rc 0 "-s real, no host: exit 0" "$xf" --no-probes -w smallfiles --files 300 -s real --json "$json"
+ok_results "-s real, no host: real-tar-nc verified, the SSH ones skipped" "$json" "$(IFS=,; echo "${real[*]}")" \
+	real-scp="SSH host" real-scp-legacy="SSH host" real-rsync="SSH host" real-tar-ssh="SSH host" \
+	real-tar-zstd-ssh="SSH host"
+
+# bad cmd: specs: usage errors, nothing run
+bad_spec() { # bad_spec DESCRIPTION SPEC PATTERN
+	check_rc 2 "bad cmd spec: $1" "$xf" --no-probes -w smallfiles --files 10 -s "$2"
+	check_grep "bad cmd spec: $1: says why" "$3" "$LAST_OUT"
+}
+bad_spec "quoted placeholder" "cmd:x=cp -r '{src}'/. {dst}" "placeholder \{src\} is inside '...' quotes"
+bad_spec "double-quoted placeholder" 'cmd:x=cp -r {src}/. "{dst}"' 'placeholder \{dst\} is inside "..." quotes'
+bad_spec "unknown placeholder" "cmd:x=cp -r {src}/. {dest}" "unknown placeholder '\{dest\}'"
+bad_spec "bad name" "cmd:My_Copy=cp -r {src}/. {dst}" "name 'My_Copy': use 1 to 32 of a-z, 0-9 and '-'"
+bad_spec "built-in name" "cmd:scp=cp -r {src}/. {dst}" "'scp' is a built-in strategy's"
+bad_spec "no {dst}" "cmd:x=cp -r {src}/. /var/tmp" "does not use \{dst\}"
+bad_spec "unterminated quote" "cmd:x=cp -r {src}/. {dst} 'x" "unterminated ' quote"
+bad_spec "no =" "cmd:x" "expected cmd:NAME=COMMAND"
+bad_spec "the same name twice" "cmd:x=cp -r {src}/. {dst},cmd:x=cp -a {src}/. {dst}" "two strategies named 'x'"
+
+# cmd: strategies on loopback: two of them, a comma inside a command
+json="$work/cmd_local.json"
+check_rc 0 "two cmd: strategies, no host" "$xf" --no-probes -w smallfiles --files 200 --json "$json" \
+	-s "cmd:cp=cp -r {src}/. {dst},cmd:rsync-local=rsync -a --chmod=u=rwX,go=rX {src}/ {dst}"
+ok_results "two cmd: strategies, no host: both verified" "$json" "cp,rsync-local"
+
+# a program missing here: PATH holds every program of this system but rsync and zstd
+mkdir -p "$work/norsync-bin"
+for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
+	b=${f##*/}
+	case $b in rsync | zstd | zstdmt | unzstd) continue ;; esac
+	[ -x "$f" ] && [ ! -e "$work/norsync-bin/$b" ] && ln -s "$f" "$work/norsync-bin/$b"
+done
+
+# ---------------------------------------------------------------- against the testbed
+if ! out=$("$tb" up 2>&1); then
+	printf '%s\n' "$out" | diag
+	echo "Bail out! testbed.sh up failed"
+	exit 1
+fi
+
+ensure_testbed "smallfiles"
+json="$work/small.json"
+check_rc 0 "smallfiles (1000 files), -s real: exit 0" \
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 1000 -s real --json "$json" testbed
+ok_results "smallfiles: every real-* strategy ok and verified" "$json" "$(IFS=,; echo "${real[*]}")"
+echo "# smallfiles: $(seconds "$json")"
+
+ensure_testbed "largefile"
+json="$work/large.json"
+check_rc 0 "largefile (64M), -s real: exit 0" \
+	"$xf" -F "$cfg" --no-probes -w largefile --size 64M -s real --json "$json" testbed
+ok_results "largefile: every real-* strategy ok and verified" "$json" "$(IFS=,; echo "${real[*]}")"
+echo "# largefile: $(seconds "$json")"
+json_get "$json" "[r for r in d['results'] if r['strategy']=='real-tar-nc'][0]['wire_bytes'] >= d['workload']['bytes']" |
+	grep -qx True
+ok $? "largefile: real-tar-nc counts at least the workload's bytes on the wire"
+
+ensure_testbed "cmd: over ssh"
+qcfg=$(printf %q "$cfg")
+json="$work/cmd.json"
+check_rc 0 "cmd: tar | ssh tar: exit 0" "$xf" -F "$cfg" --no-probes -w smallfiles --files 500 --json "$json" \
+	-s "real-tar-ssh,cmd:mycp=tar -cf - -C {src} . | ssh -F $qcfg {host} tar -xf - -C {dst}" testbed
+ok_results "cmd: tar | ssh tar: verified, as real-tar-ssh" "$json" "real-tar-ssh,mycp"
+
+json="$work/cmd_fail.json"
+check_rc 1 "cmd: failing on the host: exit 1" "$xf" -F "$cfg" --no-probes -w smallfiles --files 20 --json "$json" \
+	-s "cmd:broken=tar -cf - -C {src} . | ssh -F $qcfg {host} tar -xf - -C {dst}/missing" testbed
+err=$(json_get "$json" "d['results'][0]['error']" 2>/dev/null)
+check_grep "cmd: failing: the error is the host tar's first line ($err)" \
+	"^broken failed \(exit 2\): tar: .*/missing: Cannot open: No such file or directory" "$err"
+
+ensure_testbed "missing programs"
+json="$work/norsync.json"
+check_rc 0 "no rsync or zstd here: exit 0" env PATH="$work/norsync-bin" \
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 200 -s real --json "$json" testbed
+ok_results "no rsync or zstd here: real-rsync and real-tar-zstd-ssh skipped, the rest verified" "$json" \
+	"$(IFS=,; echo "${real[*]}")" real-rsync="'rsync' is not installed here" \
+	real-tar-zstd-ssh="'zstd' is not installed here"
+
+# ---------------------------------------------------------------- killed mid-run
+# kill_mid_run SIGNAL STRATEGY...: a 1G run; once the destination fills, the
+# client gets SIGNAL; within 15 s no process may mention the source or the
+# remote scratch directory, here or on the host
+kill_mid_run() {
+	local sig=$1 i left
+	shift
+	rm -rf "$work/remote"
+	env --default-signal=INT "$xf" -F "$cfg" --no-probes --source-dir "$work/big" --remote-dir "$work/remote" \
+		-w largefile --size 1G "$@" testbed >"$work/kill.out" 2>&1 &
+	client_pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		[ -n "$(find "$work/remote" -mindepth 2 -type f -size +1M 2>/dev/null | head -1)" ] && break
+		kill -0 "$client_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$(procs_with "$work/big")" ]
+	ok $? "kill $sig ($*): the programs run and the destination fills"
+	kill -"$sig" "$client_pid" 2>/dev/null
+	{ wait "$client_pid"; } 2>/dev/null
+	client_pid=
+	for ((i = 0; i < 150; i++)); do
+		left="$(procs_with "$work/big")$(procs_with "$work/remote")"
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	[ -z "$left" ]
+	ok $? "kill $sig ($*): no program left running after $((i / 10)).$((i % 10)) s"
+	[ -z "$left" ] || ps -o pid,args -p "$(tr '\n' ',' <<<"$left" | sed 's/,$//')" | diag
+}
+ensure_testbed "the kill checks"
+kill_mid_run KILL -s real-tar-zstd-ssh --zstd-level 19
+kill_mid_run TERM -s "cmd:slow=tar -cf - -C {src} . | zstd -19 -T2 | ssh -F $qcfg {host} zstd -d \\| tar -xf - -C {dst}"
+
+"$tb" status >/dev/null 2>&1 ||
+	echo "# the testbed was down at the end: another test may have taken it down during this one"
+finish
