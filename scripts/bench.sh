@@ -293,7 +293,9 @@ cold_like_xfercmp() {
 	find "$1" -type f -printf '%s\n' >/dev/null
 }
 
-tree_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }'; }
+# tree_bytes DIR: the bytes of the regular files under DIR. (%.0f, not %d: mawk,
+# Debian's awk, prints %d as at most 2^31 - 1.)
+tree_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f", s }'; }
 
 header() {
 	local dev model disk tb
@@ -753,7 +755,7 @@ raw_tmpfs() {
 	# some for a while, so wait for it (at most a minute) before giving up
 	need=$((2 * BIG_BYTES + (1 << 30)))
 	for ((i = 0; i < 30; i++)); do
-		avail=$(awk '/^MemAvailable:/ { printf "%d", $2 * 1024 }' /proc/meminfo)
+		avail=$(awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
 		[ "$avail" -lt "$need" ] || break
 		[ "$i" -gt 0 ] || say "tmpfs: $((avail >> 20)) MiB available, waiting for $((need >> 20)) MiB"
 		sleep 2
