@@ -199,7 +199,7 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
 		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
 		case OPT_TOKEN: o->token_file = optarg; break;
-		case OPT_WARM: o->run.warm = true; break;
+		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;

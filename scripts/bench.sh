@@ -6,13 +6,13 @@
 # the other), so a machine that gets busier or quieter halfway shifts both. Nothing here
 # asserts an absolute time; a ratio is printed with its target and "met" or "not met".
 #
-#   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen|raw|all]
+#   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw or all (default all)
+#   --only S      gen, raw, strategies, a comma-separated list of them, or all (default)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -24,9 +24,13 @@
 #        - one large file: splice against the destination's durable write speed (the
 #          disk_write_bps probe of the same xfercmp invocation); target >= 0.95;
 #        - the large file from a warm source into a tmpfs (an agent started by hand in the
-#          namespace): splice against iperf3 memory-to-memory TCP; target >= 0.85;
-#        - every strategy once (-s all) on both workloads, and the best of them against
-#          tar | nc.
+#          namespace): splice against iperf3 memory-to-memory TCP; target >= 0.85.
+#   strategies  on the testbed host, cold source, durable destination: iperf3 with 1 and
+#        N streams, then every xfercmp strategy and every reference tool (-s all,real)
+#        on the N small files and on the large file, REPEAT rounds, medians; the best
+#        xfercmp strategy against the best reference tool (small files: target >= 2x;
+#        large file: >= 0.95 of the durable-write ceiling and faster than every
+#        reference), and each model against the real tool it models (within 15%).
 #
 # "Cold source" is what xfercmp's runner leaves before each run: `sync; echo 3 >
 # drop_caches`, then every source file opened to drop its pages, so the file data is cold
@@ -61,7 +65,7 @@ die() {
 }
 say() { echo "bench: $*" >&2; }
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen|raw|all]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies|all]"; }
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 readonly TOP=$top
@@ -104,8 +108,12 @@ fi
 [[ $files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files: expected 1 to 99999999, got '$files'"
 [[ $size =~ ^[1-9][0-9]*([KkMmGgTt][iI]?)?[bB]?$ ]] || die 2 "--size: expected e.g. 4G, got '$size'"
 [[ $repeat =~ ^[1-9]$ ]] || die 2 "--repeat: expected 1 to 9, got '$repeat'"
-case $only in gen | raw | all) ;; *) die 2 "--only: expected gen, raw or all, got '$only'" ;; esac
-readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only
+[ "$only" != all ] || only=gen,raw,strategies
+IFS=, read -r -a sections <<<"$only"
+for section in "${sections[@]}"; do
+	case $section in gen | raw | strategies) ;; *) die 2 "--only: expected gen, raw, strategies or all (or a comma-separated list), got '$only'" ;; esac
+done
+readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
@@ -574,8 +582,8 @@ compare_all() {
 	fi
 }
 
-# iperf3_bps: one iperf3 run, 1 TCP stream for IPERF_SECONDS, into the namespace; sets
-# RESULT to the received rate in bits/s, or "failed".
+# iperf3_bps: one iperf3 run, IPERF_STREAMS (default 1) TCP streams for IPERF_SECONDS,
+# into the namespace; sets RESULT to the received rate in bits/s, or "failed".
 iperf3_bps() {
 	local port pid client bps rc=0
 	RESULT=failed
@@ -589,7 +597,7 @@ iperf3_bps() {
 		FAILED=1
 		return 0
 	fi
-	bg_start "$WORK/iperf3.json" iperf3 -c "$HOST_ADDR" -p "$port" -t "$IPERF_SECONDS" -J
+	bg_start "$WORK/iperf3.json" iperf3 -c "$HOST_ADDR" -p "$port" -t "$IPERF_SECONDS" -P "${IPERF_STREAMS:-1}" -J
 	client=$BG_PID
 	watch "$client" "$pid" || rc=1
 	bg_wait "$client" || rc=$?
@@ -745,6 +753,13 @@ raw_big() {
 	echo "| splice MB/s / min(durable write, source cold read) MB/s (information) | $r2 | | |"
 }
 
+# prefault_tmpfs: writes the large file's size of zeros into the tmpfs and removes it,
+# so that the pages the splice run gets are backed by the host (see raw_tmpfs).
+prefault_tmpfs() {
+	dd if=/dev/zero of="$TMPFS/prefault" bs=1M count=$((BIG_BYTES >> 20)) status=none
+	rm -f "$TMPFS/prefault"
+}
+
 raw_tmpfs() {
 	local k sp=() net=() v load avail need i m_sp m_net r
 	load=$(loadavg)
@@ -767,7 +782,11 @@ raw_tmpfs() {
 	fi
 	TMPFS=$WORK/tmpfs
 	mkdir "$TMPFS"
-	mount -t tmpfs -o "size=$((BIG_BYTES + (512 << 20)))" xfercmp-bench "$TMPFS"
+	# huge pages: on this VM, memory the guest has not touched lately costs a host fault
+	# per 4 KiB page on first write, several times the copy itself; iperf3 reuses its
+	# buffers and never pays it. 2 MiB pages, touched just before each run (prefault),
+	# leave the copy into the tmpfs as the receiver's real cost.
+	mount -t tmpfs -o "size=$((BIG_BYTES + (512 << 20))),huge=always" xfercmp-bench "$TMPFS"
 	od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$WORK/token"
 	echo >>"$WORK/token"
 	chmod 600 "$WORK/token"
@@ -775,6 +794,7 @@ raw_tmpfs() {
 	for ((k = 1; k <= REPEAT; k++)); do
 		attempt iperf3_bps
 		net+=("$RESULT")
+		prefault_tmpfs
 		attempt splice_tmpfs "$WORK/tmpfs-splice.$k.json"
 		sp+=("$RESULT")
 		say "tmpfs run $k: iperf3 ${net[-1]} bit/s, splice ${sp[-1]} s"
@@ -787,7 +807,9 @@ raw_tmpfs() {
 	m_net=$(median "${net[@]}")
 	r=$(awk -v s="$m_sp" -v n="$BIG_BYTES" -v b="$m_net" 'BEGIN {
 		if (s !~ /^[0-9.]/ || b !~ /^[0-9.]/ || s <= 0 || b <= 0) print "n/a"; else printf "%.2f", n * 8 / s / b }')
-	echo "A tmpfs is mounted on the testbed side, an agent started in the namespace by hand"
+	echo "A tmpfs (\`huge=always\`, filled with zeros and emptied before each run so its pages are"
+	echo "backed: first-touch faults on this VM cost more than the copy) is mounted on the testbed"
+	echo "side, an agent started in the namespace by hand"
 	echo "(\`xfercmp serve --once --root TMPFS/root\`), and xfercmp runs \`--agent $HOST_ADDR:PORT"
 	echo "--warm -s splice --no-probes\` with the source read into the page cache first."
 	echo "TCP is \`iperf3 -c $HOST_ADDR -t $IPERF_SECONDS -J\` (one stream, received rate) against"
@@ -803,97 +825,215 @@ raw_tmpfs() {
 	echo "| splice throughput / iperf3 throughput | $r | ≥ 0.85 | $(verdict "$r" 0.85) |"
 }
 
-raw_all() {
-	local load names=() name st ss se bs be best_s=n/a best_sn="" best_b=n/a best_bn="" line
-	local -A small_s=() small_e=() big_s=() big_e=()
-	load=$(loadavg)
-	say "all strategies on $FILES small files (once)"
-	drop_caches
-	attempt compare_all "$WORK/small-all.json" -w smallfiles --files "$FILES" --source-dir "$SRC_SMALL" -s all --no-probes
-	say "all strategies on the large file (once)"
-	drop_caches
-	attempt compare_all "$WORK/big-all.json" -w largefile --size "$SIZE" --source-dir "$SRC_BIG" -s all --no-probes
-
-	while IFS=$'\t' read -r name st ss se; do
-		names+=("$name")
-		small_s[$name]=$ss
-		[ "$st" = ok ] || small_e[$name]="$st: $se"
-	done < <(json_results "$WORK/small-all.json")
-	while IFS=$'\t' read -r name st bs be; do
-		big_s[$name]=$bs
-		[ "$st" = ok ] || big_e[$name]="$st: $be"
-	done < <(json_results "$WORK/big-all.json")
-	if [ "${#names[@]}" -eq 0 ]; then
-		names=(scp tar-ssh zstd-ssh splice zstd parallel)
-		FAILED=1
-	fi
-	echo
-	echo "### every strategy, one run each (load average $load)"
-	echo
-	echo "\`xfercmp -s all --no-probes\` against the testbed, cold source, durable destination;"
-	echo "tar | nc is the median above. Speedup = tar | nc time / strategy time."
-	echo
-	echo "| strategy | $FILES small files s | speedup | one $SIZE file s | speedup |"
-	echo "|---|---:|---:|---:|---:|"
-	for name in "${names[@]}"; do
-		ss=${small_s[$name]:-failed}
-		bs=${big_s[$name]:-failed}
-		if [ -n "${small_e[$name]:-}" ]; then
-			ss=${small_e[$name]}
-			[[ $ss == skipped* ]] || FAILED=1
-		fi
-		if [ -n "${big_e[$name]:-}" ]; then
-			bs=${big_e[$name]}
-			[[ $bs == skipped* ]] || FAILED=1
-		fi
-		if [[ $ss =~ ^[0-9] ]] && { [ "$best_s" = n/a ] || awk -v a="$ss" -v b="$best_s" 'BEGIN { exit !(a < b) }'; }; then
-			best_s=$ss
-			best_sn=$name
-		fi
-		if [[ $bs =~ ^[0-9] ]] && { [ "$best_b" = n/a ] || awk -v a="$bs" -v b="$best_b" 'BEGIN { exit !(a < b) }'; }; then
-			best_b=$bs
-			best_bn=$name
-		fi
-		line="| $name | $([[ $ss =~ ^[0-9] ]] && secs "$ss" || echo "$ss") | $(calc "%.2f" "b / a" "$ss" "$SMALL_TN")"
-		line+=" | $([[ $bs =~ ^[0-9] ]] && secs "$bs" || echo "$bs") | $(calc "%.2f" "b / a" "$bs" "$BIG_TN") |"
-		echo "$line"
-	done
-	echo "| tar \\| nc (median above) | $(secs "$SMALL_TN") | 1.00 | $(secs "$BIG_TN") | 1.00 |"
-	echo
-	echo "| ratio | value | target |"
-	echo "|---|---:|---|"
-	echo "| small files: tar \\| nc time / best strategy's time (${best_sn:-none}) | $(calc "%.2f" "b / a" "$best_s" "$SMALL_TN") | none set |"
-	echo "| large file: tar \\| nc time / best strategy's time (${best_bn:-none}) | $(calc "%.2f" "b / a" "$best_b" "$BIG_TN") | none set |"
-}
-
-section_raw() {
+# generate_sources: the workloads of the raw and strategies sections (not timed).
+generate_sources() {
+	[ -z "$SRC_SMALL" ] || return 0
 	SRC_SMALL=$WORK/small
 	SRC_BIG=$WORK/big
-	say "raw: generating $FILES small files and one file of $SIZE (not timed)"
+	say "generating $FILES small files and one file of $SIZE (not timed)"
 	"$XFERCMP" gen -q -w smallfiles --files "$FILES" "$SRC_SMALL" >"$WORK/gen-small.log" 2>&1 ||
 		die 1 "xfercmp gen failed: $(tail -n 1 "$WORK/gen-small.log")"
 	"$XFERCMP" gen -q -w largefile --size "$SIZE" "$SRC_BIG" >"$WORK/gen-big.log" 2>&1 ||
 		die 1 "xfercmp gen failed: $(tail -n 1 "$WORK/gen-big.log")"
 	SMALL_BYTES=$(tree_bytes "$SRC_SMALL")
 	BIG_BYTES=$(tree_bytes "$SRC_BIG")
+}
+
+section_raw() {
+	generate_sources
 	raw_intro
 	raw_small
 	raw_big
 	raw_tmpfs
-	raw_all
+}
+
+# ---------------------------------------------------------------- section strategies
+# Every xfercmp strategy and every reference tool (the system's scp, rsync, tar | ssh,
+# tar | nc), run by xfercmp itself so that all get the same cold source, fresh
+# destination, flush to durable and verification. REPEAT rounds of `-s all,real
+# --repeat 1`, so round k of every strategy runs before round k + 1 of any: a machine
+# that gets busier halfway shifts all of them.
+
+# iperf3_streams_bps STREAMS: as iperf3_bps, with -P STREAMS.
+iperf3_streams_bps() {
+	IPERF_STREAMS=$1 iperf3_bps
+}
+
+# strategy_rounds NAME ARGS...: REPEAT rounds of xfercmp ARGS -s all,real against the
+# testbed into $WORK/NAME.K.json.
+strategy_rounds() {
+	local name=$1 k
+	shift
+	for ((k = 1; k <= REPEAT; k++)); do
+		drop_caches
+		say "strategies: $name round $k of $REPEAT"
+		attempt compare_all "$WORK/$name.$k.json" "$@" -s all,real
+		[ "$RESULT" != failed ] || FAILED=1
+	done
+}
+
+# strategy_medians NAME: one line per strategy over the rounds of NAME: strategy, kind
+# (xfercmp or reference), median seconds, the rounds' seconds (comma-separated;
+# "failed" or "skipped" for a round that did not verify), first error.
+strategy_medians() {
+	perl -MJSON::PP -e '
+		my (%t, %err, @order, %seen, %ref);
+		for my $file (@ARGV) {
+			local $/; open(my $f, "<", $file) or next;
+			my $d = eval { decode_json(<$f>) } or next;
+			for my $r (@{ $d->{results} || [] }) {
+				my $n = $r->{strategy};
+				push @order, $n unless $seen{$n}++;
+				$ref{$n} = $n =~ /^real-/ ? "reference" : "xfercmp";
+				my $ok = $r->{status} eq "ok" && $r->{verified};
+				push @{ $t{$n} }, $ok ? $r->{seconds} : $r->{status};
+				if (!$ok && !defined $err{$n}) { my $e = $r->{error} // $r->{status}; $e =~ s/[\t\n|]/ /g; $err{$n} = $e }
+			}
+		}
+		for my $n (@order) {
+			my @v = sort { $a <=> $b } grep { /^[0-9.]/ } @{ $t{$n} };
+			my $m = !@v ? "n/a" : @v % 2 ? $v[$#v / 2] : ($v[@v / 2 - 1] + $v[@v / 2]) / 2;
+			printf "%s\t%s\t%s\t%s\t%s\n", $n, $ref{$n}, $m,
+				join(",", map { /^[0-9.]/ ? sprintf("%.2f", $_) : $_ } @{ $t{$n} }), $err{$n} // "";
+		}
+	' "$@"
+}
+
+# within RATIO LO HI: "target met" when LO <= RATIO <= HI.
+within() {
+	awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { if (r !~ /^[0-9.]/) print "n/a"; else if (r + 0 >= lo + 0 && r + 0 <= hi + 0) print "target met"; else print "target not met" }'
+}
+
+# keep_best TIME_VAR NAME_VAR SECONDS NAME: sets the two variables to SECONDS and NAME
+# when SECONDS is a number below TIME_VAR's value (or TIME_VAR is n/a).
+keep_best() {
+	local -n best=$1 best_name=$2
+	[[ $3 =~ ^[0-9] ]] || return 0
+	if [ "$best" = n/a ] || awk -v a="$3" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+		best=$3
+		best_name=$4
+	fi
+}
+
+section_strategies() {
+	local k load s1=() sn=() m1 mn disk=() m_disk line name kind med runs err
+	local -A small_m=() small_runs=() small_err=() big_m=() big_runs=() big_err=() kind_of=()
+	local names=() best_x_s=n/a best_x_sn="" best_r_s=n/a best_r_sn="" best_x_b=n/a best_x_bn=""
+	local best_r_b=n/a best_r_bn="" streams
+	streams=$(nproc)
+	load=$(loadavg)
+	say "strategies: iperf3, 1 and $streams streams, $REPEAT runs each"
+	for ((k = 1; k <= REPEAT; k++)); do
+		attempt iperf3_streams_bps 1
+		s1+=("$RESULT")
+		attempt iperf3_streams_bps "$streams"
+		sn+=("$RESULT")
+	done
+	strategy_rounds small -w smallfiles --files "$FILES" --source-dir "$SRC_SMALL" --no-probes
+	strategy_rounds big -w largefile --size "$SIZE" --source-dir "$SRC_BIG"
+	for ((k = 1; k <= REPEAT; k++)); do
+		disk+=("$(json_get "$WORK/big.$k.json" ceilings.disk_write_bps)")
+	done
+	m1=$(median "${s1[@]}")
+	mn=$(median "${sn[@]}")
+	m_disk=$(median "${disk[@]}")
+
+	while IFS=$'\t' read -r name kind med runs err; do
+		names+=("$name")
+		kind_of[$name]=$kind
+		small_m[$name]=$med
+		small_runs[$name]=$runs
+		small_err[$name]=$err
+	done < <(strategy_medians "$WORK"/small.*.json)
+	while IFS=$'\t' read -r name kind med runs err; do
+		[ -n "${kind_of[$name]:-}" ] || names+=("$name")
+		kind_of[$name]=$kind
+		big_m[$name]=$med
+		big_runs[$name]=$runs
+		big_err[$name]=$err
+	done < <(strategy_medians "$WORK"/big.*.json)
+	for name in "${names[@]}"; do
+		if [ "${kind_of[$name]}" = xfercmp ]; then
+			keep_best best_x_s best_x_sn "${small_m[$name]:-n/a}" "$name"
+			keep_best best_x_b best_x_bn "${big_m[$name]:-n/a}" "$name"
+		else
+			keep_best best_r_s best_r_sn "${small_m[$name]:-n/a}" "$name"
+			keep_best best_r_b best_r_bn "${big_m[$name]:-n/a}" "$name"
+		fi
+	done
+
+	echo
+	echo "## strategies: every xfercmp strategy and every reference tool (load average $load)"
+	echo
+	echo "\`xfercmp -F build/testbed/ssh_config -s all,real\` against the testbed, cold source,"
+	echo "durable destination, every run verified; $REPEAT rounds (round k of every strategy"
+	echo "before round k + 1 of any), medians. The small files run with \`--no-probes\`; the"
+	echo "large file's runs include the probes, whose \`disk_write_bps\` (sequential writes paced by"
+	echo "sync_file_range, then fsync, on the destination's file system) is the durable-write"
+	echo "ceiling. \"× best ref\" is the best reference tool's median time / this strategy's."
+	echo
+	echo "| network ceiling (iperf3 into the testbed, ${IPERF_SECONDS} s runs) | median Gbit/s | runs |"
+	echo "|---|---:|---|"
+	echo "| 1 stream | $(calc "%.2f" "a / 1e9" "$m1" 1) | $(for v in "${s1[@]}"; do calc "%.2f " "a / 1e9" "$v" 1; done)|"
+	echo "| $streams streams | $(calc "%.2f" "a / 1e9" "$mn" 1) | $(for v in "${sn[@]}"; do calc "%.2f " "a / 1e9" "$v" 1; done)|"
+	echo "| durable write ceiling (probe, MB/s) | $(calc "%.0f" "a / 1e6" "$m_disk" 1) MB/s | $(for v in "${disk[@]}"; do calc "%.0f " "a / 1e6" "$v" 1; done)|"
+	echo
+	echo "| strategy | kind | $FILES small files: median s | runs s | × best ref | one $SIZE file: median s | MB/s | runs s | × best ref |"
+	echo "|---|---|---:|---|---:|---:|---:|---|---:|"
+	for name in "${names[@]}"; do
+		line="| $name | ${kind_of[$name]}"
+		med=${small_m[$name]:-n/a}
+		if [[ $med =~ ^[0-9] ]]; then
+			line+=" | $(secs "$med") | ${small_runs[$name]} | $(calc "%.2f" "b / a" "$med" "$best_r_s")"
+		else
+			line+=" | ${small_err[$name]:-not run} | ${small_runs[$name]:-} | "
+		fi
+		med=${big_m[$name]:-n/a}
+		if [[ $med =~ ^[0-9] ]]; then
+			line+=" | $(secs "$med") | $(calc "%.1f" "b / a / 1e6" "$med" "$BIG_BYTES") | ${big_runs[$name]} | $(calc "%.2f" "b / a" "$med" "$best_r_b") |"
+		else
+			line+=" | ${big_err[$name]:-not run} | | ${big_runs[$name]:-} | |"
+		fi
+		echo "$line"
+	done
+	echo
+	echo "| ratio | value | target | |"
+	echo "|---|---:|---|---|"
+	line=$(calc "%.2f" "b / a" "$best_x_s" "$best_r_s")
+	echo "| small files: best reference ($best_r_sn) time / best xfercmp ($best_x_sn) time | $line | ≥ 2 | $(verdict "$line" 2) |"
+	line=$(awk -v s="$best_x_b" -v n="$BIG_BYTES" -v d="$m_disk" 'BEGIN {
+		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
+	echo "| large file: best xfercmp ($best_x_bn) MB/s / durable write ceiling MB/s | $line | ≥ 0.95 | $(verdict "$line" 0.95) |"
+	line=$(calc "%.2f" "b / a" "$best_x_b" "$best_r_b")
+	echo "| large file: fastest reference ($best_r_bn) time / best xfercmp ($best_x_bn) time | $line | > 1 (faster than every reference) | $(awk -v r="$line" 'BEGIN { if (r !~ /^[0-9.]/) print "n/a"; else if (r + 0 > 1) print "target met"; else print "target not met" }') |"
+	for pair in scp:real-scp scp:real-scp-legacy tar-ssh:real-tar-ssh zstd-ssh:real-tar-zstd-ssh; do
+		local model=${pair%%:*} real=${pair#*:} target="0.85 – 1.15" v1 v2
+		[ "$real" != real-scp-legacy ] || target="information (scp models SFTP scp)"
+		v1=$(calc "%.2f" "a / b" "${small_m[$model]:-n/a}" "${small_m[$real]:-n/a}")
+		v2=$(calc "%.2f" "a / b" "${big_m[$model]:-n/a}" "${big_m[$real]:-n/a}")
+		if [ "$real" = real-scp-legacy ]; then
+			echo "| fidelity, small files: $model time / $real time | $v1 | $target | |"
+			echo "| fidelity, large file: $model time / $real time | $v2 | $target | |"
+		else
+			echo "| fidelity, small files: $model time / $real time | $v1 | $target | $(within "$v1" 0.85 1.15) |"
+			echo "| fidelity, large file: $model time / $real time | $v2 | $target | $(within "$v2" 0.85 1.15) |"
+		fi
+	done
 }
 
 # ---------------------------------------------------------------- main
 
 header
-case $ONLY in
-gen) section_gen ;;
-raw) section_raw ;;
-all)
-	section_gen
-	section_raw
-	;;
-esac
+for section in "${SECTIONS[@]}"; do
+	case $section in
+	gen) section_gen ;;
+	raw) section_raw ;;
+	strategies)
+		generate_sources
+		section_strategies
+		;;
+	esac
+done
 echo
 echo "Load average at the end: $(loadavg)."
 [ "$FAILED" -eq 0 ] || { say "some timed commands failed: see the rows marked failed"; exit 1; }

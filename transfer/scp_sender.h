@@ -9,6 +9,7 @@
 #include "manifest.h"
 #include "xfer_stats.h"
 
+#include <stdbool.h>
 #include <libssh/libssh.h>
 
 /* The largest SFTP write: OpenSSH's sftp-server exits on a message over 256 KiB. */
@@ -32,6 +33,6 @@
  * On failure what was sent stays. Returns 0 or -1 (error set).
  */
 int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
-	     const char *remote_dest, struct send_stats *st);
+	     const char *remote_dest, bool drop_cache, struct send_stats *st);
 
 #endif

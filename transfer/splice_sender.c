@@ -23,6 +23,7 @@
 #include <liburing.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ struct entry {
 
 struct sender {
 	int sock, dirfd, sock_nonblock;
+	bool drop_cache;	/* drop what is read from the page cache */
 	const char *root;
 	struct io_uring ring;
 	int pipefd[2];
@@ -171,7 +173,7 @@ static struct io_uring_sqe *get_sqe(struct sender *s)
 }
 
 /*
- * Queues the open -> read -> fadvise -> close chain of item i into fixed
+ * Queues the open -> read -> [fadvise ->] close chain of item i into fixed
  * slot i % WINDOW. Returns 0 or -1 (error set).
  */
 static int read_ahead(struct sender *s, size_t i)
@@ -186,7 +188,7 @@ static int read_ahead(struct sender *s, size_t i)
 	if (!e->buf)
 		return err_set("out of memory reading '%s'", it->path);
 	e->open_res = e->read_res = 0;
-	e->pending = 4;
+	e->pending = s->drop_cache ? 4 : 3;
 	e->state = ENTRY_READING;
 	s->window_bytes += e->cap;
 
@@ -199,14 +201,16 @@ static int read_ahead(struct sender *s, size_t i)
 	io_uring_prep_read(sqe, (int)slot, e->buf, (unsigned)e->cap, 0);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
 	io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_READ);
-	sqe = get_sqe(s);
-	io_uring_prep_fadvise(sqe, (int)slot, 0, 0, POSIX_FADV_DONTNEED);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
-	io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_FADVISE);
+	if (s->drop_cache) {
+		sqe = get_sqe(s);
+		io_uring_prep_fadvise(sqe, (int)slot, 0, 0, POSIX_FADV_DONTNEED);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
+		io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_FADVISE);
+	}
 	sqe = get_sqe(s);
 	io_uring_prep_close_direct(sqe, slot);
 	io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_CLOSE);
-	s->inflight += 4;
+	s->inflight += e->pending;
 	return 0;
 }
 
@@ -440,7 +444,7 @@ static int splice_content(struct sender *s, const struct send_item *it, int fd)
 		off += (uint64_t)res;
 		if (drain_pipe(s, it, (size_t)res) < 0)
 			return -1;
-		if (off - dropped >= DROP_EVERY) {
+		if (s->drop_cache && off - dropped >= DROP_EVERY) {
 			/* pages still in flight on the socket are skipped: the final drop gets them */
 			posix_fadvise(fd, (off_t)dropped, (off_t)(off - dropped - s->pipe_size),
 				      POSIX_FADV_DONTNEED);
@@ -466,7 +470,8 @@ static int send_large(struct sender *s, const struct send_item *it)
 		err_errno("cannot send '%s/%s'", s->root, it->path);
 	else
 		rc = splice_content(s, it, fd);
-	posix_fadvise(fd, (off_t)it->offset, (off_t)it->length, POSIX_FADV_DONTNEED);
+	if (s->drop_cache)
+		posix_fadvise(fd, (off_t)it->offset, (off_t)it->length, POSIX_FADV_DONTNEED);
 	close(fd);
 	if (rc == 0) {
 		s->records++;
@@ -568,7 +573,7 @@ static void drain(struct sender *s)
 }
 
 int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
-		struct send_stats *st)
+		bool drop_cache, struct send_stats *st)
 {
 	struct sender *s = calloc(1, sizeof(*s));
 	int rc = -1, fl;
@@ -579,6 +584,7 @@ int splice_send(int sock, const char *src_root, const struct send_item *items, s
 	s->root = src_root;
 	s->items = items;
 	s->n = n;
+	s->drop_cache = drop_cache;
 	s->pipefd[0] = s->pipefd[1] = -1;
 	fl = fcntl(sock, F_GETFL);
 	if (fl < 0) {

@@ -4,6 +4,7 @@
 #include "send_plan.h"
 #include "xfer_stats.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -21,8 +22,8 @@
  * Sends items[0..n) from src_root on sock as records (transfer/frames.h):
  * FILE for whole items, RANGE for the others, each followed by its content,
  * then an END record with the totals. sock may be blocking or not; a send
- * timeout on a blocking socket is an error. Every file read is dropped from
- * the page cache again (posix_fadvise DONTNEED) so a repeat run reads cold.
+ * timeout on a blocking socket is an error. With drop_cache, every file read
+ * is dropped from the page cache again (posix_fadvise DONTNEED).
  * A file whose size is not the planned file_size is an error naming it.
  * Fills *st (files and ranges sent, content bytes read, bytes handed to the
  * socket, framing included; round_trips 0), also after an error; st may be NULL.
@@ -31,6 +32,6 @@
  * open: the receiver (frames_receive) returns once the caller shuts it down.
  */
 int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
-		struct send_stats *st);
+		bool drop_cache, struct send_stats *st);
 
 #endif

@@ -13,6 +13,7 @@
 #include "manifest.h"
 #include "xfer_stats.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,12 @@ struct strategy_opts {
 	unsigned streams;	/* parallel: TCP streams */
 	int zstd_level;
 	unsigned zstd_threads;
+	/*
+	 * --warm: leave the source's pages cached. Otherwise the senders drop
+	 * each file's pages once read: the next run must read cold, and on a VM
+	 * reusing those pages is much cheaper than touching fresh memory.
+	 */
+	bool keep_cached;
 };
 
 /* Where the data goes: the agent always; SSH when a HOST was given. */

@@ -22,6 +22,7 @@ struct stream_arg {
 	int fd;
 	const char *src_root;
 	const struct send_plan *plan;
+	bool drop_cache;
 	struct send_stats st;
 	int rc;
 	char error[ERR_MAX];
@@ -31,7 +32,8 @@ static void *stream_main(void *p)
 {
 	struct stream_arg *a = p;
 
-	a->rc = splice_send(a->fd, a->src_root, a->plan->items, a->plan->count, &a->st);
+	a->rc = splice_send(a->fd, a->src_root, a->plan->items, a->plan->count, a->drop_cache,
+			    &a->st);
 	if (a->rc < 0)
 		snprintf(a->error, sizeof(a->error), "%s", err_msg());
 	return NULL;
@@ -56,7 +58,10 @@ static int parallel_run(struct xfer_run *run)
 	}
 	memset(args, 0, sizeof(args));
 	for (unsigned i = 0; i < n; i++) {
-		args[i] = (struct stream_arg){ .fd = fds[i], .src_root = run->src_root, .plan = &plans[i] };
+		args[i] = (struct stream_arg){
+			.fd = fds[i], .src_root = run->src_root, .plan = &plans[i],
+			.drop_cache = !run->opts->keep_cached,
+		};
 		if (pthread_create(&tids[i], NULL, stream_main, &args[i]) != 0) {
 			stream_main(&args[i]);
 			tids[i] = 0;

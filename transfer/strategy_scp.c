@@ -9,7 +9,8 @@
 
 static int scp_run(struct xfer_run *run)
 {
-	return scp_send(run->target->ssh->session, run->src_root, run->manifest, run->dest, &run->sent);
+	return scp_send(run->target->ssh->session, run->src_root, run->manifest, run->dest,
+			!run->opts->keep_cached, &run->sent);
 }
 
 const struct strategy strategy_scp = {

@@ -19,7 +19,8 @@ static int splice_run(struct xfer_run *run)
 		send_plan_release(&plan);
 		return -1;
 	}
-	rc = splice_send(fd, run->src_root, plan.items, plan.count, &run->sent);
+	rc = splice_send(fd, run->src_root, plan.items, plan.count, !run->opts->keep_cached,
+			 &run->sent);
 	send_plan_release(&plan);
 	return raw_stream_finish(run, &fd, 1, rc);
 }

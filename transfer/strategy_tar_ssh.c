@@ -45,12 +45,14 @@ static int tar_into_channel(struct xfer_run *run, int compress)
 		rc = zstd_sink_init(&z, &channel, run->opts->zstd_level, (int)run->opts->zstd_threads);
 		if (rc == 0) {
 			/* tar_stream_write closes its sink: that finishes the zstd frame */
-			rc = tar_stream_write(run->src_root, run->manifest, zstd_sink_as_sink(&z), &run->sent);
+			rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached,
+					      zstd_sink_as_sink(&z), &run->sent);
 			run->sent.wire_bytes = z.bytes_out;
 			zstd_sink_release(&z);
 		}
 	} else {
-		rc = tar_stream_write(run->src_root, run->manifest, &channel, &run->sent);
+		rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached, &channel,
+				      &run->sent);
 	}
 	/*
 	 * A local failure keeps its own message (the remote tar only saw a

@@ -12,6 +12,7 @@
 #include "manifest.h"
 #include "xfer_stats.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -50,8 +51,8 @@ void byte_sink_fd(struct byte_sink *s, int *fd);
  * may take a stream cut between entries as complete, so only verification
  * catches that there. Returns 0 or -1 (error set).
  */
-int tar_stream_write(const char *src_root, const struct manifest *m, struct byte_sink *out,
-		     struct send_stats *st);
+int tar_stream_write(const char *src_root, const struct manifest *m, bool drop_cache,
+		     struct byte_sink *out, struct send_stats *st);
 
 /*
  * Reads a tar stream (plain or zstd-compressed) from fd and extracts it

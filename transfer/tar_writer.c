@@ -81,6 +81,7 @@ struct tar_writer {
 	struct archive_entry *e;
 	struct byte_sink *out;
 	struct send_stats *st;
+	bool drop_cache;	/* drop each file's pages once read */
 	const char *root_name;
 	int root;
 	int failed;	/* refuse all output: the stream must not get its end marker */
@@ -240,7 +241,8 @@ static int tar_writer_file(struct tar_writer *w, const struct manifest_entry *me
 		w->st->bytes_read += (uint64_t)n;
 	}
 	/* Sources are read cold: drop what this file put in the page cache. Advice only. */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (w->drop_cache)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
 	w->st->files++;
 	return 0;
@@ -249,8 +251,8 @@ fail:
 	return -1;
 }
 
-int tar_stream_write(const char *src_root, const struct manifest *m, struct byte_sink *out,
-		     struct send_stats *st)
+int tar_stream_write(const char *src_root, const struct manifest *m, bool drop_cache,
+		     struct byte_sink *out, struct send_stats *st)
 {
 	struct tar_writer w;
 	int rc = -1;
@@ -259,6 +261,7 @@ int tar_stream_write(const char *src_root, const struct manifest *m, struct byte
 	memset(&w, 0, sizeof(w));
 	w.out = out;
 	w.st = st;
+	w.drop_cache = drop_cache;
 	w.root_name = src_root;
 	w.root = open(src_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w.root < 0)

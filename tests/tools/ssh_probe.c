@@ -103,7 +103,7 @@ static int run_scp(ssh_session s, const char *src, const char *dest)
 		return -1;
 	}
 	t0 = clock_now();
-	rc = scp_send(s, src, &m, dest, &st);
+	rc = scp_send(s, src, &m, dest, true, &st);
 	if (rc == 0)
 		printf("files=%llu bytes=%llu round_trips=%llu wire_bytes=%llu seconds=%.3f\n",
 		       (unsigned long long)st.files, (unsigned long long)st.bytes_read,

@@ -106,7 +106,7 @@ static void *tx_main(void *arg)
 {
 	struct tx *t = arg;
 
-	t->rc = splice_send(t->sock, t->src, t->plan->items, t->plan->count, &t->st);
+	t->rc = splice_send(t->sock, t->src, t->plan->items, t->plan->count, true, &t->st);
 	snprintf(t->err, sizeof(t->err), "%s", err_msg());
 	close(t->sock);
 	return NULL;
@@ -174,7 +174,7 @@ static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size, i
 		assert_int_equal(fcntl(b, F_SETFL, O_NONBLOCK), 0);
 	}
 	rx_start(&r, b, t.dst);
-	rc = splice_send(a, t.src, plan.items, plan.count, &sst);
+	rc = splice_send(a, t.src, plan.items, plan.count, true, &sst);
 	if (rc < 0)
 		print_error("splice_send: %s\n", err_msg());
 	close(a);
@@ -296,7 +296,7 @@ static void test_empty_plan(void **state)
 	assert_int_equal(mkdir(t.src, 0755), 0);
 	tcp_pair(&a, &b);
 	rx_start(&r, b, t.dst);
-	assert_int_equal(splice_send(a, t.src, NULL, 0, &sst), 0);
+	assert_int_equal(splice_send(a, t.src, NULL, 0, true, &sst), 0);
 	close(a);
 	pthread_join(r.thread, NULL);
 	assert_int_equal(r.rc, 0);
@@ -342,7 +342,7 @@ static void changed_size(uint64_t real, uint64_t planned)
 	tcp_pair(&a, &b);
 	rx_start(&r, b, t.dst);
 	err_clear();
-	rc = splice_send(a, t.src, items, 2, &sst);
+	rc = splice_send(a, t.src, items, 2, false, &sst);
 	assert_int_equal(rc, -1);
 	assert_contains(err_msg(), "grown");
 	assert_contains(err_msg(), "changed");
@@ -384,7 +384,7 @@ static void test_missing_source(void **state)
 	assert_int_equal(mkdir(t.src, 0755), 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	err_clear();
-	assert_int_equal(splice_send(sv[0], t.src, &item, 1, NULL), -1);
+	assert_int_equal(splice_send(sv[0], t.src, &item, 1, true, NULL), -1);
 	assert_contains(err_msg(), "cannot open");
 	assert_contains(err_msg(), "nosuch");
 	close(sv[0]);

@@ -253,7 +253,7 @@ static void *writer_main(void *arg)
 		out = zstd_sink_as_sink(&z);
 	}
 	if (j->rc == 0)
-		j->rc = tar_stream_write(j->src, j->m, out, &j->st);
+		j->rc = tar_stream_write(j->src, j->m, true, out, &j->st);
 	if (j->rc < 0)
 		snprintf(j->err, sizeof(j->err), "%s", err_msg());
 	if (j->zstd) {
@@ -374,7 +374,7 @@ static void write_to_command(const struct shared_workload *w, const char *cmd, i
 		assert_int_equal(zstd_sink_init(&z, &fdsink, 1, 2), 0);
 		out = zstd_sink_as_sink(&z);
 	}
-	rc = tar_stream_write(w->dir, &w->m, out, &st);
+	rc = tar_stream_write(w->dir, &w->m, true, out, &st);
 	if (rc < 0)
 		print_error("tar_stream_write: %s\n", err_msg());
 	if (zstd)
@@ -486,7 +486,7 @@ static void test_changed_file(void **state)
 
 	mem_sink_init(&mem, &sink);
 	err_clear();
-	assert_int_equal(tar_stream_write(src, &m, &sink, &st), -1);
+	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), -1);
 	assert_contains(err_msg(), m.entries[350].path);
 	assert_contains(err_msg(), "changed");
 	assert_int_equal(mem.closes, 0);
@@ -503,7 +503,7 @@ static void test_changed_file(void **state)
 	assert_int_equal(unlink(victim), 0);
 	mem.len = 0;
 	err_clear();
-	assert_int_equal(tar_stream_write(src, &m, &sink, &st), -1);
+	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), -1);
 	assert_contains(err_msg(), m.entries[350].path);
 
 	free(mem.data);
@@ -523,7 +523,7 @@ static void test_sink_failure(void **state)
 	mem_sink_init(&mem, &sink);
 	mem.limit = 3 * MIB;
 	err_clear();
-	assert_int_equal(tar_stream_write(w->dir, &w->m, &sink, &st), -1);
+	assert_int_equal(tar_stream_write(w->dir, &w->m, true, &sink, &st), -1);
 	assert_contains(err_msg(), "test sink is full");
 	assert_int_equal(mem.closes, 0);
 	assert_int_equal(mem.len, 3 * MIB);
@@ -805,7 +805,7 @@ static void check_directory_entries(const char *src, const struct manifest *m)
 
 	assert_non_null(dirs);
 	mem_sink_init(&mem, &sink);
-	assert_int_equal(tar_stream_write(src, m, &sink, &st), 0);
+	assert_int_equal(tar_stream_write(src, m, true, &sink, &st), 0);
 	assert_int_equal(mem.closes, 1);
 	assert_int_equal(mem.len, st.wire_bytes);
 	a = archive_read_new();
@@ -899,7 +899,7 @@ static void test_directory_names_sharing_a_prefix(void **state)
 	/* Small enough for the pipe buffer: write, then extract. */
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	byte_sink_fd(&sink, &p[1]);
-	assert_int_equal(tar_stream_write(src, &m, &sink, &st), 0);
+	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), 0);
 	assert_int_equal(p[1], -1);
 	assert_int_equal(tar_stream_extract(p[0], dest, &rs), 0);
 	close(p[0]);
