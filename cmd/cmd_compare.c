@@ -396,7 +396,10 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			return -1;
 		if ((o->verbose || isatty(2)) && ssh->uploaded)
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
-		return agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token);
+		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
+			return -1;
+		snprintf(c->label, sizeof(c->label), "%s", o->host);
+		return 0;
 	}
 	if (agent_launch_local(proc, NULL) < 0)
 		return -1;
@@ -503,6 +506,11 @@ static int compare_main(int argc, char **argv, int probe_only)
 		code = cmd_fail(NULL, EXIT_FAILED);
 	if (o.html && report_html_write(&rep, o.html) < 0)
 		code = cmd_fail(NULL, EXIT_FAILED);
+	if (rc < 0) {
+		/* the report has it on stdout; stderr ends with it, as with every error */
+		err_set("%s", error);
+		cmd_fail(NULL, EXIT_FAILED);
+	}
 	json_object_put(rep.environment);
 out:
 	for (int i = 0; i < n; i++)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "agent.h"
 
+#include "agent_gate.h"
 #include "err.h"
 #include "fsutil.h"
 
@@ -11,7 +12,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -174,7 +174,7 @@ static int open_listener(const char *spec, char *bound, size_t len)
  * made (it holds the marker file). Anything else may be somebody's data, so
  * the agent refuses it rather than write into it or remove it.
  */
-#define ROOT_MARKER ".xfercmp-agent"
+#define ROOT_MARKER AGENT_ROOT_MARKER
 
 static int prepare_root(const struct agent_opts *o, char *root, size_t len)
 {
@@ -253,6 +253,7 @@ int agent_serve(const struct agent_opts *o)
 {
 	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[64];
 	static sigset_t stop_signals;
+	struct agent_gate gate;
 	int lfd, rc = 0;
 	pthread_t watcher;
 
@@ -279,24 +280,22 @@ int agent_serve(const struct agent_opts *o)
 	printf("xfercmp-agent listening %s\n", bound);
 	fflush(stdout);
 
+	/*
+	 * Idle: no authenticated session for that long. Strangers that connect
+	 * and say nothing do not keep the agent alive (agent_gate.h).
+	 */
+	agent_gate_init(&gate, lfd);
 	for (;;) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;
-		int r = poll(&p, 1, idle_ms), cfd, one = 1;
+		int cfd = agent_gate_next(&gate, idle_ms);
 		struct agent_session *s;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = err_errno("cannot wait for connections");
+		if (cfd == -2)
+			break;	/* idle timeout */
+		if (cfd < 0) {
+			rc = -1;
 			break;
 		}
-		if (r == 0)
-			break;	/* idle timeout */
-		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (!check_control_hello(cfd, token)) {
 			close(cfd);
 			continue;
@@ -306,6 +305,8 @@ int agent_serve(const struct agent_opts *o)
 			close(cfd);
 			continue;
 		}
+		/* one client at a time: the strangers still waiting are sent away */
+		agent_gate_release(&gate);
 		s->fd = cfd;
 		s->listen_fd = lfd;
 		s->token = token;
@@ -317,6 +318,7 @@ int agent_serve(const struct agent_opts *o)
 		if (o->once)
 			break;
 	}
+	agent_gate_release(&gate);
 	close(lfd);
 	remove_root();
 	return rc;

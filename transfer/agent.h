@@ -25,6 +25,9 @@ struct agent_opts {
 	int idle_timeout_s;	/* exit after this long with no session */
 };
 
+/* The file in every scratch root the agent made: what is ours to remove. */
+#define AGENT_ROOT_MARKER ".xfercmp-agent"
+
 #define AGENT_DEFAULT_PORT 5210
 #define AGENT_DEFAULT_IDLE_S 600
 #define AGENT_HELLO_TIMEOUT_MS 5000

@@ -2,6 +2,7 @@
 #include "agent_client.h"
 
 #include "err.h"
+#include "netutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,12 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms)
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (net_set_peer_timeout(fd) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
 	return fd;
 }
 
@@ -95,6 +102,7 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	snprintf(c->label, sizeof(c->label), "%s", host);
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	snprintf(c->port, sizeof(c->port), "%s", port);
 	snprintf(c->token, sizeof(c->token), "%s", token);
@@ -110,12 +118,51 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 	return 0;
 }
 
+/*
+ * After a failed send or receive: when the connection itself failed, says so
+ * in one line naming the host and the likely cause, and closes it so that
+ * nothing else waits on it. Returns -1.
+ */
+static int connection_failed(struct agent_client *c)
+{
+	enum wire_fault f = wire_last_fault();
+
+	if (f == WIRE_FAULT_NONE)
+		return err_wrap("agent");
+	close(c->fd);
+	c->fd = -1;
+	c->lost = 1;
+	if (f == WIRE_FAULT_TIMEOUT)
+		err_set("lost the connection to the agent on %s (%s:%s): no answer for %d s; the link or the host went down",
+			c->label, c->host, c->port, NET_PEER_TIMEOUT_S);
+	else if (f == WIRE_FAULT_CLOSED)
+		err_set("lost the connection to the agent on %s (%s:%s): the agent closed it; it exited or was killed there",
+			c->label, c->host, c->port);
+	else
+		err_wrap("lost the connection to the agent on %s (%s:%s)", c->label, c->host, c->port);
+	snprintf(c->lost_why, sizeof(c->lost_why), "%s", err_msg());
+	return -1;
+}
+
+/* -1 (error set to how it was lost) when an earlier call lost the connection. */
+static int check_alive(const struct agent_client *c)
+{
+	if (c->lost)
+		return err_set("%s", c->lost_why);
+	if (c->fd < 0)
+		return err_set("not connected to the agent on %s", c->label);
+	return 0;
+}
+
 int agent_client_await(struct agent_client *c, json_object **reply)
 {
 	enum wire_type type;
 
+	*reply = NULL;
+	if (check_alive(c) < 0)
+		return -1;
 	if (wire_recv_json(c->fd, -1, &type, reply) < 0)
-		return err_wrap("agent");
+		return connection_failed(c);
 	if (type != WIRE_OK) {
 		json_object_put(*reply);
 		*reply = NULL;
@@ -127,8 +174,10 @@ int agent_client_await(struct agent_client *c, json_object **reply)
 int agent_client_call(struct agent_client *c, json_object *req, json_object **reply)
 {
 	*reply = NULL;
+	if (check_alive(c) < 0)
+		return -1;
 	if (wire_send_json(c->fd, WIRE_REQUEST, req) < 0)
-		return err_wrap("agent");
+		return connection_failed(c);
 	return agent_client_await(c, reply);
 }
 
@@ -152,12 +201,12 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	json_object *reply = NULL;
 	int rc;
 
-	if (manifest_to_buffer(m, &buf, &len) < 0)
+	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
 	rc = wire_send(c->fd, WIRE_MANIFEST, buf, len);
 	free(buf);
 	if (rc < 0)
-		return err_wrap("agent");
+		return connection_failed(c);
 	rc = agent_client_await(c, &reply);
 	json_object_put(reply);
 	return rc;
@@ -165,7 +214,7 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
 {
-	int fd = tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
 
 	if (fd < 0)
 		return -1;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "agent.h"
 
+#include "agent_gate.h"
 #include "clock.h"
 #include "err.h"
 #include "receivers.h"
@@ -14,7 +15,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,26 +75,26 @@ int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64
 static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds)
 {
 	clock_ns deadline = clock_now() + (clock_ns)DATA_ACCEPT_TIMEOUT_MS * 1000000u;
+	struct agent_gate gate;
 	unsigned have = 0;
+	int rc = 0;
 
+	agent_gate_init(&gate, s->listen_fd);
 	while (have < n) {
-		struct pollfd p = { .fd = s->listen_fd, .events = POLLIN };
 		clock_ns now = clock_now();
-		int r, fd, one = 1;
+		int fd;
 		uint64_t stream;
 
-		if (now >= deadline)
-			return err_set("only %u of %u data connections arrived within %d s", have, n,
-				       DATA_ACCEPT_TIMEOUT_MS / 1000);
-		r = poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
-		if (r < 0 && errno != EINTR)
-			return err_errno("cannot wait for data connections");
-		if (r <= 0)
-			continue;
-		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		fd = now >= deadline ? -2 : agent_gate_next(&gate, (int)((deadline - now) / 1000000u) + 1);
+		if (fd == -2) {
+			rc = err_set("only %u of %u data connections arrived within %d s", have, n,
+				     DATA_ACCEPT_TIMEOUT_MS / 1000);
+			break;
+		}
+		if (fd < 0) {
+			rc = err_wrap("cannot wait for data connections");
+			break;
+		}
 		if (agent_check_data_hello(s, fd, job, &stream) < 0 || stream >= n || fds[stream] >= 0) {
 			close(fd);
 			continue;
@@ -102,7 +102,8 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 		fds[stream] = fd;
 		have++;
 	}
-	return 0;
+	agent_gate_release(&gate);
+	return rc;
 }
 
 int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,

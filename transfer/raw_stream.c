@@ -53,8 +53,17 @@ int raw_stream_finish(struct xfer_run *run, int *fds, unsigned n, int send_rc)
 			fds[i] = -1;
 		}
 	rc = agent_client_await(run->target->agent, &reply);
+	/* a lost agent explains everything; else each side says what it saw */
+	if (rc < 0 && run->target->agent->lost)
+		return -1;
 	if (send_rc < 0) {
 		json_object_put(reply);
+		if (rc < 0) {
+			char theirs[ERR_MAX];
+
+			snprintf(theirs, sizeof(theirs), "%s", err_msg());
+			return err_set("%s (the receiving side: %s)", saved, theirs);
+		}
 		return err_set("%s", saved);
 	}
 	if (rc < 0)

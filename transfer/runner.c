@@ -8,8 +8,10 @@
 #include "parallel.h"
 #include "verdict.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,77 @@ int runner_drop_source_cache(const char *src_root, const struct manifest *m)
 	syncfs(fd);
 	close(fd);
 	return parallel_for(m->count, 2 * parallel_cpus(), 64, drop_one, &job, NULL);
+}
+
+/*
+ * A source file's size and times when the transfer started. A file written,
+ * truncated or replaced while a strategy reads it changes one of them (ctime
+ * moves on any write, even one that restores size and mtime), and its copy
+ * then matches neither the manifest nor the file: the run must say so rather
+ * than verify against stale data. Cheap: one lstat a file, no reading.
+ */
+struct src_stamp {
+	uint64_t size;
+	struct timespec mtime, ctime;
+};
+
+struct stamp_job {
+	const char *root;
+	const struct manifest *m;
+	struct src_stamp *stamps;
+	int check;	/* 0: take the stamps; 1: compare with them */
+};
+
+static int stamp_one(void *ctx, unsigned worker, uint64_t i)
+{
+	struct stamp_job *job = ctx;
+	struct src_stamp now, *was = &job->stamps[i];
+	char path[PATH_MAX];
+	struct stat st;
+
+	(void)worker;
+	if (fs_join(path, sizeof(path), job->root, job->m->entries[i].path) < 0)
+		return -1;
+	if (lstat(path, &st) < 0) {
+		if (job->check)
+			return err_set("source changed during the run: %s (it is gone: %s)", path,
+				       strerror(errno));
+		return err_errno("cannot stat source file '%s'", path);
+	}
+	now = (struct src_stamp){ .size = (uint64_t)st.st_size, .mtime = st.st_mtim, .ctime = st.st_ctim };
+	if (!job->check) {
+		*was = now;
+		return 0;
+	}
+	if (now.size != was->size || now.mtime.tv_sec != was->mtime.tv_sec ||
+	    now.mtime.tv_nsec != was->mtime.tv_nsec || now.ctime.tv_sec != was->ctime.tv_sec ||
+	    now.ctime.tv_nsec != was->ctime.tv_nsec)
+		return err_set("source changed during the run: %s (its copy cannot be verified; rerun while nothing writes to the source)",
+			       path);
+	return 0;
+}
+
+/* Takes (check 0) or compares (check 1) every source file's stamp. Returns 0 or -1 (error set). */
+static int stamp_source(const char *src_root, const struct manifest *m, struct src_stamp *stamps,
+			int check)
+{
+	struct stamp_job job = { .root = src_root, .m = m, .stamps = stamps, .check = check };
+
+	return parallel_for(m->count, 2 * parallel_cpus(), 256, stamp_one, &job, NULL);
+}
+
+/*
+ * A destination that filled up is named as such, whichever side saw it: our
+ * agent's errors carry strerror's text for ENOSPC, and so does the host's tar.
+ */
+static void name_out_of_space(struct strategy_result *r)
+{
+	char msg[sizeof(r->error)];
+
+	if (!strstr(r->error, strerror(ENOSPC)))
+		return;
+	snprintf(msg, sizeof(msg), "the destination ran out of space (ENOSPC): %s", r->error);
+	snprintf(r->error, sizeof(r->error), "%s", msg);
 }
 
 static int prepare(struct xfer_target *t, const struct strategy *s, uint64_t *job, char *dest,
@@ -133,7 +206,7 @@ struct run_samples {
 /* One attempt; returns 0 if it ran and verified, 1 if it failed (r->error set), -1 if the agent is gone. */
 static int run_once(const struct runner_opts *o, const char *src_root, const struct manifest *m,
 		    struct xfer_target *t, const struct strategy *s, struct strategy_result *r,
-		    struct run_sample *sample, struct run_samples *samples)
+		    struct run_sample *sample, struct run_samples *samples, struct src_stamp *stamps)
 {
 	struct measure meas;
 	struct xfer_run run = {
@@ -151,6 +224,10 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 		cleanup(t, run.job);
 		return 1;
 	}
+	if (stamp_source(src_root, m, stamps, 0) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", err_msg());
+		return cleanup(t, run.job) < 0 ? -1 : 1;
+	}
 	if (o->sample)
 		measure_start(&meas, t->agent, src_root, run.job);
 	t0 = clock_now();
@@ -158,6 +235,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	t1 = clock_now();
 	if (rc < 0) {
 		snprintf(r->error, sizeof(r->error), "%s", err_msg());
+		name_out_of_space(r);
 		if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
 					      &samples->remote, &samples->have_remote) < 0)
 			return -1;
@@ -169,6 +247,10 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
 				      &samples->remote, &samples->have_remote) < 0)
 		return -1;
+	if (stamp_source(src_root, m, stamps, 1) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", err_msg());
+		return cleanup(t, run.job) < 0 ? -1 : 1;
+	}
 	sample->transfer = clock_seconds(t0, t1);
 	sample->flush = clock_seconds(t1, t2);
 	r->sent = run.sent;
@@ -187,12 +269,17 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 	unsigned repeat = o->repeat ? o->repeat : 1;
 	struct run_sample samples[RUNNER_MAX_REPEAT];
 	struct run_samples *measured;
+	struct src_stamp *stamps;
 
 	if (repeat > RUNNER_MAX_REPEAT)
 		return err_set("--repeat: at most %d", RUNNER_MAX_REPEAT);
 	measured = calloc(repeat, sizeof(*measured));
-	if (!measured)
+	stamps = calloc(m->count ? m->count : 1, sizeof(*stamps));
+	if (!measured || !stamps) {
+		free(measured);
+		free(stamps);
 		return err_set("out of memory for %u runs' samples", repeat);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct strategy *s = list[i];
 		struct strategy_result *r = &results[i];
@@ -215,7 +302,7 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 			err_clear();
 			samples[done].index = done;
 			memset(&measured[done], 0, sizeof(measured[done]));
-			rc = run_once(o, src_root, m, target, s, r, &samples[done], &measured[done]);
+			rc = run_once(o, src_root, m, target, s, r, &samples[done], &measured[done], stamps);
 			if (rc < 0) {
 				/* the agent is gone: this one failed, the rest cannot run */
 				err_wrap("strategy %s", s->name);
@@ -230,6 +317,7 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 						 "not run: the run stopped at %s", s->name);
 				}
 				free(measured);
+				free(stamps);
 				return -1;
 			}
 			if (rc > 0) {
@@ -255,5 +343,6 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 			o->progress(o->progress_ctx, s, done, repeat, r);
 	}
 	free(measured);
+	free(stamps);
 	return 0;
 }

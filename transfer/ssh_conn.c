@@ -8,6 +8,7 @@
 #include "ssh_conn.h"
 
 #include "err.h"
+#include "netutil.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -413,6 +414,9 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 		err_set("cannot clear the ssh timeout: %s", ssh_error_text(s, e, sizeof(e)));
 		goto fail;
 	}
+	/* ... but a lost host ends them (netutil.h), as it does on the agent's connections */
+	if (net_set_peer_timeout(ssh_get_fd(s)) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:

@@ -54,6 +54,9 @@ int ssh_conn_parse_target(const char *target, struct ssh_conn_target *t);
  * channel read that times out returns 0 as if at end of file; so the
  * returned session has no timeout: blocking calls wait until the peer
  * answers or the connection breaks. Functions that need a deadline take one.
+ * The socket carries the peer timeout of netutil.h, so a cut link or a lost
+ * host breaks the connection (and every call waiting on it) within about
+ * NET_PEER_TIMEOUT_S instead of never.
  *
  * TCP_NODELAY is on: per-file protocols wait on every small request.
  * Returns 0, or -1 (error set; *out NULL).

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "ssh_target.h"
 
+#include "agent.h"
 #include "err.h"
 #include "tree.h"
 #include "version.h"
@@ -285,13 +286,44 @@ fail: {
 }
 }
 
+/*
+ * The agent removes its scratch root when it ends; one that was killed
+ * (kill -9, the OOM killer) could not. Remove it over the SSH session, but
+ * only if it still holds the agent's marker: never remove what is not ours.
+ * Best effort: the session may be gone too.
+ */
+static void remove_dead_agents_root(struct ssh_target *t)
+{
+	char quoted[700], command[1600], line[512];
+	struct ssh_exec x;
+
+	if (!t->remote_root[0] || ssh_shell_quote(t->remote_root, quoted, sizeof(quoted)) < 0)
+		return;
+	snprintf(command, sizeof(command),
+		 "if [ -f %s/" AGENT_ROOT_MARKER " ]; then rm -rf -- %s && echo removed; else echo absent; fi",
+		 quoted, quoted);
+	if (ssh_exec_start(t->session, command, &x) == 0 &&
+	    ssh_exec_read_line(&x, line, sizeof(line), DISCOVER_TIMEOUT_MS) >= 0)
+		ssh_exec_finish(&x, NULL);
+	ssh_exec_release(&x);
+}
+
 void ssh_target_close(struct ssh_target *t)
 {
 	if (t->agent_running) {
+		int status = -1;
+
 		/* EOF on its stdin tells the agent to clean up and exit */
 		ssh_exec_send_eof(&t->agent);
-		ssh_exec_finish(&t->agent, NULL);
+		ssh_exec_finish(&t->agent, &status);
 		t->agent_running = 0;
+		if (status != 0 && t->session && ssh_is_connected(t->session)) {
+			char saved[ERR_MAX];
+
+			snprintf(saved, sizeof(saved), "%s", err_msg());
+			remove_dead_agents_root(t);
+			err_set("%s", saved);
+		}
 	}
 	ssh_exec_release(&t->agent);
 	if (t->session) {

@@ -3,6 +3,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "netutil.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -11,6 +12,24 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+static _Thread_local enum wire_fault last_fault;
+
+enum wire_fault wire_last_fault(void)
+{
+	return last_fault;
+}
+
+/* Records why the connection failed (from errno, read first) and sets the error. */
+static int conn_errno(const char *what)
+{
+	int e = errno;
+
+	last_fault = net_errno_is_timeout(e) ? WIRE_FAULT_TIMEOUT
+		     : e == ECONNRESET || e == EPIPE ? WIRE_FAULT_CLOSED : WIRE_FAULT_IO;
+	errno = e;
+	return err_errno("%s", what);
+}
 
 static uint32_t max_payload(enum wire_type type)
 {
@@ -37,6 +56,7 @@ int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
 {
 	unsigned char h[WIRE_HEADER] = { 0 };
 
+	last_fault = WIRE_FAULT_NONE;
 	if (len > max_payload(type))
 		return err_set("message of %zu bytes too large to send", len);
 	h[0] = (unsigned char)(len >> 24);
@@ -46,7 +66,7 @@ int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
 	h[4] = (unsigned char)type;
 	if (send(fd, h, sizeof(h), MSG_NOSIGNAL | (len ? MSG_MORE : 0)) != (ssize_t)sizeof(h)) {
 		/* a short header send on a blocking socket only happens on error */
-		return err_errno("cannot send to peer");
+		return conn_errno("cannot send to peer");
 	}
 	for (size_t done = 0; done < len;) {
 		ssize_t n = send(fd, (const char *)payload + done, len - done, MSG_NOSIGNAL);
@@ -54,7 +74,7 @@ int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return err_errno("cannot send to peer");
+			return conn_errno("cannot send to peer");
 		}
 		done += (size_t)n;
 	}
@@ -96,17 +116,20 @@ static int read_exact(int fd, void *buf, size_t len, int timeout_ms, int *eof_at
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0)
-				return err_errno("cannot wait for peer");
-			if (r == 0)
+				return conn_errno("cannot wait for peer");
+			if (r == 0) {
+				last_fault = WIRE_FAULT_TIMEOUT;
 				return err_set("peer sent nothing for %d ms", timeout_ms);
+			}
 		}
 		n = read(fd, (char *)buf + got, len - got);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return err_errno("cannot read from peer");
+			return conn_errno("cannot read from peer");
 		}
 		if (n == 0) {
+			last_fault = WIRE_FAULT_CLOSED;
 			*eof_at_start = got == 0;
 			return err_set(got ? "connection closed in the middle of a message"
 					   : "connection closed");
@@ -123,6 +146,7 @@ int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint
 	char *buf;
 
 	*payload = NULL;
+	last_fault = WIRE_FAULT_NONE;
 	if (read_exact(fd, h, sizeof(h), timeout_ms, &eof) < 0)
 		return -1;
 	if (wire_header_decode(h, type, len) < 0)

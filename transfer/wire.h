@@ -54,6 +54,16 @@ int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint
  */
 int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o);
 
+/*
+ * Why this thread's last wire_send or wire_recv failed: NONE when it did not
+ * fail on the connection itself (a protocol error, the peer's ERROR frame),
+ * CLOSED when the peer closed or reset it (it exited or was killed), TIMEOUT
+ * when the peer went silent (netutil.h: a cut link, a vanished host, or a
+ * timeout_ms that ran out), IO for any other socket error.
+ */
+enum wire_fault { WIRE_FAULT_NONE, WIRE_FAULT_CLOSED, WIRE_FAULT_TIMEOUT, WIRE_FAULT_IO };
+enum wire_fault wire_last_fault(void);
+
 /* Parses a JSON payload into an object; -1 (error set) unless it is a JSON object. */
 int wire_parse_json(const char *payload, uint32_t len, json_object **o);
 

@@ -39,10 +39,7 @@ cleanup() {
 	"$tb" down >/dev/null 2>&1
 	rm -rf "$work" "$killdir"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+on_exit cleanup
 
 # A private copy of the client and of the agent beside it: a rebuild in the tree
 # while this runs must not change the agent under the upload checks. (An asan
@@ -104,14 +101,6 @@ ok_gone() {
 	root=$(json_get "$2" "d['agent']['root']" 2>/dev/null)
 	[ -n "$root" ] && [ ! -e "$root" ]
 	ok $? "$1 (${root:-no root in the JSON})"
-}
-# ns_procs_with TEXT: pids in the testbed namespace whose command line has TEXT
-ns_procs_with() {
-	local p c
-	for p in $(ip netns pids "$ns" 2>/dev/null); do
-		c=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
-		[[ $c == *"$1"* ]] && echo "$p"
-	done
 }
 # The testbed is shared: another test's `testbed.sh down` (at its exit) can take
 # it away between our sections. Bring it back (up is idempotent) and say so.

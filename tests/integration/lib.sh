@@ -45,6 +45,32 @@ check_grep() { # check_grep DESCRIPTION PATTERN TEXT
 json_get() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"
 }
+# on_exit FUNCTION: runs FUNCTION when the test exits, also on INT, TERM and HUP
+on_exit() {
+	# shellcheck disable=SC2064 # the function's name, now
+	trap "$1" EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+}
+# private_client DIR: copies the client, and the agent beside it, into DIR/bin
+# and sets xf to the copy: a rebuild while the test runs changes nothing here
+private_client() {
+	mkdir -p "$1/bin"
+	cp "$xfercmp" "$1/bin/xfercmp" || { echo "Bail out! no client at $xfercmp"; exit 1; }
+	if [ -f "$(dirname "$xfercmp")/xfercmp-agent" ]; then
+		cp "$(dirname "$xfercmp")/xfercmp-agent" "$1/bin/"
+	fi
+	xf="$1/bin/xfercmp"
+}
+# ns_procs_with TEXT: pids in the testbed's namespace whose command line has TEXT
+ns_procs_with() {
+	local p c
+	for p in $(ip netns pids xfercmp-host 2>/dev/null); do
+		c=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+		[[ $c == *"$1"* ]] && echo "$p"
+	done
+}
 finish() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]

@@ -29,16 +29,10 @@ cleanup() {
 	"$tb" down >/dev/null 2>&1
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+on_exit cleanup
 
 # A private copy of the client and its agent: a rebuild meanwhile changes nothing here.
-mkdir -p "$work/bin"
-cp "$xfercmp" "$work/bin/xfercmp" || { echo "Bail out! no client at $xfercmp"; exit 1; }
-[ -f "$(dirname "$xfercmp")/xfercmp-agent" ] && cp "$(dirname "$xfercmp")/xfercmp-agent" "$work/bin/"
-xf="$work/bin/xfercmp"
+private_client "$work"
 
 # results_bad JSON WANT_NAMES [SKIP...]: prints what is wrong: results other than
 # WANT_NAMES (comma-separated, in order), a result not ok and verified with every

@@ -67,6 +67,8 @@ static void test_roundtrip_socketpair(void **state)
 	assert_int_equal(wire_send_error(sv[0], "disk full on the agent"), 0);
 	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
 	assert_string_equal(err_msg(), "disk full on the agent");
+	/* ... which is no fault of the connection */
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_NONE);
 
 	/* garbage payload: not a JSON object */
 	assert_int_equal(wire_send(sv[0], WIRE_REQUEST, "[1,2]", 5), 0);
@@ -78,6 +80,7 @@ static void test_roundtrip_socketpair(void **state)
 	/* silence is bounded by the timeout */
 	assert_int_equal(wire_recv_json(sv[1], 50, &t, &got), -1);
 	assert_contains(err_msg(), "nothing for 50 ms");
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_TIMEOUT);
 
 	/* truncated in the middle of a message, then closed */
 	{
@@ -91,6 +94,10 @@ static void test_roundtrip_socketpair(void **state)
 	}
 	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
 	assert_string_equal(err_msg(), "connection closed");
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_CLOSED);
+	/* sending to a peer that is gone */
+	assert_int_equal(wire_send(sv[1], WIRE_REQUEST, "{}", 2), -1);
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_CLOSED);
 	close(sv[1]);
 	json_object_put(o);
 }
