@@ -704,8 +704,25 @@ raw_small() {
 	echo "| tar \\| nc time / splice time | $r | ≥ 2 | $(verdict "$r" 2) |"
 }
 
+# local_copy SRC DST: a cold `cp -r SRC/. DST` then `sync -f DST` on this file system, no
+# network: what the one disk does when it must read the source and write the copy at
+# once, as every testbed run here must; sets RESULT to its seconds.
+local_copy() {
+	local t0
+	RESULT=failed
+	mkdir -p "$2"
+	cold_like_xfercmp "$1"
+	t0=$(now)
+	if timeout "$LIMIT" cp -r "$1/." "$2" && sync -f "$2"; then
+		RESULT=$(elapsed "$t0" "$(now)")
+	else
+		FAILED=1
+	fi
+	rm -rf "$2"
+}
+
 raw_big() {
-	local k sp=() tn=() disk=() rd=() v load b_sp b_tn b_disk b_read r r2
+	local k sp=() tn=() cp=() disk=() rd=() v load b_sp b_tn b_cp b_disk b_read r r2 r3
 	load=$(loadavg)
 	for ((k = 1; k <= REPEAT; k++)); do
 		drop_caches
@@ -718,7 +735,9 @@ raw_big() {
 		attempt tar_nc "$SRC_BIG" "$WORK/dst"
 		tn+=("$RESULT")
 		rm -rf "$WORK/dst"
-		say "large file run $k: splice ${sp[-1]} s (disk write ${disk[-1]:-?} B/s), tar | nc ${tn[-1]} s"
+		local_copy "$SRC_BIG" "$WORK/dst"
+		cp+=("$RESULT")
+		say "large file run $k: splice ${sp[-1]} s (disk write ${disk[-1]:-?} B/s), tar | nc ${tn[-1]} s, local cp ${cp[-1]} s"
 	done
 
 	b_sp=$(median "${sp[@]}")
@@ -726,6 +745,8 @@ raw_big() {
 	BIG_TN=$b_tn
 	b_disk=$(median "${disk[@]}")
 	b_read=$(median "${rd[@]}")
+	b_cp=$(median "${cp[@]}")
+	r3=$(calc "%.2f" "a / b" "$b_cp" "$b_sp")
 	r=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v d="$b_disk" 'BEGIN {
 		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
 	r2=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v w="$b_disk" -v d="$b_read" 'BEGIN {
@@ -734,6 +755,9 @@ raw_big() {
 	echo
 	echo "### one file of $SIZE, $(calc "%.0f" "a / 1048576" "$BIG_BYTES" 1) MiB (load average $load)"
 	echo
+	echo "Source and destination share one disk here: every byte moved is read from it and"
+	echo "written to it. A cold local \`cp\` of the file onto the same file system (then"
+	echo "\`sync -f\`), runs alternating with splice's, shows what the disk does under that load."
 	echo "The destination's durable write speed is the \`disk_write_bps\` probe (sequential"
 	echo "writes paced by sync_file_range, then fsync, into the agent's root on the same file"
 	echo "system) that the same xfercmp invocation ran just before its splice run; the source's"
@@ -746,11 +770,13 @@ raw_big() {
 	echo "| tar \\| nc → nc -l \\| tar -x + sync -f | $(secs "$b_tn") | $(calc "%.1f" "b / a / 1e6" "$b_tn" "$BIG_BYTES") | $(secs_list "${tn[@]}") |"
 	echo "| destination durable write (probe \`disk_write_bps\`) | | $(calc "%.1f" "a / 1e6" "$b_disk" 1) | $(for v in "${disk[@]}"; do calc "%.0f " "a / 1e6" "$v" 1; done)|"
 	echo "| source cold read (probe \`disk_read_bps\`, information) | | $(calc "%.1f" "a / 1e6" "$b_read" 1) | $(for v in "${rd[@]}"; do calc "%.0f " "a / 1e6" "$v" 1; done)|"
+	echo "| local \`cp\` + \`sync -f\`, cold, same disk, no network | $(secs "$b_cp") | $(calc "%.1f" "b / a / 1e6" "$b_cp" "$BIG_BYTES") | $(secs_list "${cp[@]}") |"
 	echo
 	echo "| ratio | value | target | |"
 	echo "|---|---:|---|---|"
 	echo "| splice MB/s / destination durable write MB/s | $r | ≥ 0.95 | $(verdict "$r" 0.95) |"
 	echo "| splice MB/s / min(durable write, source cold read) MB/s (information) | $r2 | | |"
+	echo "| splice MB/s / local cp MB/s: the same disk reading and writing at once (information) | $r3 | | |"
 }
 
 # prefault_tmpfs: writes the large file's size of zeros into the tmpfs and removes it,

@@ -182,26 +182,28 @@ static void reason_network(const struct attribution_input *in, const struct ceil
 static void reason_disk(const struct attribution_input *in, const struct ceilings *c,
 			double wall, const struct terms *t, char *buf, size_t len)
 {
-	double rate = (double)in->bytes / wall;
 	double write_side = max2(max2(t->disk_write, t->disk_dest_busy), t->disk_flush);
 	double read_side = max2(t->disk_read, t->disk_src_busy);
+	char rate[32], ceil[32];
 	size_t used = 0;
 
+	/* MB/s, not GB/s: 120,000 small files move a few MB/s, which GB/s shows as 0.00 */
+	mb_s((double)in->bytes / wall, rate, sizeof(rate));
 	if (write_side >= read_side) {
-		append(buf, len, &used, "wrote %.2f GB/s", rate / 1e9);
+		append(buf, len, &used, "wrote %s MB/s", rate);
 		if (t->disk_write > 0)
-			append(buf, len, &used, " to a disk measured at %.2f GB/s durable",
-			       c->disk_write_bps / 1e9);
+			append(buf, len, &used, " to a disk measured at %s MB/s durable",
+			       mb_s(c->disk_write_bps, ceil, sizeof(ceil)));
 		else
 			append(buf, len, &used, " to a disk whose ceiling was not measured");
 		append_busy(buf, len, &used, "destination disk", t->dest_busy);
 		if (t->disk_flush > 0)
 			append(buf, len, &used, "; flush to durable took %.1f s", t->disk_flush);
 	} else {
-		append(buf, len, &used, "read %.2f GB/s", rate / 1e9);
+		append(buf, len, &used, "read %s MB/s", rate);
 		if (t->disk_read > 0)
-			append(buf, len, &used, " from a source disk measured at %.2f GB/s cold",
-			       c->disk_read_bps / 1e9);
+			append(buf, len, &used, " from a source disk measured at %s MB/s cold",
+			       mb_s(c->disk_read_bps, ceil, sizeof(ceil)));
 		else
 			append(buf, len, &used, " from a source disk whose ceiling was not measured");
 		append_busy(buf, len, &used, "source disk", t->src_busy);

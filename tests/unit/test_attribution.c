@@ -103,7 +103,7 @@ static void test_large_file_unshaped_is_disk_bound(void **state)
 	assert_string_equal(attribution_verdict_name(a.verdict), "disk-bound");
 	assert_true(fabs(a.need_s[RES_DISK] - 2 * GIB / 0.38e9) < 1e-9);
 	assert_true(a.share[RES_DISK] > 0.8);
-	assert_contains(a.reason, "wrote 0.36 GB/s to a disk measured at 0.38 GB/s durable");
+	assert_contains(a.reason, "wrote 358 MB/s to a disk measured at 380 MB/s durable");
 	assert_contains(a.reason, "flush to durable took 4.6 s");
 }
 
@@ -201,7 +201,7 @@ static void test_source_read_bound(void **state)
 	in.src_disk_busy = 0.97;
 	attribute(&in, &c, &a);
 	assert_int_equal(a.verdict, RES_DISK);
-	assert_contains(a.reason, "read 0.20 GB/s from a source disk measured at 0.20 GB/s cold");
+	assert_contains(a.reason, "read 195 MB/s from a source disk measured at 200 MB/s cold");
 	assert_contains(a.reason, "source disk 97% busy");
 }
 
@@ -247,7 +247,7 @@ static void test_wall_time(void **state)
 	attribute(&in, &c, &a);
 	assert_true(fabs(a.share[RES_DISK] + a.share[RES_NETWORK] + a.share[RES_CPU] +
 			 a.share[RES_METADATA] - 1) < 1e-9);
-	assert_contains(a.reason, "0.36 GB/s");
+	assert_contains(a.reason, "wrote 358 MB/s");
 
 	in.transfer_s = in.flush_s = 0;
 	assert_int_equal(attribution_compute(&in, &c, &a), -1);
