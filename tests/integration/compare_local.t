@@ -65,6 +65,8 @@ printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/t
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent.out")
+check_rc 1 "a second agent on the same port" "$xfercmp" serve --listen "127.0.0.1:$port" --once --token-file "$work/token" --root "$work/agent-root2"
+check_grep "says the port is in use, names it and what to do" "cannot listen on 127\.0\.0\.1:$port: the port is in use; pick another" "$LAST_OUT"
 check "--agent with a hand-started agent" "$xfercmp" -w smallfiles --files 500 -s splice,zstd --agent "127.0.0.1:$port" --token-file "$work/token"
 for _ in $(seq 50); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$agent_pid" 2>/dev/null

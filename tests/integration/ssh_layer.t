@@ -17,7 +17,7 @@ cfg="$top/build/testbed/ssh_config"
 probe="$top/build/tests/ssh_probe"
 xf="$top/xfercmp"
 
-plan=34
+plan=36
 n=0
 failed=0
 
@@ -136,6 +136,14 @@ t1=$(now_ms)
 expect_fail "port 2222 (nothing listens): refused" "connection refused" "198.18.0.2 port 2222"
 [ $((t1 - t0)) -lt 3000 ]
 ok $? "refused is reported fast ($((t1 - t0)) ms)"
+
+# 198.18.0.3 is in the testbed's /24 and nobody holds it: nothing answers
+t0=$(now_ms)
+run "$xf" -F "$cfg" -s scp -w smallfiles --files 10 --no-probes 198.18.0.3
+t1=$(now_ms)
+expect_fail "a host that does not answer: an error naming it" "cannot connect to '198.18.0.3' port 22"
+[ $((t1 - t0)) -lt 30000 ]
+ok $? "a host that does not answer is reported within 30 s ($((t1 - t0)) ms)"
 
 run "$probe" connect -F "$tmp/no_such_config" testbed
 expect_fail "missing -F file: refused before connecting" "cannot read ssh config '$tmp/no_such_config'"
