@@ -17,7 +17,7 @@ cfg="$top/build/testbed/ssh_config"
 probe="$top/build/tests/ssh_probe"
 xf="$top/xfercmp"
 
-plan=36
+plan=37
 n=0
 failed=0
 
@@ -74,7 +74,8 @@ fi
 
 tmp=$(mktemp -d /var/tmp/xfercmp-ssh-layer.XXXXXX) || exit 1
 # Whatever happens, leave nothing running and nothing behind.
-trap '"$tb" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+nodns=xfercmp-nodns-$$
+trap '"$tb" down >/dev/null 2>&1; ip netns del "$nodns" 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
@@ -144,6 +145,14 @@ t1=$(now_ms)
 expect_fail "a host that does not answer: an error naming it" "cannot connect to '198.18.0.3' port 22"
 [ $((t1 - t0)) -lt 30000 ]
 ok $? "a host that does not answer is reported within 30 s ($((t1 - t0)) ms)"
+
+# a name that does not resolve: run inside a namespace of our own whose only interface,
+# loopback, is down, so the lookup fails without a packet leaving this machine
+ip netns add "$nodns"
+run ip netns exec "$nodns" "$xf" -s scp -w smallfiles --files 10 --no-probes nosuchhost.invalid
+ip netns del "$nodns"
+expect_fail "a host name that does not resolve: says so" \
+	"cannot connect to 'nosuchhost.invalid' port 22: cannot resolve the host name"
 
 run "$probe" connect -F "$tmp/no_such_config" testbed
 expect_fail "missing -F file: refused before connecting" "cannot read ssh config '$tmp/no_such_config'"
