@@ -5,7 +5,6 @@
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
-#include "inode_reuse.h"
 #include "parallel.h"
 #include "probes.h"
 #include "verify.h"
@@ -205,8 +204,6 @@ static int remove_job(struct agent_session *s, struct agent_job *job)
 	if (fs_remove_tree(job->dest) < 0)
 		return -1;
 	job->removed = 1;
-	/* the next run must not pay for this one's deletes */
-	inode_reuse_allow(s->root);
 	return 0;
 }
 
