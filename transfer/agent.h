@@ -44,6 +44,7 @@ struct agent_job {
 	char dest[4096];
 	char strategy[64];
 	int removed;
+	int parked;	/* verified and done with, removed when the session ends */
 };
 
 /* The state of one control session, shared by the request handlers. */
@@ -60,7 +61,8 @@ struct agent_session {
 	struct sampler *sampler;	/* while a "sample_start" is in force */
 };
 
-/* Handles requests until "bye" or the connection closes; removes the jobs. */
+/* Handles requests until "bye" or the connection closes; removes the jobs (those parked
+ * by "cleanup" included) before it answers "bye". */
 void agent_session_run(struct agent_session *s);
 
 /* The "receive" request: accepts the data connections and runs the receiver. */

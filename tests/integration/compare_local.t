@@ -67,7 +67,24 @@ for _ in $(seq 50); do grep -q listening "$work/agent.out" && break; sleep 0.1; 
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent.out")
 check_rc 1 "a second agent on the same port" "$xfercmp" serve --listen "127.0.0.1:$port" --once --token-file "$work/token" --root "$work/agent-root2"
 check_grep "says the port is in use, names it and what to do" "cannot listen on 127\.0\.0\.1:$port: the port is in use; pick another" "$LAST_OUT"
-check "--agent with a hand-started agent" "$xfercmp" -w smallfiles --files 500 -s splice,zstd --agent "127.0.0.1:$port" --token-file "$work/token"
+# finished destinations wait for the session's end (so that no run pays for removing the
+# one before it): a watcher sees more than one at once, and none after the session
+(
+	most=0
+	for _ in $(seq 600); do
+		n=$(find "$work/agent-root" -mindepth 1 -maxdepth 1 -name '[0-9]*-*' 2>/dev/null | wc -l)
+		[ "$n" -le "$most" ] || most=$n
+		echo "$most" >"$work/most-dests"
+		kill -0 "$agent_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+) &
+watcher=$!
+check "--agent with a hand-started agent" "$xfercmp" -w smallfiles --files 1500 -s splice,zstd,parallel --agent "127.0.0.1:$port" --token-file "$work/token"
+wait "$watcher"
+most=$(cat "$work/most-dests" 2>/dev/null || echo 0)
+[ "$most" -ge 2 ]
+ok $? "finished destinations wait for the session's end ($most seen at once)"
 for _ in $(seq 50); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$agent_pid" 2>/dev/null
 ok $? "--once agent exited after the session"
