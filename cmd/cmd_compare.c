@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #define MAX_STRATEGIES 32
+#define DISK_PROBE_MIN (1ull << 20)
 
 static const char compare_help[] =
 	"usage: xfercmp [OPTIONS] [HOST]\n"
@@ -52,6 +53,10 @@ static const char compare_help[] =
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores)\n"
 	"      --probe-seconds S    time budget of each probe (default 2)\n"
+	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"
+	"                           budget (up to 60 s); give a large file's size to measure\n"
+	"                           the rate it meets, not a write cache's (default: up to\n"
+	"                           1 GiB within the budget)\n"
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
@@ -72,6 +77,7 @@ struct compare_opts {
 	const char *html;
 	const char *host;
 	double probe_seconds;
+	uint64_t disk_probe_bytes;
 	int no_probes;
 	int probe_only;		/* xfercmp probe */
 	const char *ssh_config;
@@ -142,7 +148,7 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	enum {
 		OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 		OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
-		OPT_PROBE_SECONDS, OPT_NO_PROBES,
+		OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE,
 	};
 	static const struct option longopts[] = {
 		WORKLOAD_LONG_OPTIONS,
@@ -162,6 +168,7 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "probe-seconds", required_argument, NULL, OPT_PROBE_SECONDS },
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
+		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -206,6 +213,12 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_PROBE_SECONDS:
 			if (units_parse_double(optarg, 0.05, 60, &o->probe_seconds) < 0)
 				return cmd_usage_error(NULL, "--probe-seconds: %s", err_msg());
+			break;
+		case OPT_DISK_PROBE_SIZE:
+			if (units_parse_size(optarg, &o->disk_probe_bytes) < 0 ||
+			    o->disk_probe_bytes < DISK_PROBE_MIN || o->disk_probe_bytes > PROBE_DISK_MAX_BYTES)
+				return cmd_usage_error(NULL, "--disk-probe-size: expected 1M to 64G, got '%s'",
+						       optarg);
 			break;
 		case 'v': o->verbose = 1; break;
 		case OPT_REPEAT:
@@ -451,6 +464,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 			.ssh_session = ssh.session, .streams = o.run.strategy.streams,
 			.zstd_level = o.run.strategy.zstd_level,
 			.zstd_threads = o.run.strategy.zstd_threads, .seconds = o.probe_seconds,
+			.disk_bytes = o.disk_probe_bytes,
 		};
 
 		if (probe_all(&plan, &probes, probe_progress, &o) < 0) {

@@ -22,7 +22,8 @@
 #        - N small files: xfercmp splice against `tar -cf - | nc` into `nc -l | tar -xf`
 #          and `sync -f` in the namespace; target splice >= 2x faster;
 #        - one large file: splice against the destination's durable write speed (the
-#          disk_write_bps probe of the same xfercmp invocation); target >= 0.95;
+#          disk_write_bps probe of the same xfercmp invocation, writing the file's size
+#          with --disk-probe-size); target >= 0.95;
 #        - the large file from a warm source into a tmpfs (an agent started by hand in the
 #          namespace): splice against iperf3 memory-to-memory TCP; target >= 0.85.
 #   strategies  on the testbed host, cold source, durable destination: iperf3 with 1 and
@@ -727,7 +728,7 @@ raw_big() {
 	for ((k = 1; k <= REPEAT; k++)); do
 		drop_caches
 		attempt compare_testbed "$WORK/big-splice.$k.json" -w largefile --size "$SIZE" \
-			--source-dir "$SRC_BIG" -s splice
+			--source-dir "$SRC_BIG" -s splice --disk-probe-size "$SIZE"
 		sp+=("$RESULT")
 		disk+=("$(json_get "$WORK/big-splice.$k.json" ceilings.disk_write_bps)")
 		rd+=("$(json_get "$WORK/big-splice.$k.json" ceilings.disk_read_bps)")
@@ -760,7 +761,8 @@ raw_big() {
 	echo "\`sync -f\`), runs alternating with splice's, shows what the disk does under that load."
 	echo "The destination's durable write speed is the \`disk_write_bps\` probe (sequential"
 	echo "writes paced by sync_file_range, then fsync, into the agent's root on the same file"
-	echo "system) that the same xfercmp invocation ran just before its splice run; the source's"
+	echo "system; \`--disk-probe-size $SIZE\`, so it writes as much as the file, not just what a"
+	echo "write cache takes) that the same xfercmp invocation ran just before its splice run; the source's"
 	echo "cold read speed (\`disk_read_bps\`, same disk) is shown because the source read shares"
 	echo "the disk with the destination's writes here."
 	echo
@@ -956,7 +958,7 @@ section_strategies() {
 		sn+=("$RESULT")
 	done
 	strategy_rounds small -w smallfiles --files "$FILES" --source-dir "$SRC_SMALL" --no-probes
-	strategy_rounds big -w largefile --size "$SIZE" --source-dir "$SRC_BIG"
+	strategy_rounds big -w largefile --size "$SIZE" --source-dir "$SRC_BIG" --disk-probe-size "$SIZE"
 	for ((k = 1; k <= REPEAT; k++)); do
 		disk+=("$(json_get "$WORK/big.$k.json" ceilings.disk_write_bps)")
 	done
@@ -995,8 +997,9 @@ section_strategies() {
 	echo "durable destination, every run verified; $REPEAT rounds (round k of every strategy"
 	echo "before round k + 1 of any), medians. The small files run with \`--no-probes\`; the"
 	echo "large file's runs include the probes, whose \`disk_write_bps\` (sequential writes paced by"
-	echo "sync_file_range, then fsync, on the destination's file system) is the durable-write"
-	echo "ceiling. \"× best ref\" is the best reference tool's median time / this strategy's."
+	echo "sync_file_range, then fsync, on the destination's file system; \`--disk-probe-size $SIZE\`:"
+	echo "as much as the file) is the durable-write ceiling. \"× best ref\" is the best reference"
+	echo "tool's median time / this strategy's."
 	echo
 	echo "| network ceiling (iperf3 into the testbed, ${IPERF_SECONDS} s runs) | median Gbit/s | runs |"
 	echo "|---|---:|---|"

@@ -18,7 +18,7 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 		return err_wrap("network probe");
 	if (progress)
 		progress(ctx, "destination disk and metadata");
-	if (probe_destination(plan->agent, plan->seconds, r) < 0)
+	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, r) < 0)
 		return err_wrap("destination probe");
 	if (progress)
 		progress(ctx, "source disk and metadata");

@@ -285,15 +285,28 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 	return 0;
 }
 
-/* One agent-side probe: op with the budget; *rate from the reply's rate_key. */
-static int agent_probe(struct agent_client *a, const char *op, double seconds,
-		       const char *rate_key, double *rate, char *fs, size_t fslen)
+/* What one agent-side probe answered. */
+struct agent_probe_reply {
+	double rate;		/* the reply's rate field */
+	uint64_t bytes;		/* its "bytes", 0 when it has none */
+	char fs[32];		/* its "dest_fs", "" when it has none */
+};
+
+/*
+ * One agent-side probe: op with the budget and, when max_bytes is not 0, that
+ * cap; out->rate from the reply's rate_key.
+ */
+static int agent_probe(struct agent_client *a, const char *op, double seconds, uint64_t max_bytes,
+		       const char *rate_key, struct agent_probe_reply *out)
 {
 	json_object *req = json_object_new_object(), *reply = NULL, *v;
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	json_object_object_add(req, "op", json_object_new_string(op));
 	json_object_object_add(req, "seconds", json_object_new_double(seconds));
+	if (max_bytes)
+		json_object_object_add(req, "max_bytes", json_object_new_int64((int64_t)max_bytes));
 	rc = agent_client_call(a, req, &reply);
 	json_object_put(req);
 	if (rc < 0)
@@ -304,28 +317,40 @@ static int agent_probe(struct agent_client *a, const char *op, double seconds,
 		return err_set("%s: agent: protocol error: field '%s' missing or not a number", op,
 			       rate_key);
 	}
-	*rate = json_object_get_double(v);
-	if (fs && json_object_object_get_ex(reply, "dest_fs", &v) &&
+	out->rate = json_object_get_double(v);
+	if (json_object_object_get_ex(reply, "bytes", &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0)
+		out->bytes = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
 	    json_object_is_type(v, json_type_string))
-		snprintf(fs, fslen, "%s", json_object_get_string(v));
+		snprintf(out->fs, sizeof(out->fs), "%s", json_object_get_string(v));
 	json_object_put(reply);
 	return 0;
 }
 
-int probe_destination(struct agent_client *a, double seconds, struct probe_results *r)
+int probe_destination(struct agent_client *a, double seconds, uint64_t disk_bytes,
+		      struct probe_results *r)
 {
-	double write_bps, create_per_s;
-	char fs[sizeof(r->dest_fs)] = "";
+	struct agent_probe_reply disk, create;
 
 	if (probe_check_budget(seconds) < 0)
 		return -1;
-	if (agent_probe(a, "probe_disk", seconds, "bps", &write_bps, fs, sizeof(fs)) < 0 ||
-	    agent_probe(a, "probe_create", seconds, "per_s", &create_per_s, NULL, 0) < 0)
+	if (disk_bytes > PROBE_DISK_MAX_BYTES)
+		return err_set("disk probe size of %llu bytes is above the most it writes (%llu)",
+			       (unsigned long long)disk_bytes, (unsigned long long)PROBE_DISK_MAX_BYTES);
+	/*
+	 * A size given is written whole, within the longest budget: a short probe on a VM
+	 * measures the host's write cache, not the rate a file of that size meets.
+	 */
+	if (agent_probe(a, "probe_disk", disk_bytes ? PROBE_MAX_SECONDS : seconds, disk_bytes, "bps",
+			&disk) < 0 ||
+	    agent_probe(a, "probe_create", seconds, 0, "per_s", &create) < 0)
 		return -1;
-	r->disk_write_bps = write_bps;
-	r->create_per_s = create_per_s;
-	if (fs[0])
-		snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", fs);
+	r->disk_write_bps = disk.rate;
+	r->disk_write_bytes = disk.bytes;
+	r->create_per_s = create.rate;
+	if (disk.fs[0])
+		snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", disk.fs);
 	return 0;
 }
 
@@ -339,6 +364,7 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "rtt_p50_s", json_object_new_double(r->rtt_p50_s));
 	json_object_object_add(o, "rtt_p99_s", json_object_new_double(r->rtt_p99_s));
 	json_object_object_add(o, "disk_write_bps", json_object_new_double(r->disk_write_bps));
+	json_object_object_add(o, "disk_write_bytes", json_object_new_int64((int64_t)r->disk_write_bytes));
 	json_object_object_add(o, "create_per_s", json_object_new_double(r->create_per_s));
 	json_object_object_add(o, "disk_read_bps", json_object_new_double(r->disk_read_bps));
 	json_object_object_add(o, "source_open_per_s", json_object_new_double(r->src_open_per_s));

@@ -28,6 +28,7 @@ struct probe_results {
 	unsigned net_streams;
 	double rtt_p50_s, rtt_p99_s;	/* TCP round trip, 1-byte ping-pong on an established connection */
 	double disk_write_bps;		/* destination: sequential write to durable (fsync included), by the agent */
+	uint64_t disk_write_bytes;	/* what that probe wrote */
 	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent */
 	double disk_read_bps;		/* source: cold sequential read of the largest workload files */
 	double src_open_per_s;		/* source: cold open+fstat+read+close of small files */
@@ -83,9 +84,13 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 /*
  * Destination disk and metadata: asks the agent for "probe_disk" and
  * "probe_create" with that budget each and default caps. Fills
- * disk_write_bps, create_per_s and dest_fs. Returns 0 or -1 (error set).
+ * disk_write_bps, disk_write_bytes, create_per_s and dest_fs. disk_bytes 0
+ * is the default write (up to PROBE_DISK_DEFAULT_BYTES within the budget);
+ * otherwise the disk probe writes that much, given up to PROBE_MAX_SECONDS.
+ * Returns 0 or -1 (error set).
  */
-int probe_destination(struct agent_client *a, double seconds, struct probe_results *r);
+int probe_destination(struct agent_client *a, double seconds, uint64_t disk_bytes,
+		      struct probe_results *r);
 
 /*
  * Source disk and metadata, on the workload at src_root described by m; only
@@ -140,6 +145,7 @@ struct probe_plan {
 	int zstd_level;
 	unsigned zstd_threads;
 	double seconds;		/* budget of each probe */
+	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
 };
 
 /*

@@ -104,6 +104,20 @@ kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 agent_pid=
 
+# the disk probe writes what --disk-probe-size says, and by default at most 1 GiB
+json="$work/dp.json"
+check "--disk-probe-size 64M" "$xfercmp" -w smallfiles --files 100 -s splice --probe-seconds 0.2 --disk-probe-size 64M --json "$json"
+wrote=$(json_get "$json" "d['ceilings']['disk_write_bytes']")
+[ "$wrote" = 67108864 ]
+ok $? "the disk probe wrote 64 MiB whole, whatever its 0.2 s budget ($wrote bytes)"
+json="$work/dp0.json"
+check "default disk probe" "$xfercmp" -w smallfiles --files 100 -s splice --probe-seconds 0.2 --json "$json"
+wrote=$(json_get "$json" "d['ceilings']['disk_write_bytes']")
+[ "$wrote" -gt 0 ] && [ "$wrote" -le 1073741824 ]
+ok $? "by default the disk probe writes within its budget, at most 1 GiB ($wrote bytes)"
+check_rc 2 "--disk-probe-size out of range" "$xfercmp" --disk-probe-size 65G
+check_grep "names the option and the range" "disk-probe-size: expected 1M to 64G, got '65G'" "$LAST_OUT"
+
 # usage errors: exit 2, one line naming the problem
 check_rc 2 "unknown strategy" "$xfercmp" -s nosuch
 check_grep "names the strategy and the choices" "unknown strategy 'nosuch'.*splice" "$LAST_OUT"

@@ -546,7 +546,7 @@ static void test_results_json(void **state)
 {
 	struct probe_results r = { .net_bps_1 = 1e9, .net_bps_n = 2e9, .net_streams = 4,
 				   .rtt_p50_s = 5e-5, .rtt_p99_s = 2e-4, .disk_write_bps = 3e8,
-				   .create_per_s = 2e4, .disk_read_bps = 1.5e9,
+				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
 				   .src_open_per_s = 1e4, .zstd_bps = 6e8, .zstd_ratio = 2.5,
 				   .ssh_bps = 4e8, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
 				   .dest_fs = "ext4" };
@@ -558,7 +558,7 @@ static void test_results_json(void **state)
 		{ "rtt_p50_s", 5e-5 },	      { "rtt_p99_s", 2e-4 },	 { "disk_write_bps", 3e8 },
 		{ "create_per_s", 2e4 },      { "disk_read_bps", 1.5e9 }, { "source_open_per_s", 1e4 },
 		{ "zstd_bps", 6e8 },	      { "zstd_ratio", 2.5 },	 { "ssh_bps", 4e8 },
-		{ "sftp_rtt_s", 1.5e-4 },
+		{ "sftp_rtt_s", 1.5e-4 },    { "disk_write_bytes", 1073741824.0 },
 	};
 	json_object *o = probe_results_json(&r), *v;
 
