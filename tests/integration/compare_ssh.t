@@ -86,15 +86,6 @@ for r in rs:
               % (r["strategy"], r["status"], r["verified"], r["bytes"], want_bytes, r["error"]))
 EOF
 }
-# ok_results DESCRIPTION JSON [SKIP...]: one TAP line from results_bad
-ok_results() {
-	local desc=$1 bad
-	shift
-	bad=$(results_bad "$@" 2>&1)
-	[ -z "$bad" ]
-	ok $? "$desc"
-	[ -z "$bad" ] || printf '%s\n' "$bad" | diag
-}
 # ok_gone DESCRIPTION JSON: the agent's scratch root named in the JSON is gone
 ok_gone() {
 	local root

@@ -15,6 +15,16 @@ ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
 	fi
 }
 diag() { sed 's/^/# /'; }
+# ok_results DESCRIPTION ARGS...: one TAP line from the test's own `results_bad ARGS...`,
+# which prints what is wrong with a run's results (nothing when all is well)
+ok_results() {
+	local desc=$1 bad
+	shift
+	bad=$(results_bad "$@" 2>&1)
+	[ -z "$bad" ]
+	ok $? "$desc"
+	[ -z "$bad" ] || printf '%s\n' "$bad" | diag
+}
 check() { # check DESCRIPTION CMD...: passes if CMD exits 0
 	local desc=$1 out rc
 	shift

@@ -60,14 +60,6 @@ for r in rs:
                  r["files"], d["workload"]["files"], r["error"]))
 EOF
 }
-ok_results() { # ok_results DESCRIPTION JSON WANT_NAMES [SKIP...]
-	local desc=$1 bad
-	shift
-	bad=$(results_bad "$@" 2>&1)
-	[ -z "$bad" ]
-	ok $? "$desc"
-	[ -z "$bad" ] || printf '%s\n' "$bad" | diag
-}
 # seconds JSON: "name 1.23s" for each result, for the log
 seconds() {
 	json_get "$1" "' '.join('%s %.2fs' % (r['strategy'], r['seconds'] or 0) for r in d['results'])" 2>/dev/null
