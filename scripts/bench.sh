@@ -57,6 +57,12 @@ readonly LIMIT=3600
 readonly IPERF_SECONDS=5
 # Runs of one timed command when the shared testbed goes away under it.
 readonly ATTEMPTS=3
+# Every strategy of -s all,real, each model next to the real tool it models: a run pays
+# for what the one before it left behind on this VM (dirty data, memory handed back to
+# the hypervisor), so a fidelity ratio compares neighbours. Odd rounds run the list
+# forwards, even rounds backwards, so no strategy always runs first or last.
+readonly ROUND_ORDER=(scp real-scp real-scp-legacy tar-ssh real-tar-ssh zstd-ssh
+	real-tar-zstd-ssh splice parallel zstd real-tar-nc real-rsync)
 
 die() {
 	local code=$1
@@ -118,6 +124,10 @@ readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
+# ROUND_ORDER must name exactly the strategies of -s all,real (the help lists them)
+have=$("$XFERCMP" --help | sed -n '/^strategies (/,$s/^  \([a-z][a-z-]*\) .*/\1/p' | sort | tr '\n' ' ')
+want=$(printf '%s\n' "${ROUND_ORDER[@]}" | sort | tr '\n' ' ')
+[ "$have" = "$want" ] || die 1 "bench.sh's ROUND_ORDER ($want) is not xfercmp's strategies ($have): update it"
 for c in tar nc iperf3 perl ip ss mount umount timeout setsid awk sort find; do
 	command -v "$c" >/dev/null || die 2 "$c not found (run scripts/setup.sh)"
 done
@@ -765,9 +775,9 @@ raw_big() {
 	echo "written to it. A cold local \`cp\` of the file onto the same file system (then"
 	echo "\`sync -f\`), runs alternating with splice's, shows what the disk does under that load."
 	echo "The destination's durable write speed is the \`disk_write_bps\` probe (sequential"
-	echo "writes paced by sync_file_range, then fsync, into the agent's root on the same file"
-	echo "system; \`--disk-probe-size $SIZE\`, so it writes as much as the file, not just what a"
-	echo "write cache takes) that the same xfercmp invocation ran just before its splice run; the source's"
+	echo "writes with write-behind and drop-behind, as splice's receiver writes, then fsync, into"
+	echo "the agent's root on the same file system; \`--disk-probe-size $SIZE\`, as much as the"
+	echo "file) that the same xfercmp invocation ran just before its splice run; the source's"
 	echo "cold read speed (\`disk_read_bps\`, same disk) is shown because the source read shares"
 	echo "the disk with the destination's writes here."
 	echo
@@ -911,8 +921,8 @@ section_raw() {
 # ---------------------------------------------------------------- section strategies
 # Every xfercmp strategy and every reference tool (the system's scp, rsync, tar | ssh,
 # tar | nc), run by xfercmp itself so that all get the same cold source, fresh
-# destination, flush to durable and verification. REPEAT rounds of `-s all,real
-# --repeat 1`, so round k of every strategy runs before round k + 1 of any: a machine
+# destination, flush to durable and verification. REPEAT rounds of all of them, one
+# run each, so round k of every strategy runs before round k + 1 of any: a machine
 # that gets busier halfway shifts all of them.
 
 # iperf3_streams_bps STREAMS: as iperf3_bps, with -P STREAMS.
@@ -920,15 +930,24 @@ iperf3_streams_bps() {
 	IPERF_STREAMS=$1 iperf3_bps
 }
 
-# strategy_rounds NAME ARGS...: REPEAT rounds of xfercmp ARGS -s all,real against the
-# testbed into $WORK/NAME.K.json.
+# round_list K: the strategies of round K, comma-separated.
+round_list() {
+	local i list=() n=${#ROUND_ORDER[@]}
+	for ((i = 0; i < n; i++)); do
+		if (($1 % 2)); then list+=("${ROUND_ORDER[i]}"); else list+=("${ROUND_ORDER[n - 1 - i]}"); fi
+	done
+	(IFS=,; echo "${list[*]}")
+}
+
+# strategy_rounds NAME ARGS...: REPEAT rounds of xfercmp ARGS -s (round_list K) against
+# the testbed into $WORK/NAME.K.json.
 strategy_rounds() {
 	local name=$1 k
 	shift
 	for ((k = 1; k <= REPEAT; k++)); do
 		drop_caches
 		say "strategies: $name round $k of $REPEAT"
-		attempt compare_all "$WORK/$name.$k.json" "$@" -s all,real
+		attempt compare_all "$WORK/$name.$k.json" "$@" -s "$(round_list "$k")"
 		[ "$RESULT" != failed ] || FAILED=1
 	done
 }
@@ -1026,11 +1045,13 @@ section_strategies() {
 	echo
 	echo "## strategies: every xfercmp strategy and every reference tool (load average $load)"
 	echo
-	echo "\`xfercmp -F build/testbed/ssh_config -s all,real\` against the testbed, cold source,"
+	echo "\`xfercmp -F build/testbed/ssh_config -s LIST\` against the testbed, cold source,"
 	echo "durable destination, every run verified; $REPEAT rounds (round k of every strategy"
-	echo "before round k + 1 of any), medians. The small files run with \`--no-probes\`; the"
-	echo "large file's runs include the probes, whose \`disk_write_bps\` (sequential writes paced by"
-	echo "sync_file_range, then fsync, on the destination's file system; \`--disk-probe-size $SIZE\`:"
+	echo "before round k + 1 of any), medians. LIST is every strategy of \`-s all,real\`, each"
+	echo "model next to the real tool it models, forwards in odd rounds and backwards in even"
+	echo "ones: \`$(round_list 1)\`. The small files run with \`--no-probes\`; the"
+	echo "large file's runs include the probes, whose \`disk_write_bps\` (sequential writes with"
+	echo "write-behind and drop-behind, then fsync, on the destination's file system; \`--disk-probe-size $SIZE\`:"
 	echo "as much as the file) is the durable-write ceiling. \"× best ref\" is the best reference"
 	echo "tool's median time / this strategy's."
 	echo

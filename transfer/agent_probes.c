@@ -12,6 +12,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "parallel.h"
+#include "write_behind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,14 +25,10 @@
 
 #define DISK_BLOCK (1u << 20)
 /*
- * The page cache can hold gigabytes of dirty data: written first and fsync'd
- * at the end, the write phase measures memory and the fsync runs far past the
- * budget. So writeback starts on every PACE_WINDOW as soon as it is written,
- * and the writer waits for the window PACE_LAG behind it: at most PACE_LAG
- * is ever dirty, the loop runs at the disk's pace, and the budget holds.
+ * Written with write-behind and drop-behind (write_behind.c), as the
+ * receivers write a large file: the rate is the disk's, not that of a page
+ * cache filling with gigabytes of dirty data, and the budget holds.
  */
-#define PACE_WINDOW (8u << 20)
-#define PACE_LAG (32u << 20)
 
 #define CREATE_SIZE 4096u
 #define CREATE_PER_DIR 1000u
@@ -108,6 +105,7 @@ static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint
 {
 	unsigned char *buf;
 	clock_ns start, deadline;
+	struct write_behind wb;
 	uint64_t off = 0;
 	int fd, rc = 0;
 
@@ -119,6 +117,7 @@ static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint
 		free(buf);
 		return err_errno("cannot create '%s'", path);
 	}
+	write_behind_init(&wb, fd, 0);
 	start = clock_now();
 	deadline = start + (clock_ns)(seconds * 1e9);
 	/* at least one block, so that even a tiny budget yields a rate */
@@ -131,14 +130,7 @@ static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint
 			break;
 		}
 		off += n;
-		if (off % PACE_WINDOW)
-			continue;
-		if (sync_file_range(fd, (off64_t)(off - PACE_WINDOW), PACE_WINDOW,
-				    SYNC_FILE_RANGE_WRITE) < 0 ||
-		    (off >= PACE_LAG + PACE_WINDOW &&
-		     sync_file_range(fd, (off64_t)(off - PACE_LAG - PACE_WINDOW), PACE_WINDOW,
-				     SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-					     SYNC_FILE_RANGE_WAIT_AFTER) < 0)) {
+		if (write_behind_wrote(&wb, off) < 0) {
 			rc = err_errno("cannot write back '%s'", path);
 			break;
 		}

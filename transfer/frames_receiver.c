@@ -15,6 +15,7 @@
 #include "err.h"
 #include "frames.h"
 #include "pathcheck.h"
+#include "write_behind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -467,9 +468,11 @@ static int pwrite_all(int fd, const unsigned char *p, size_t len, uint64_t off)
 /* Moves len bytes socket -> pipe -> fd at off. Returns 0 or -1 (error set). */
 static int splice_in(struct receiver *r, int fd, uint64_t off, uint64_t len, uint64_t total)
 {
+	struct write_behind wb;
 	uint64_t left = len;
 	loff_t pos = (loff_t)off;
 
+	write_behind_init(&wb, fd, off);
 	if (r->pipefd[0] < 0 && setup_pipe(r) < 0)
 		return -1;
 	if (submit_queued(r) < 0)
@@ -503,6 +506,8 @@ static int splice_in(struct receiver *r, int fd, uint64_t off, uint64_t len, uin
 			}
 			n -= w;
 		}
+		if (write_behind_wrote(&wb, (uint64_t)pos) < 0)
+			return err_errno("cannot write '%s/%s' back to disk", r->dest, r->path);
 	}
 	return 0;
 }

@@ -335,13 +335,7 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 
 	if (probe_check_budget(seconds) < 0)
 		return -1;
-	if (disk_bytes > PROBE_DISK_MAX_BYTES)
-		return err_set("disk probe size of %llu bytes is above the most it writes (%llu)",
-			       (unsigned long long)disk_bytes, (unsigned long long)PROBE_DISK_MAX_BYTES);
-	/*
-	 * A size given is written whole, within the longest budget: a short probe on a VM
-	 * measures the host's write cache, not the rate a file of that size meets.
-	 */
+	/* a size given is written whole (the agent refuses one above PROBE_DISK_MAX_BYTES) */
 	if (agent_probe(a, "probe_disk", disk_bytes ? PROBE_MAX_SECONDS : seconds, disk_bytes, "bps",
 			&disk) < 0 ||
 	    agent_probe(a, "probe_create", seconds, 0, "per_s", &create) < 0)
