@@ -13,7 +13,7 @@
  * small files: four round trips each. libssh 0.10 has no fsetstat, so the
  * set-size goes by path (one round trip either way). OpenSSH's own scp keeps
  * many writes of one file in flight, so on large files this model is slower
- * than the real tool: 1.78x its time on 4 GiB in docs/BENCHMARKS.md. On small
+ * than the real tool: 1.17x its time on 4 GiB in docs/BENCHMARKS.md. On small
  * files both send the same requests.
  */
 #define _GNU_SOURCE
