@@ -24,11 +24,6 @@
 #include <unistd.h>
 
 #define DISK_BLOCK (1u << 20)
-/*
- * Written with write-behind and drop-behind (write_behind.c), as the
- * receivers write a large file: the rate is the disk's, not that of a page
- * cache filling with gigabytes of dirty data, and the budget holds.
- */
 
 #define CREATE_SIZE 4096u
 #define CREATE_PER_DIR 1000u
@@ -98,7 +93,9 @@ static void stamp_block(unsigned char *buf, uint64_t off)
 /*
  * Writes path until max_bytes or the budget, then fsync. Sets *bytes and
  * *secs (write + fsync). Returns 0 or -1 (error set); the caller removes
- * the file.
+ * the file. Written with write-behind and drop-behind (write_behind.c), as
+ * the receivers write a large file: the rate is the disk's, not that of a
+ * page cache filling with gigabytes of dirty data, and the budget holds.
  */
 static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint64_t *bytes,
 		      double *secs)

@@ -24,7 +24,6 @@ static int make_file(void **state)
 {
 	int fd;
 
-	(void)state;
 	snprintf(path, sizeof(path), "/var/tmp/xfercmp-wb.XXXXXX");
 	fd = mkstemp(path);
 	if (fd < 0)
