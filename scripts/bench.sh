@@ -767,7 +767,7 @@ raw_big() {
 		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
 	r2=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v w="$b_disk" -v d="$b_read" 'BEGIN {
 		if (s !~ /^[0-9.]/ || w !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || w <= 0 || d <= 0) { print "n/a"; exit }
-		printf "%.2f", n / s / (w < d ? w : d) }')
+		printf "%.2f", n / s * (1 / w + 1 / d) }')
 	echo
 	echo "### one file of $SIZE, $(calc "%.0f" "a / 1048576" "$BIG_BYTES" 1) MiB (load average $load)"
 	echo
@@ -778,8 +778,10 @@ raw_big() {
 	echo "writes with write-behind and drop-behind, as splice's receiver writes, then fsync, into"
 	echo "the agent's root on the same file system; \`--disk-probe-size $SIZE\`, as much as the"
 	echo "file) that the same xfercmp invocation ran just before its splice run; the source's"
-	echo "cold read speed (\`disk_read_bps\`, same disk) is shown because the source read shares"
-	echo "the disk with the destination's writes here."
+	echo "cold read speed (\`disk_read_bps\`: sequential 1 MiB reads dropped behind the reader, as"
+	echo "splice's sender reads, up to 1 GiB) is shown because the source read shares the disk"
+	echo "with the destination's writes here: if the disk could only read or write at a time,"
+	echo "moving each byte would take 1 / write + 1 / read."
 	echo
 	echo "| what | median s | MB/s | runs |"
 	echo "|---|---:|---:|---|"
@@ -792,7 +794,7 @@ raw_big() {
 	echo "| ratio | value | target | |"
 	echo "|---|---:|---|---|"
 	echo "| splice MB/s / destination durable write MB/s | $r | ≥ 0.95 | $(verdict "$r" 0.95) |"
-	echo "| splice MB/s / min(durable write, source cold read) MB/s (information) | $r2 | | |"
+	echo "| splice MB/s / (1 / (1 / durable write + 1 / source cold read)) MB/s: the disk reading and writing in turn (information) | $r2 | | |"
 	echo "| splice MB/s / local cp MB/s: the same disk reading and writing at once (information) | $r3 | | |"
 }
 

@@ -12,7 +12,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "parallel.h"
-#include "write_behind.h"
+#include "cache_behind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,7 +93,7 @@ static void stamp_block(unsigned char *buf, uint64_t off)
 /*
  * Writes path until max_bytes or the budget, then fsync. Sets *bytes and
  * *secs (write + fsync). Returns 0 or -1 (error set); the caller removes
- * the file. Written with write-behind and drop-behind (write_behind.c), as
+ * the file. Written with write-behind and drop-behind (common/cache_behind.c), as
  * the receivers write a large file: the rate is the disk's, not that of a
  * page cache filling with gigabytes of dirty data, and the budget holds.
  */

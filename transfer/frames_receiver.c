@@ -15,7 +15,7 @@
 #include "err.h"
 #include "frames.h"
 #include "pathcheck.h"
-#include "write_behind.h"
+#include "cache_behind.h"
 
 #include <errno.h>
 #include <fcntl.h>

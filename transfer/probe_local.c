@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "probes.h"
 
+#include "cache_behind.h"
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
@@ -165,6 +166,11 @@ static int read_large(const char *root, const struct manifest *m, const size_t *
 			rc = -1;
 			break;
 		}
+		uint64_t done = 0;
+		struct read_behind rb;
+
+		/* as the strategies read a large file: dropping behind, not filling the cache */
+		read_behind_init(&rb, fd, 0);
 		while (*bytes < PROBE_READ_MAX_BYTES && clock_now() < deadline) {
 			ssize_t got = read(fd, buf, READ_BLOCK);
 
@@ -175,6 +181,8 @@ static int read_large(const char *root, const struct manifest *m, const size_t *
 				break;
 			}
 			*bytes += (uint64_t)got;
+			done += (uint64_t)got;
+			read_behind_done(&rb, done);
 		}
 		close(fd);
 	}

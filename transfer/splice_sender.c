@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "splice_sender.h"
 
+#include "cache_behind.h"
 #include "err.h"
 #include "frames.h"
 
@@ -52,7 +53,6 @@
  * would let only 8 wait on the disk at once on this 2-core machine.
  */
 #define IOWQ_WORKERS 64
-#define DROP_EVERY (64ull << 20)	/* drop a large file's cache behind us this often */
 
 enum sender_op {
 	OP_OPEN,
@@ -422,7 +422,10 @@ static int open_large(struct sender *s, const struct send_item *it)
 
 static int splice_content(struct sender *s, const struct send_item *it, int fd)
 {
-	uint64_t off = it->offset, end = it->offset + it->length, dropped = it->offset;
+	uint64_t off = it->offset, end = it->offset + it->length;
+	struct read_behind rb;
+
+	read_behind_init(&rb, fd, it->offset);
 
 	while (off < end) {
 		uint64_t left = end - off;
@@ -444,12 +447,9 @@ static int splice_content(struct sender *s, const struct send_item *it, int fd)
 		off += (uint64_t)res;
 		if (drain_pipe(s, it, (size_t)res) < 0)
 			return -1;
-		if (s->drop_cache && off - dropped >= DROP_EVERY) {
-			/* pages still in flight on the socket are skipped: the final drop gets them */
-			posix_fadvise(fd, (off_t)dropped, (off_t)(off - dropped - s->pipe_size),
-				      POSIX_FADV_DONTNEED);
-			dropped = off - s->pipe_size;
-		}
+		/* pages still in flight on the socket are skipped: the final drop gets them */
+		if (s->drop_cache && off - it->offset > s->pipe_size)
+			read_behind_done(&rb, off - s->pipe_size);
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "tree.h"
 
+#include "cache_behind.h"
 #include "err.h"
 
 #include <errno.h>
@@ -119,11 +120,13 @@ int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint
 		   uint64_t *size)
 {
 	XXH3_state_t state;
+	struct read_behind rb;
 	uint64_t total = 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return err_errno("cannot open '%s'", path);
+	read_behind_init(&rb, fd, 0);
 	XXH3_64bits_reset(&state);
 	for (;;) {
 		ssize_t n = read(fd, buf, len);
@@ -139,6 +142,8 @@ int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint
 			break;
 		XXH3_64bits_update(&state, buf, (size_t)n);
 		total += (uint64_t)n;
+		if (drop_cache)
+			read_behind_done(&rb, total);
 	}
 	if (drop_cache)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);

@@ -36,7 +36,8 @@ void tree_release(struct tree *t);
 /*
  * Hashes the regular file at path with xxh3-64 using buf (len bytes) for the
  * reads. Sets *hash and *size. When drop_cache is set, the pages read are
- * dropped from the page cache afterwards. Returns 0 or -1 (error set).
+ * dropped from the page cache behind the reader and at the end. Returns 0 or
+ * -1 (error set).
  */
 int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint64_t *hash,
 		   uint64_t *size);

@@ -8,9 +8,14 @@
  * write-behind and drop-behind 4.6-4.8 s (895-935 MB/s), as fast as O_DIRECT.
  * Starting writeback per window and dropping the settled pages keeps the
  * dirty data bounded and lets the same few pages be reused.
+ *
+ * Reads pay the same: a cold read of a 4 GiB file in 1 MiB reads ran at
+ * 368-423 MB/s, and at 1531-1881 MB/s when each 8 MiB window was dropped once
+ * it ended 32 MiB behind the reader (runs alternating, caches dropped before
+ * each).
  */
 #define _GNU_SOURCE
-#include "write_behind.h"
+#include "cache_behind.h"
 
 #include <fcntl.h>
 
@@ -40,4 +45,19 @@ int write_behind_wrote(struct write_behind *wb, uint64_t written)
 		wb->settled += WRITE_BEHIND_WINDOW;
 	}
 	return 0;
+}
+
+void read_behind_init(struct read_behind *rb, int fd, uint64_t off)
+{
+	rb->fd = fd;
+	rb->dropped = off;
+}
+
+void read_behind_done(struct read_behind *rb, uint64_t done)
+{
+	while (done >= rb->dropped + READ_BEHIND_WINDOW + READ_BEHIND_LAG) {
+		(void)posix_fadvise(rb->fd, (off_t)rb->dropped, READ_BEHIND_WINDOW,
+				    POSIX_FADV_DONTNEED);
+		rb->dropped += READ_BEHIND_WINDOW;
+	}
 }

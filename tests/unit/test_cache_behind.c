@@ -1,13 +1,14 @@
 /*
- * Unit tests for transfer/write_behind.c: which windows it writes back and
- * drops, that the bytes written stay right, and that a failure is reported.
+ * Unit tests for common/cache_behind.c: which windows it writes back and
+ * drops, that the bytes written stay right, that a failure is reported, and
+ * which windows a reader's drop-behind takes out of the page cache.
  * The files live under /var/tmp (a disk, where /tmp may be tmpfs); on a
  * tmpfs nothing can be dropped, so the residency check is skipped there.
  */
 #define _GNU_SOURCE
 #include "testutil.h"
 
-#include "write_behind.h"
+#include "cache_behind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,6 +159,75 @@ static void test_bad_fd_fails(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+/* Reads [off, off + len) in 1 MiB reads, telling rb each time. */
+static void read_range(int fd, struct read_behind *rb, uint64_t off, uint64_t len)
+{
+	unsigned char *buf = malloc(MiB);
+
+	assert_non_null(buf);
+	for (uint64_t done = 0; done < len;) {
+		size_t n = len - done < MiB ? (size_t)(len - done) : MiB;
+
+		assert_int_equal(pread(fd, buf, n, (off_t)(off + done)), (ssize_t)n);
+		done += n;
+		read_behind_done(rb, off + done);
+	}
+	free(buf);
+}
+
+/* A file of len bytes on disk, written and synced, its pages all in the cache. */
+static void written_and_cached(int fd, uint64_t len)
+{
+	struct write_behind wb;
+	unsigned char *buf;
+
+	write_behind_init(&wb, fd, 0);
+	write_range(fd, &wb, 0, len);
+	assert_int_equal(fsync(fd), 0);
+	buf = malloc(MiB);
+	assert_non_null(buf);
+	for (uint64_t done = 0; done < len; done += MiB)
+		assert_int_equal(pread(fd, buf, MiB, (off_t)done), (ssize_t)MiB);
+	free(buf);
+}
+
+/* 64 MiB read from 0: every window ending LAG or more behind is out of the cache, the rest in. */
+static void test_read_drops_all_but_the_lag(void **state)
+{
+	int fd = (int)(intptr_t)*state;
+	long page = sysconf(_SC_PAGESIZE);
+	struct read_behind rb;
+
+	written_and_cached(fd, 64 * MiB);
+	read_behind_init(&rb, fd, 0);
+	read_range(fd, &rb, 0, 64 * MiB);
+	assert_int_equal(rb.dropped, 64 * MiB - READ_BEHIND_LAG);
+	if (on_tmpfs(fd))
+		return;
+	assert_int_equal(resident_pages(fd, 0, rb.dropped), 0);
+	assert_int_equal(resident_pages(fd, rb.dropped, 64 * MiB - rb.dropped),
+			 (64 * MiB - rb.dropped) / (uint64_t)page);
+	expect_content(fd, 0, 64 * MiB);
+}
+
+/* A range read from an offset counts its windows from there; under LAG + a window, nothing goes. */
+static void test_read_range_from_offset(void **state)
+{
+	int fd = (int)(intptr_t)*state;
+	uint64_t off = 3 * MiB;
+	struct read_behind rb;
+
+	written_and_cached(fd, 48 * MiB);
+	read_behind_init(&rb, fd, off);
+	read_range(fd, &rb, off, READ_BEHIND_LAG + READ_BEHIND_WINDOW - MiB);
+	assert_int_equal(rb.dropped, off);
+	read_range(fd, &rb, off + READ_BEHIND_LAG + READ_BEHIND_WINDOW - MiB, MiB);
+	assert_int_equal(rb.dropped, off + READ_BEHIND_WINDOW);
+	if (!on_tmpfs(fd))
+		assert_int_equal(resident_pages(fd, 0, 48 * MiB),
+				 (48 * MiB - READ_BEHIND_WINDOW) / (uint64_t)sysconf(_SC_PAGESIZE));
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -165,7 +235,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_range_from_offset, make_file, remove_file),
 		cmocka_unit_test_setup_teardown(test_short_write_starts_nothing, make_file, remove_file),
 		cmocka_unit_test(test_bad_fd_fails),
+		cmocka_unit_test_setup_teardown(test_read_drops_all_but_the_lag, make_file, remove_file),
+		cmocka_unit_test_setup_teardown(test_read_range_from_offset, make_file, remove_file),
 	};
 
-	return test_run("write_behind", tests, ARRAY_LEN(tests), NULL, 0);
+	return test_run("cache_behind", tests, ARRAY_LEN(tests), NULL, 0);
 }
