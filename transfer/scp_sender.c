@@ -7,14 +7,16 @@
  *
  * Per file, as OpenSSH 9.2's scp sends it (Debian 12's `scp -r` against
  * `sftp-server -l DEBUG3` logs open flags WRITE,CREATE, write, fsetstat,
- * close for every file): open (create, no truncate), writes, a set-size to
- * the length written, close, each request waiting for its reply, because
- * libssh 0.10 has no asynchronous write. That is what makes scp slow on
- * small files: four round trips each. libssh 0.10 has no fsetstat, so the
- * set-size goes by path (one round trip either way). OpenSSH's own scp keeps
- * many writes of one file in flight, so on large files this model is slower
- * than the real tool: 1.17x its time on 4 GiB in docs/BENCHMARKS.md. On small
- * files both send the same requests.
+ * close for every file): open (create, no truncate) and wait for the handle;
+ * the writes, up to SCP_REQUESTS of them in flight, as OpenSSH's sftp client
+ * keeps them; wait for the last; a set-size to the length written; close.
+ * Small files thus cost four round trips each, which is what makes scp slow
+ * on them. Per directory a mkdir, and a stat when it fails (SFTP has no
+ * "already exists" status), as OpenSSH's upload does.
+ *
+ * The SFTP messages are sent by hand (sftp_conn.c): libssh 0.10's SFTP API
+ * waits for the reply to each write, which made this model 1.17x the real
+ * scp's time on 4 GiB (docs/BENCHMARKS.md at commit 81d0f8b).
  */
 #define _GNU_SOURCE
 #include "scp_sender.h"
@@ -22,8 +24,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "pathcheck.h"
-
-#include <libssh/sftp.h>
+#include "sftp_conn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,88 +32,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+/* A request other than a write: the largest path plus its fields. */
+#define REQUEST_MAX (PATH_MAX + 64)
+
 struct scp_ctx {
-	ssh_session ssh;
-	sftp_session sftp;
+	struct sftp_conn *sftp;
 	const char *src_root;
 	const char *dest;
 	int rootfd;
-	char *buf;			/* SCP_WRITE_MAX bytes */
+	uint8_t *tx;			/* one write: head and SCP_WRITE_MAX bytes of data */
+	size_t tx_cap;
+	uint8_t req[REQUEST_MAX];	/* one other request */
 	char made[PATH_MAX];		/* the last directory made, relative ("" = dest itself) */
 	struct send_stats *st;
 	bool drop_cache;		/* drop each file's pages once read */
 };
 
-/*
- * SFTP request sizes (draft-ietf-secsh-filexfer-02): uint32 length, byte
- * type, uint32 id, then the fields. libssh sends open and mkdir with one
- * attribute, the permissions (uint32 flags + uint32 mode).
- */
-#define SFTP_HEADER (4 + 1 + 4)
-#define SFTP_ATTR_PERMS (4 + 4)
-#define SFTP_ATTR_SIZE (4 + 8)
+/* A file open on the host. */
+struct remote_file {
+	const char *path;
+	uint8_t handle[SFTP_HANDLE_MAX];
+	uint32_t handle_len;
+};
 
-static const char *sftp_status_text(int code)
+/*
+ * Sends request id, len bytes in c->req (0: it did not fit), and reads its
+ * reply, one round trip. Returns 0 or -1 (error set).
+ */
+static int call(struct scp_ctx *c, uint32_t id, size_t len, struct sftp_reply *r,
+		const char *what, const char *path)
 {
-	switch (code) {
-	case SSH_FX_EOF:
-		return "end of file";
-	case SSH_FX_NO_SUCH_FILE:
-		return "no such file or directory";
-	case SSH_FX_PERMISSION_DENIED:
-		return "permission denied";
-	case SSH_FX_FAILURE:
-		return "failure";
-	case SSH_FX_BAD_MESSAGE:
-		return "bad message";
-	case SSH_FX_NO_CONNECTION:
-		return "no connection";
-	case SSH_FX_CONNECTION_LOST:
-		return "connection lost";
-	case SSH_FX_OP_UNSUPPORTED:
-		return "operation unsupported";
-	case SSH_FX_INVALID_HANDLE:
-		return "invalid handle";
-	case SSH_FX_NO_SUCH_PATH:
-		return "no such path";
-	case SSH_FX_FILE_ALREADY_EXISTS:
-		return "file already exists";
-	case SSH_FX_WRITE_PROTECT:
-		return "write protected";
-	case SSH_FX_NO_MEDIA:
-		return "no media";
-	default:
-		return NULL;
-	}
+	if (len == 0)
+		return err_set("%s remote '%s': the request does not fit in %d bytes", what, path,
+			       REQUEST_MAX);
+	c->st->round_trips++;
+	c->st->wire_bytes += len;
+	if (sftp_conn_send(c->sftp, c->req, len) < 0 || sftp_conn_recv(c->sftp, r) < 0)
+		return err_wrap("%s remote '%s'", what, path);
+	if (r->id != id)
+		return err_set("%s remote '%s': sftp: the reply is for request %u, not %u", what, path,
+			       r->id, id);
+	return 0;
 }
 
-/*
- * The error for a failed request on remote path: the SFTP status, or, when
- * there is none (SSH_FX_OK: the failure was below SFTP), libssh's message.
- */
-static int sftp_fail(struct scp_ctx *c, const char *what, const char *path)
+/* A request whose answer is a status: ok or an error naming the status. */
+static int call_status(struct scp_ctx *c, uint32_t id, size_t len, const char *what,
+		       const char *path)
 {
-	int code = sftp_get_error(c->sftp);
-	const char *text = sftp_status_text(code);
-	char e[512];
-	size_t n;
+	struct sftp_reply r;
 
-	snprintf(e, sizeof(e), "%s", ssh_get_error(c->ssh));
-	n = strlen(e);
-	while (n > 0 && (e[n - 1] == '\n' || e[n - 1] == ' '))
-		e[--n] = '\0';
-	/* A dead session or sftp-server leaves the last status in place: it would mislead. */
-	if (!ssh_is_connected(c->ssh) || ssh_channel_is_closed(c->sftp->channel))
-		return err_set("%s remote '%s': the sftp session ended (sftp-server exited or the "
-			       "connection broke): %s",
-			       what, path, n ? e : "no reason given");
-	if (text)
-		return err_set("%s remote '%s': sftp: %s (status %d)", what, path, text, code);
-	if (code == SSH_FX_OK)
-		return err_set("%s remote '%s': %s", what, path, n ? e : "the sftp session failed");
-	return err_set("%s remote '%s': sftp status %d", what, path, code);
+	if (call(c, id, len, &r, what, path) < 0)
+		return -1;
+	if (r.type != SFTP_STATUS || r.status != SFTP_OK)
+		return sftp_conn_fail(&r, what, path);
+	return 0;
 }
 
 static int remote_path(struct scp_ctx *c, char *buf, size_t len, const char *rel, size_t rel_len)
@@ -126,22 +102,34 @@ static int remote_path(struct scp_ctx *c, char *buf, size_t len, const char *rel
 	return fs_join(buf, len, c->dest, tmp);
 }
 
+/*
+ * mkdir; when it fails, a stat to see whether a directory is there already
+ * (OpenSSH's sftp-server answers EEXIST with a plain "failure"), as
+ * OpenSSH's upload does.
+ */
 static int remote_mkdir(struct scp_ctx *c, const char *path)
 {
-	c->st->round_trips++;
-	c->st->wire_bytes += SFTP_HEADER + 4 + strlen(path) + SFTP_ATTR_PERMS;
-	if (sftp_mkdir(c->sftp, path, 0755) == 0)
+	struct sftp_reply r;
+	uint32_t id = sftp_conn_id(c->sftp);
+	size_t len = sftp_encode_mkdir(c->req, sizeof(c->req), id, path, 0755);
+
+	if (call(c, id, len, &r, "cannot create directory", path) < 0)
+		return -1;
+	if (r.type == SFTP_STATUS && r.status == SFTP_OK)
 		return 0;
-	/*
-	 * OpenSSH's sftp-server answers EEXIST with a plain "failure"; libssh
-	 * then asks lstat (one more round trip) and reports "already exists".
-	 */
-	if (sftp_get_error(c->sftp) == SSH_FX_FILE_ALREADY_EXISTS) {
-		c->st->round_trips++;
-		c->st->wire_bytes += SFTP_HEADER + 4 + strlen(path);
-		return 0;
-	}
-	return sftp_fail(c, "cannot create directory", path);
+	if (r.type != SFTP_STATUS || r.status != SFTP_FAILURE)
+		return sftp_conn_fail(&r, "cannot create directory", path);
+	id = sftp_conn_id(c->sftp);
+	len = sftp_encode_stat(c->req, sizeof(c->req), id, path);
+	if (call(c, id, len, &r, "cannot create directory", path) < 0)
+		return -1;
+	if (r.type != SFTP_ATTRS)
+		return sftp_conn_fail(&r, "cannot create directory", path);
+	if (!(r.attr_flags & SFTP_ATTR_PERMISSIONS) || !S_ISDIR(r.permissions))
+		return err_set("cannot create directory remote '%s': something other than a "
+			       "directory is there",
+			       path);
+	return 0;
 }
 
 /*
@@ -186,52 +174,110 @@ static int size_error(struct scp_ctx *c, const struct manifest_entry *e, uint64_
 		       (unsigned long long)e->size);
 }
 
-/* Writes the open fd's content to f; returns the byte count or -1 (error set). */
-static long long copy_content(struct scp_ctx *c, const struct manifest_entry *e, int fd,
-			      sftp_file f, const char *remote)
+static int remote_open(struct scp_ctx *c, struct remote_file *f, uint32_t mode)
 {
-	size_t hlen = ssh_string_len(f->handle);
+	struct sftp_reply r;
+	uint32_t id = sftp_conn_id(c->sftp);
+	size_t len = sftp_encode_open(c->req, sizeof(c->req), id, f->path,
+				      SFTP_OPEN_WRITE | SFTP_OPEN_CREATE, mode);
+
+	if (call(c, id, len, &r, "cannot create", f->path) < 0)
+		return -1;
+	if (r.type != SFTP_HANDLE)
+		return sftp_conn_fail(&r, "cannot create", f->path);
+	memcpy(f->handle, r.handle, r.handle_len);
+	f->handle_len = r.handle_len;
+	return 0;
+}
+
+/* Waits for the reply to one of the writes [lo, hi) in flight. */
+static int write_acked(struct scp_ctx *c, const struct remote_file *f, uint32_t lo, uint32_t hi)
+{
+	struct sftp_reply r;
+
+	if (sftp_conn_recv(c->sftp, &r) < 0)
+		return err_wrap("cannot write to remote '%s'", f->path);
+	if (r.type != SFTP_STATUS || r.status != SFTP_OK)
+		return sftp_conn_fail(&r, "cannot write to", f->path);
+	/* ids do not wrap within a file: 4 billion requests would be 1 PB */
+	if (r.id < lo || r.id >= hi)
+		return err_set("cannot write to remote '%s': sftp: a reply for request %u, none of "
+			       "the writes %u to %u",
+			       f->path, r.id, lo, hi - 1);
+	return 0;
+}
+
+/*
+ * Writes the open fd's content to f, up to SCP_REQUESTS writes in flight,
+ * and waits for every reply. Returns the byte count or -1 (error set).
+ */
+static long long copy_content(struct scp_ctx *c, const struct manifest_entry *e, int fd,
+			      const struct remote_file *f)
+{
+	size_t head = SFTP_WRITE_HEAD(f->handle_len);
+	uint32_t first = c->sftp->next_id, in_flight = 0;
 	uint64_t total = 0;
 
 	for (;;) {
-		ssize_t n = read(fd, c->buf, SCP_WRITE_MAX);
+		ssize_t n;
+		uint32_t id;
 
+		if (in_flight == SCP_REQUESTS) {
+			if (write_acked(c, f, first, c->sftp->next_id) < 0)
+				return -1;
+			in_flight--;
+		}
+		n = read(fd, c->tx + head, SCP_WRITE_MAX);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return err_errno("cannot read '%s/%s'", c->src_root, e->path);
 		if (n == 0)
 			break;
+		if (total + (uint64_t)n > e->size)
+			return size_error(c, e, total + (uint64_t)n, 1);
+		id = sftp_conn_id(c->sftp);
+		if (sftp_encode_write(c->tx, head, id, f->handle, f->handle_len, total,
+				      (uint32_t)n) != head)
+			return err_set("cannot write to remote '%s': the request does not fit",
+				       f->path);
+		c->st->wire_bytes += head + (uint64_t)n;
+		if (sftp_conn_send(c->sftp, c->tx, head + (size_t)n) < 0)
+			return err_wrap("cannot write to remote '%s'", f->path);
+		in_flight++;
 		total += (uint64_t)n;
-		if (total > e->size)
-			return size_error(c, e, total, 1);
-		c->st->round_trips++;
-		c->st->wire_bytes += SFTP_HEADER + 4 + hlen + 8 + 4 + (uint64_t)n;
-		if (sftp_write(f, c->buf, (size_t)n) != n)
-			return sftp_fail(c, "cannot write to", remote);
 	}
+	/* the writes overlap one another: the file pays one round trip, for the last reply */
+	if (in_flight > 0)
+		c->st->round_trips++;
+	for (; in_flight > 0; in_flight--)
+		if (write_acked(c, f, first, c->sftp->next_id) < 0)
+			return -1;
 	return (long long)total;
 }
 
 /* The set-size request scp sends after the writes. Returns 0 or -1 (error set). */
-static int set_size(struct scp_ctx *c, const char *remote, uint64_t size)
+static int set_size(struct scp_ctx *c, const struct remote_file *f, uint64_t size)
 {
-	struct sftp_attributes_struct attr = {
-		.flags = SSH_FILEXFER_ATTR_SIZE,
-		.size = size,
-	};
+	uint32_t id = sftp_conn_id(c->sftp);
+	size_t len = sftp_encode_fsetstat_size(c->req, sizeof(c->req), id, f->handle,
+					       f->handle_len, size);
 
-	c->st->round_trips++;
-	c->st->wire_bytes += SFTP_HEADER + 4 + strlen(remote) + SFTP_ATTR_SIZE;
-	if (sftp_setstat(c->sftp, remote, &attr) < 0)
-		return sftp_fail(c, "cannot set the size of", remote);
-	return 0;
+	return call_status(c, id, len, "cannot set the size of", f->path);
+}
+
+static int remote_close(struct scp_ctx *c, const struct remote_file *f)
+{
+	uint32_t id = sftp_conn_id(c->sftp);
+	size_t len = sftp_encode_close(c->req, sizeof(c->req), id, f->handle, f->handle_len);
+
+	return call_status(c, id, len, "cannot close", f->path);
 }
 
 static int send_file(struct scp_ctx *c, const struct manifest_entry *e)
 {
 	char remote[PATH_MAX];
-	sftp_file f;
+	struct remote_file f = { .path = remote };
 	long long got;
 	int fd, rc = -1;
 
@@ -240,25 +286,13 @@ static int send_file(struct scp_ctx *c, const struct manifest_entry *e)
 	fd = openat(c->rootfd, e->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return err_errno("cannot open '%s/%s'", c->src_root, e->path);
-	c->st->round_trips++;
-	c->st->wire_bytes += SFTP_HEADER + 4 + strlen(remote) + 4 + SFTP_ATTR_PERMS;
-	f = sftp_open(c->sftp, remote, O_WRONLY | O_CREAT, (mode_t)(e->mode & 07777));
-	if (!f) {
-		sftp_fail(c, "cannot create", remote);
+	if (remote_open(c, &f, (uint32_t)(e->mode & 07777)) < 0)
 		goto out;
-	}
-	got = copy_content(c, e, fd, f, remote);
-	if (got >= 0 && set_size(c, remote, (uint64_t)got) < 0)
-		got = -1;
-	c->st->round_trips++;
-	c->st->wire_bytes += SFTP_HEADER + 4 + ssh_string_len(f->handle);
-	if (sftp_close(f) != SSH_NO_ERROR) {
-		/* a failed close loses data the server had buffered: the file is not there */
-		if (got >= 0)
-			sftp_fail(c, "cannot close", remote);
-		goto out;
-	}
+	got = copy_content(c, e, fd, &f);
+	/* after a failed write the session is out of step: the error stands, nothing more is sent */
 	if (got < 0)
+		goto out;
+	if (set_size(c, &f, (uint64_t)got) < 0 || remote_close(c, &f) < 0)
 		goto out;
 	if ((uint64_t)got != e->size) {
 		size_error(c, e, (uint64_t)got, 0);
@@ -279,34 +313,22 @@ int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
 	     const char *remote_dest, bool drop_cache, struct send_stats *st)
 {
 	struct scp_ctx c = {
-		.ssh = s, .src_root = src_root, .dest = remote_dest, .st = st, .drop_cache = drop_cache,
+		.src_root = src_root, .dest = remote_dest, .st = st, .drop_cache = drop_cache,
+		.tx_cap = SFTP_WRITE_HEAD(SFTP_HANDLE_MAX) + SCP_WRITE_MAX,
 	};
-	char e[512];
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
 	c.rootfd = open(src_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.rootfd < 0)
 		return err_errno("cannot open source directory '%s'", src_root);
-	c.buf = malloc(SCP_WRITE_MAX);
-	if (!c.buf) {
-		err_set("out of memory for the scp buffer");
+	c.tx = malloc(c.tx_cap);
+	c.sftp = calloc(1, sizeof(*c.sftp));
+	if (!c.tx || !c.sftp) {
+		err_set("out of memory for the scp buffers");
 		goto out;
 	}
-	c.sftp = sftp_new(s);
-	if (!c.sftp) {
-		snprintf(e, sizeof(e), "%s", ssh_get_error(s));
-		err_set("cannot open an sftp channel: %s", e);
-		goto out;
-	}
-	if (sftp_init(c.sftp) != SSH_OK) {
-		snprintf(e, sizeof(e), "%s", ssh_get_error(s));
-		err_set("cannot start sftp on the host (does its sshd_config have a 'Subsystem sftp' "
-			"line?): %s",
-			e);
-		goto out;
-	}
-	if (remote_mkdir(&c, remote_dest) < 0)
+	if (sftp_conn_open(c.sftp, s) < 0 || remote_mkdir(&c, remote_dest) < 0)
 		goto out;
 	for (size_t i = 0; i < m->count; i++) {
 		const struct manifest_entry *ent = &m->entries[i];
@@ -320,9 +342,11 @@ int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
 	}
 	rc = 0;
 out:
-	if (c.sftp)
-		sftp_free(c.sftp);
-	free(c.buf);
+	if (c.sftp) {
+		sftp_conn_close(c.sftp);
+		free(c.sftp);
+	}
+	free(c.tx);
 	close(c.rootfd);
 	return rc;
 }

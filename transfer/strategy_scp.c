@@ -1,7 +1,7 @@
 /*
  * scp: what OpenSSH 9's `scp -r` does, which speaks SFTP: one file at a
- * time, open/write/close, each waiting on its reply (scp_sender.c), through
- * the host's own sshd and sftp-server.
+ * time, open, writes (many in flight), set-size, close (scp_sender.c),
+ * through the host's own sshd and sftp-server.
  */
 #include "scp_sender.h"
 #include "ssh_target.h"
