@@ -4,22 +4,14 @@
 #include "sftp_conn.h"
 
 #include "err.h"
+#include "ssh_conn.h"
 
-#include <stdio.h>
-#include <string.h>
 
-/* libssh's last message for the channel's session, trimmed; "connection lost" if none. */
+/* libssh's last message for the channel's session; "connection lost" if none. */
 static const char *session_error(ssh_channel ch, char *buf, size_t len)
 {
-	size_t n;
-
-	snprintf(buf, len, "%s", ch ? ssh_get_error(ssh_channel_get_session(ch)) : "");
-	n = strlen(buf);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '.'))
-		buf[--n] = '\0';
-	if (n == 0)
-		snprintf(buf, len, "connection lost");
-	return buf;
+	return ssh_conn_error_text(ch ? ssh_channel_get_session(ch) : NULL, buf, len,
+				   "connection lost");
 }
 
 static int ended(struct sftp_conn *c)

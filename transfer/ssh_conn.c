@@ -99,18 +99,22 @@ int ssh_conn_parse_target(const char *target, struct ssh_conn_target *t)
 	return colon ? parse_port(colon + 1, target, &t->port) : 0;
 }
 
-/* ssh_get_error's text without the trailing newline some messages carry. */
-static const char *ssh_error_text(ssh_session s, char *buf, size_t len)
+const char *ssh_conn_error_text(ssh_session s, char *buf, size_t len, const char *if_empty)
 {
 	size_t n;
 
-	snprintf(buf, len, "%s", ssh_get_error(s));
+	snprintf(buf, len, "%s", s ? ssh_get_error(s) : "");
 	n = strlen(buf);
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '.'))
 		buf[--n] = '\0';
 	if (n == 0)
-		snprintf(buf, len, "unknown libssh error");
+		snprintf(buf, len, "%s", if_empty);
 	return buf;
+}
+
+static const char *ssh_error_text(ssh_session s, char *buf, size_t len)
+{
+	return ssh_conn_error_text(s, buf, len, "unknown libssh error");
 }
 
 /* Fills the names once the config has been applied and the overrides set. */

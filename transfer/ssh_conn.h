@@ -66,6 +66,12 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out);
 /* The negotiated cipher client to server, e.g. "aes128-gcm@openssh.com"; "" if none. */
 const char *ssh_conn_cipher(ssh_session s);
 
+/*
+ * ssh_get_error's text for s in buf, without the trailing newline, space or
+ * full stop some messages carry; if_empty when there is none (or s is NULL).
+ */
+const char *ssh_conn_error_text(ssh_session s, char *buf, size_t len, const char *if_empty);
+
 /* Disconnects and frees the session; NULL is allowed. */
 void ssh_conn_close(ssh_session s);
 

@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "ssh_conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,15 +63,7 @@ static void on_exit_signal(ssh_session s, ssh_channel ch, const char *signal, in
 /* libssh's last error on the channel's session, without a trailing newline. */
 static const char *channel_error(const struct ssh_exec *x, char *buf, size_t len)
 {
-	size_t n;
-
-	snprintf(buf, len, "%s", ssh_get_error(ssh_channel_get_session(x->ch)));
-	n = strlen(buf);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '.'))
-		buf[--n] = '\0';
-	if (n == 0)
-		snprintf(buf, len, "connection lost");
-	return buf;
+	return ssh_conn_error_text(ssh_channel_get_session(x->ch), buf, len, "connection lost");
 }
 
 /* The first non-empty line of the command's stderr, at most len - 1 bytes; "" if none. */
