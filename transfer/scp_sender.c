@@ -37,14 +37,15 @@
 
 /* A request other than a write: the largest path plus its fields. */
 #define REQUEST_MAX (PATH_MAX + 64)
+/* A write: its head with the largest handle, and the data. */
+#define WRITE_MAX (SFTP_WRITE_HEAD(SFTP_HANDLE_MAX) + SCP_WRITE_MAX)
 
 struct scp_ctx {
 	struct sftp_conn *sftp;
 	const char *src_root;
 	const char *dest;
 	int rootfd;
-	uint8_t *tx;			/* one write: head and SCP_WRITE_MAX bytes of data */
-	size_t tx_cap;
+	uint8_t *tx;			/* one write, WRITE_MAX bytes */
 	uint8_t req[REQUEST_MAX];	/* one other request */
 	char made[PATH_MAX];		/* the last directory made, relative ("" = dest itself) */
 	struct send_stats *st;
@@ -314,7 +315,6 @@ int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
 {
 	struct scp_ctx c = {
 		.src_root = src_root, .dest = remote_dest, .st = st, .drop_cache = drop_cache,
-		.tx_cap = SFTP_WRITE_HEAD(SFTP_HANDLE_MAX) + SCP_WRITE_MAX,
 	};
 	int rc = -1;
 
@@ -322,7 +322,7 @@ int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
 	c.rootfd = open(src_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.rootfd < 0)
 		return err_errno("cannot open source directory '%s'", src_root);
-	c.tx = malloc(c.tx_cap);
+	c.tx = malloc(WRITE_MAX);
 	c.sftp = calloc(1, sizeof(*c.sftp));
 	if (!c.tx || !c.sftp) {
 		err_set("out of memory for the scp buffers");

@@ -6,7 +6,6 @@
 #include "err.h"
 #include "ssh_conn.h"
 
-
 /* libssh's last message for the channel's session; "connection lost" if none. */
 static const char *session_error(ssh_channel ch, char *buf, size_t len)
 {
