@@ -49,6 +49,7 @@ static const char compare_help[] =
 	"      --token-file FILE    the token that agent was given (with --agent)\n"
 	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
+	"                           (and skip the source disk probe, which would)\n"
 	"  -P, --streams N          parallel: TCP streams (default: number of cores)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores)\n"
@@ -464,7 +465,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 			.ssh_session = ssh.session, .streams = o.run.strategy.streams,
 			.zstd_level = o.run.strategy.zstd_level,
 			.zstd_threads = o.run.strategy.zstd_threads, .seconds = o.probe_seconds,
-			.disk_bytes = o.disk_probe_bytes,
+			.disk_bytes = o.disk_probe_bytes, .warm_source = o.run.warm,
 		};
 
 		if (probe_all(&plan, &probes, probe_progress, &o) < 0) {

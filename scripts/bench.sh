@@ -655,10 +655,7 @@ splice_tmpfs() {
 
 # ---------------------------------------------------------------- section raw
 # Each part prints its table as soon as it is measured, so that a run stopped halfway
-# (the testbed taken away for good, Ctrl-C) still shows what it got. The medians the
-# last part compares against are kept in these globals.
-SMALL_TN=n/a
-BIG_TN=n/a
+# (the testbed taken away for good, Ctrl-C) still shows what it got.
 
 raw_intro() {
 	echo
@@ -704,7 +701,6 @@ raw_small() {
 
 	s_sp=$(median "${sp[@]}")
 	s_tn=$(median "${tn[@]}")
-	SMALL_TN=$s_tn
 	r=$(calc "%.2f" "b / a" "$s_sp" "$s_tn")
 	echo
 	echo "### $FILES small files, $(calc "%.1f" "a / 1048576" "$SMALL_BYTES" 1) MiB (load average $load)"
@@ -738,7 +734,8 @@ local_copy() {
 }
 
 raw_big() {
-	local k sp=() tn=() cp=() disk=() rd=() v load b_sp b_tn b_cp b_disk b_read r r2 r3
+	local k sp=() tn=() cp=() disk=() rd=() wsp=() wdisk=() v load b_sp b_tn b_cp b_disk b_read
+	local b_wsp b_wdisk r r2 r3 r4
 	load=$(loadavg)
 	for ((k = 1; k <= REPEAT; k++)); do
 		drop_caches
@@ -753,16 +750,26 @@ raw_big() {
 		rm -rf "$WORK/dst"
 		local_copy "$SRC_BIG" "$WORK/dst"
 		cp+=("$RESULT")
-		say "large file run $k: splice ${sp[-1]} s (disk write ${disk[-1]:-?} B/s), tar | nc ${tn[-1]} s, local cp ${cp[-1]} s"
+		# the source read into the page cache: the disk only takes the destination's writes
+		drop_caches
+		cat "$SRC_BIG"/* >/dev/null
+		attempt compare_testbed "$WORK/big-splice-warm.$k.json" -w largefile --size "$SIZE" \
+			--source-dir "$SRC_BIG" -s splice --warm --disk-probe-size "$SIZE"
+		wsp+=("$RESULT")
+		wdisk+=("$(json_get "$WORK/big-splice-warm.$k.json" ceilings.disk_write_bps)")
+		say "large file run $k: splice ${sp[-1]} s (disk write ${disk[-1]:-?} B/s), tar | nc ${tn[-1]} s, local cp ${cp[-1]} s, warm-source splice ${wsp[-1]} s (disk write ${wdisk[-1]:-?} B/s)"
 	done
 
 	b_sp=$(median "${sp[@]}")
 	b_tn=$(median "${tn[@]}")
-	BIG_TN=$b_tn
 	b_disk=$(median "${disk[@]}")
 	b_read=$(median "${rd[@]}")
 	b_cp=$(median "${cp[@]}")
+	b_wsp=$(median "${wsp[@]}")
+	b_wdisk=$(median "${wdisk[@]}")
 	r3=$(calc "%.2f" "a / b" "$b_cp" "$b_sp")
+	r4=$(awk -v s="$b_wsp" -v n="$BIG_BYTES" -v d="$b_wdisk" 'BEGIN {
+		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
 	r=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v d="$b_disk" 'BEGIN {
 		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
 	r2=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v w="$b_disk" -v d="$b_read" 'BEGIN {
@@ -781,7 +788,11 @@ raw_big() {
 	echo "cold read speed (\`disk_read_bps\`: sequential 1 MiB reads dropped behind the reader, as"
 	echo "splice's sender reads, up to 1 GiB) is shown because the source read shares the disk"
 	echo "with the destination's writes here: if the disk could only read or write at a time,"
-	echo "moving each byte would take 1 / write + 1 / read."
+	echo "moving each byte would take 1 / write + 1 / read. The warm-source rows are the same"
+	echo "splice run with the file read into the page cache first (\`--warm\`, which also skips"
+	echo "the source probe): the disk then takes only the destination's writes, as the"
+	echo "destination's own disk would on two machines; their ratio is for information, the"
+	echo "target is the cold one."
 	echo
 	echo "| what | median s | MB/s | runs |"
 	echo "|---|---:|---:|---|"
@@ -790,12 +801,15 @@ raw_big() {
 	echo "| destination durable write (probe \`disk_write_bps\`) | | $(calc "%.1f" "a / 1e6" "$b_disk" 1) | $(for v in "${disk[@]}"; do calc "%.0f " "a / 1e6" "$v" 1; done)|"
 	echo "| source cold read (probe \`disk_read_bps\`, information) | | $(calc "%.1f" "a / 1e6" "$b_read" 1) | $(for v in "${rd[@]}"; do calc "%.0f " "a / 1e6" "$v" 1; done)|"
 	echo "| local \`cp\` + \`sync -f\`, cold, same disk, no network | $(secs "$b_cp") | $(calc "%.1f" "b / a / 1e6" "$b_cp" "$BIG_BYTES") | $(secs_list "${cp[@]}") |"
+	echo "| xfercmp \`-s splice --warm\`, source in the page cache | $(secs "$b_wsp") | $(calc "%.1f" "b / a / 1e6" "$b_wsp" "$BIG_BYTES") | $(secs_list "${wsp[@]}") |"
+	echo "| destination durable write in the warm-source runs (probe \`disk_write_bps\`) | | $(calc "%.1f" "a / 1e6" "$b_wdisk" 1) | $(for v in "${wdisk[@]}"; do calc "%.0f " "a / 1e6" "$v" 1; done)|"
 	echo
 	echo "| ratio | value | target | |"
 	echo "|---|---:|---|---|"
 	echo "| splice MB/s / destination durable write MB/s | $r | ≥ 0.95 | $(verdict "$r" 0.95) |"
 	echo "| splice MB/s / (1 / (1 / durable write + 1 / source cold read)) MB/s: the disk reading and writing in turn (information) | $r2 | | |"
 	echo "| splice MB/s / local cp MB/s: the same disk reading and writing at once (information) | $r3 | | |"
+	echo "| warm-source splice MB/s / destination durable write MB/s: the disk writing only (information) | $r4 | | |"
 }
 
 # prefault_tmpfs: writes the large file's size of zeros into the tmpfs and removes it,
@@ -988,6 +1002,7 @@ within() {
 
 # keep_best TIME_VAR NAME_VAR SECONDS NAME: sets the two variables to SECONDS and NAME
 # when SECONDS is a number below TIME_VAR's value (or TIME_VAR is n/a).
+# shellcheck disable=SC2034 # best and best_name are namerefs to the caller's variables
 keep_best() {
 	local -n best=$1 best_name=$2
 	[[ $3 =~ ^[0-9] ]] || return 0

@@ -20,10 +20,16 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 		progress(ctx, "destination disk and metadata");
 	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, r) < 0)
 		return err_wrap("destination probe");
-	if (progress)
-		progress(ctx, "source disk and metadata");
-	if (probe_source(plan->src_root, plan->manifest, plan->seconds, r) < 0)
-		return err_wrap("source probe");
+	/*
+	 * A warm source is read from the page cache, not its disk, and the probe
+	 * drops what it reads: run, it would turn --warm into a cold run.
+	 */
+	if (!plan->warm_source) {
+		if (progress)
+			progress(ctx, "source disk and metadata");
+		if (probe_source(plan->src_root, plan->manifest, plan->seconds, r) < 0)
+			return err_wrap("source probe");
+	}
 	if (progress)
 		progress(ctx, "zstd");
 	if (probe_zstd(plan->src_root, plan->manifest, plan->zstd_level, plan->zstd_threads,

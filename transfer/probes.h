@@ -17,6 +17,7 @@
  */
 
 #include <json-c/json.h>
+#include <stdbool.h>
 
 struct agent_client;
 struct agent_session;
@@ -146,11 +147,12 @@ struct probe_plan {
 	unsigned zstd_threads;
 	double seconds;		/* budget of each probe */
 	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
+	bool warm_source;	/* skip probe_source: it would leave the source cold */
 };
 
 /*
- * Runs every probe: network, destination disk and creates, source reads,
- * zstd, and SSH when there is a session. progress (may be NULL) is told
+ * Runs every probe: network, destination disk and creates, source reads
+ * (unless the source is to stay warm), zstd, and SSH when there is a session. progress (may be NULL) is told
  * which probe starts. Returns 0 or -1 (error set, naming the probe).
  */
 int probe_all(const struct probe_plan *plan, struct probe_results *r,

@@ -59,6 +59,22 @@ runs=$(json_get "$json" "d['results'][0]['runs']")
 [ "$runs" = 3 ]
 ok $? "three runs recorded ($runs)"
 
+# --warm keeps the source in the page cache, probes included: the source probe
+# drops what it reads, so it is skipped and the strategy reads no file data from disk
+warm_src="$work/warm-src"
+check "--warm: the source is generated" "$xfercmp" gen -w largefile --size 256M "$warm_src"
+cat "$warm_src"/* >/dev/null
+check "--warm with probes" "$xfercmp" -w largefile --size 256M --source-dir "$warm_src" \
+	-s splice --warm --probe-seconds 0.3 --json "$work/warm.json"
+read_bps=$(json_get "$work/warm.json" "d['ceilings'].get('disk_read_bps', 0)")
+[ "$read_bps" = 0 ] || [ "$read_bps" = 0.0 ]
+ok $? "--warm skips the source disk probe (disk_read_bps $read_bps)"
+# the sampler counts the whole disk's reads: had the probe dropped the source, the run
+# would read the 192 MiB the zstd probe's 64 MiB of samples did not bring back
+disk_read=$(json_get "$work/warm.json" "d['results'][0]['samples']['source']['disk']['read_bytes']")
+[ "$disk_read" -lt $((128 << 20)) ]
+ok $? "--warm: the splice run read the source from the cache ($disk_read bytes from disk)"
+
 # an agent started by hand, as iperf3 -s
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token"
 "$xfercmp" serve --listen 127.0.0.1:0 --once --token-file "$work/token" --root "$work/agent-root" >"$work/agent.out" 2>&1 &
