@@ -151,10 +151,16 @@ static void ceilings_table(const struct probe_results *p, FILE *f)
 	fprintf(f, "<tr><td>destination disk write (durable)</td><td>%.2f GB/s</td></tr>\n",
 		p->disk_write_bps / 1e9);
 	fprintf(f, "<tr><td>destination creates</td><td>%.0f files/s</td></tr>\n", p->create_per_s);
-	fprintf(f, "<tr><td>source cold read</td><td>%.2f GB/s</td></tr>\n", p->disk_read_bps / 1e9);
-	fprintf(f, "<tr><td>source cold opens</td><td>%.0f files/s</td></tr>\n", p->src_open_per_s);
-	fprintf(f, "<tr><td>zstd</td><td>%.2f GB/s, ratio %.2f</td></tr>\n", p->zstd_bps / 1e9,
-		p->zstd_ratio);
+	/* as in the terminal: a ceiling that was not measured (--warm, no large file) is absent */
+	if (p->disk_read_bps > 0)
+		fprintf(f, "<tr><td>source cold read</td><td>%.2f GB/s</td></tr>\n",
+			p->disk_read_bps / 1e9);
+	if (p->src_open_per_s > 0)
+		fprintf(f, "<tr><td>source cold opens</td><td>%.0f files/s</td></tr>\n",
+			p->src_open_per_s);
+	if (p->zstd_bps > 0)
+		fprintf(f, "<tr><td>zstd</td><td>%.2f GB/s, ratio %.2f</td></tr>\n",
+			p->zstd_bps / 1e9, p->zstd_ratio);
 	fputs("</table>\n", f);
 }
 

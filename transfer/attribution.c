@@ -133,7 +133,7 @@ static void compute_terms(const struct attribution_input *in, const struct ceili
 {
 	memset(t, 0, sizeof(*t));
 	t->dest_busy = in->dest_is_tmpfs ? -1 : measured(in->dest_disk_busy);
-	t->src_busy = measured(in->src_disk_busy);
+	t->src_busy = in->src_is_warm ? -1 : measured(in->src_disk_busy);
 	t->net_util = measured(in->net_util);
 	t->cpu_busy = measured(in->cpu_busy);
 
@@ -141,7 +141,7 @@ static void compute_terms(const struct attribution_input *in, const struct ceili
 	t->net_measured = t->net_util >= 0 ? t->net_util * wall : 0;
 
 	t->disk_write = in->dest_is_tmpfs ? 0 : at_rate((double)in->bytes, c->disk_write_bps);
-	t->disk_read = at_rate((double)in->bytes, c->disk_read_bps);
+	t->disk_read = in->src_is_warm ? 0 : at_rate((double)in->bytes, c->disk_read_bps);
 	t->disk_dest_busy = t->dest_busy >= 0 ? t->dest_busy * wall : 0;
 	t->disk_src_busy = t->src_busy >= 0 ? t->src_busy * wall : 0;
 	t->disk_flush = !in->dest_is_tmpfs && in->flush_s > 0 && isfinite(in->flush_s) ?
@@ -150,7 +150,7 @@ static void compute_terms(const struct attribution_input *in, const struct ceili
 	t->request_rtt = c->request_rtt_s > 0 && isfinite(c->request_rtt_s) ? c->request_rtt_s :
 			 c->rtt_s > 0 && isfinite(c->rtt_s) ? c->rtt_s : 0;
 	t->meta_create = at_rate((double)in->files, c->create_per_s);
-	t->meta_open = at_rate((double)in->files, c->src_open_per_s);
+	t->meta_open = in->src_is_warm ? 0 : at_rate((double)in->files, c->src_open_per_s);
 	t->meta_wait = (double)in->round_trips * t->request_rtt;
 
 	t->cpu_compress = at_rate((double)in->bytes, c->cpu_bps);

@@ -17,9 +17,12 @@
  *             evidence raises it: need = max(model, dest_disk_busy * wall,
  *             src_disk_busy * wall, flush_s) — the flush phase (syncfs) is
  *             time the destination disk alone was working. dest_disk_busy and
- *             flush_s are ignored for a tmpfs destination.
+ *             flush_s are ignored for a tmpfs destination; the read term
+ *             and src_disk_busy for a warm source (what the source's
+ *             sampler saw was another reader or, on one machine, the
+ *             destination's writes).
  *   metadata  files / create_per_s + files / src_open_per_s (per-file work
- *             at both ends) + round_trips * (request_rtt_s, or rtt_s when
+ *             at both ends; no open term for a warm source) + round_trips * (request_rtt_s, or rtt_s when
  *             that is 0): every request that waits on the peer is per-file
  *             latency (scp's open, write and close each wait).
  *   cpu       bytes / cpu_bps (compression) + wire_bytes / cipher_bps
@@ -73,6 +76,7 @@ struct attribution_input {
 	uint64_t files;
 	uint64_t round_trips;	/* requests that waited on the peer (per-file protocols) */
 	int dest_is_tmpfs;	/* no disk at the destination */
+	int src_is_warm;	/* source in the page cache: its disk is not read */
 	/* measured, optional (negative = unknown), fractions in [0, 1]: */
 	double dest_disk_busy;
 	double src_disk_busy;

@@ -35,6 +35,7 @@ struct strategy_result {
 	char error[1024];	/* failure or skip reason */
 	char verify_summary[512];
 	char dest_fs[32];
+	bool warm_source;	/* the source was read from the page cache (--warm) */
 	/* the run whose total time is the median; min/max over all runs */
 	struct run_sample median;
 	double min_seconds, max_seconds;

@@ -17,6 +17,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->files = r->sent.files;
 	in->round_trips = r->sent.round_trips;
 	in->dest_is_tmpfs = !strcmp(r->dest_fs, "tmpfs");
+	in->src_is_warm = r->warm_source;
 	in->dest_disk_busy = r->have_remote && r->remote.has_disk ? r->remote.disk_busy : -1;
 	in->src_disk_busy = r->have_local && r->local.has_disk ? r->local.disk_busy : -1;
 	/* the wire bytes over the link ceiling is the model's own network term: no extra evidence */

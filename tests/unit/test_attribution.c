@@ -310,6 +310,28 @@ static void test_tmpfs_destination_has_no_disk(void **state)
 	assert_true(a.share[RES_COUNT] > 0.5);
 }
 
+static void test_warm_source_reads_no_disk(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(8, 2 * GIB, 10000);
+	struct attribution a;
+
+	(void)state;
+	c.disk_read_bps = 0.2e9;	/* read cold, the source would take 10.7 s */
+	in.src_disk_busy = 0.9;		/* on one machine: the destination's writes */
+	in.src_is_warm = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - 2 * GIB / 0.38e9) < 1e-9);
+	assert_true(fabs(a.need_s[RES_METADATA] - 10000 / 20000.0) < 1e-9);
+	assert_contains(a.reason, "wrote");
+	assert_null(strstr(a.reason, "source disk"));
+
+	in.src_is_warm = 0;		/* the same run, cold: the source's side counts */
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - 2 * GIB / 0.2e9) < 1e-9);
+	assert_contains(a.reason, "source disk");
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -412,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_measured_busy_overrides_low_model),
 		cmocka_unit_test(test_busy_disk_with_small_files_is_metadata),
 		cmocka_unit_test(test_tmpfs_destination_has_no_disk),
+		cmocka_unit_test(test_warm_source_reads_no_disk),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_thousands_separators),
 		cmocka_unit_test(test_recommend),
