@@ -16,7 +16,9 @@
  *
  * The SFTP messages are sent by hand (sftp_conn.c): libssh 0.10's SFTP API
  * waits for the reply to each write, which made this model 1.17x the real
- * scp's time on 4 GiB (docs/BENCHMARKS.md at commit 81d0f8b).
+ * scp's time on 4 GiB (docs/BENCHMARKS.md at commit 81d0f8b). They cross a
+ * socket pair to a pump thread that owns the channel (channel_pump.c), as
+ * the real scp's cross a socket pair to its ssh child.
  */
 #define _GNU_SOURCE
 #include "scp_sender.h"

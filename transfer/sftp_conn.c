@@ -6,6 +6,9 @@
 #include "err.h"
 #include "ssh_conn.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 /* libssh's last message for the channel's session; "connection lost" if none. */
 static const char *session_error(ssh_channel ch, char *buf, size_t len)
 {
@@ -13,24 +16,34 @@ static const char *session_error(ssh_channel ch, char *buf, size_t len)
 				   "connection lost");
 }
 
+/* Closing our end tells the pump to send EOF on the channel and end; then it is joined. */
+static void stop_pump(struct sftp_conn *c)
+{
+	if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	channel_pump_stop(&c->pump);
+}
+
+/* Our end of the pump failed: the pump has stopped, and says why once joined. */
 static int ended(struct sftp_conn *c)
 {
-	char e[512];
-
+	stop_pump(c);
 	return err_set("the sftp session ended (sftp-server exited or the connection broke): %s",
-		       session_error(c->ch, e, sizeof(e)));
+		       c->pump.error[0] ? c->pump.error : "the ssh pump stopped");
 }
 
 /* Reads exactly len bytes. */
 static int read_full(struct sftp_conn *c, uint8_t *buf, size_t len)
 {
 	while (len > 0) {
-		int n = ssh_channel_read(c->ch, buf, (uint32_t)len, 0);
+		ssize_t n = c->fd >= 0 ? read(c->fd, buf, len) : 0;
 
-		if (n == SSH_ERROR || (n == 0 && ssh_channel_is_eof(c->ch)))
-			return ended(c);
-		if (n == 0)
+		if (n < 0 && errno == EINTR)
 			continue;
+		if (n <= 0)
+			return ended(c);
 		buf += n;
 		len -= (size_t)n;
 	}
@@ -42,14 +55,12 @@ int sftp_conn_send(struct sftp_conn *c, const void *buf, size_t len)
 	const char *p = buf;
 
 	while (len > 0) {
-		/* each call ends with a blocking flush: one call per message keeps them whole */
-		uint32_t chunk = len > (1u << 20) ? (1u << 20) : (uint32_t)len;
-		int n = ssh_channel_write(c->ch, p, chunk);
+		ssize_t n = c->fd >= 0 ? write(c->fd, p, len) : 0;
 
-		if (n == SSH_ERROR)
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			return ended(c);
-		if (n == 0)
-			return err_set("sftp: the channel took no data (the ssh session has a timeout)");
 		p += n;
 		len -= (size_t)n;
 	}
@@ -85,6 +96,7 @@ int sftp_conn_open(struct sftp_conn *c, ssh_session s)
 	char e[512];
 
 	c->next_id = 1;
+	c->fd = -1;
 	c->ch = ssh_channel_new(s);
 	if (!c->ch || ssh_channel_open_session(c->ch) != SSH_OK)
 		return err_set("cannot open an ssh session channel for sftp: %s",
@@ -93,6 +105,8 @@ int sftp_conn_open(struct sftp_conn *c, ssh_session s)
 		return err_set("cannot start sftp on the host (does its sshd_config have a 'Subsystem "
 			       "sftp' line?): %s",
 			       session_error(c->ch, e, sizeof(e)));
+	if (channel_pump_start(&c->pump, c->ch, &c->fd) < 0)
+		return -1;
 	if (sftp_conn_send(c, init, n) < 0 || sftp_conn_recv(c, &r) < 0)
 		return err_wrap("cannot start sftp on the host");
 	if (r.type != SFTP_VERSION)
@@ -110,10 +124,9 @@ void sftp_conn_close(struct sftp_conn *c)
 {
 	if (!c->ch)
 		return;
-	if (ssh_channel_is_open(c->ch)) {
-		ssh_channel_send_eof(c->ch);
+	stop_pump(c);
+	if (ssh_channel_is_open(c->ch))
 		ssh_channel_close(c->ch);
-	}
 	ssh_channel_free(c->ch);
 	c->ch = NULL;
 }

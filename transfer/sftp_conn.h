@@ -8,10 +8,15 @@
  * writes in flight as OpenSSH's scp does. Requests go out whole; replies are
  * read one at a time, in the order the server sends them.
  *
+ * Requests and replies pass through a channel_pump thread over a socket
+ * pair, as the real scp's pass through its ssh child. While the connection
+ * is open that thread alone uses the ssh session.
+ *
  * All calls block; the session must have no timeout (ssh_conn_open leaves
- * none). A session and its channels are used from one thread only.
+ * none).
  */
 
+#include "channel_pump.h"
 #include "sftp_wire.h"
 
 #include <libssh/libssh.h>
@@ -24,6 +29,8 @@
 
 struct sftp_conn {
 	ssh_channel ch;
+	struct channel_pump pump;
+	int fd;			/* our end of the pump's socket pair; -1 when closed */
 	uint32_t next_id;
 	uint8_t rx[SFTP_REPLY_MAX];	/* the last reply's body */
 };
@@ -36,7 +43,7 @@ struct sftp_conn {
  */
 int sftp_conn_open(struct sftp_conn *c, ssh_session s);
 
-/* Closes the channel (the server's sftp-server exits). Safe to call twice. */
+/* Stops the pump and closes the channel (the server's sftp-server exits). Safe to call twice. */
 void sftp_conn_close(struct sftp_conn *c);
 
 /* A fresh request id. */

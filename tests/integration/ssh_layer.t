@@ -4,7 +4,8 @@
 # connecting (cipher, unknown / accepted / changed host key, wrong identity,
 # refused port), exec channels (5 MiB through `cat >`, a failing command's
 # exit status and stderr, the first output line), and the `scp` model
-# (2,000 small files and one 20 MiB file, verified against their manifests).
+# (2,000 small files and one 20 MiB file, verified against their manifests;
+# its sftp-server killed mid-transfer).
 # The testbed shares our file system, so remote files are checked locally.
 # Needs root. Only ever talks to 198.18.0.2, inside the namespace the testbed makes.
 #
@@ -16,8 +17,9 @@ tb="$top/scripts/testbed.sh"
 cfg="$top/build/testbed/ssh_config"
 probe="$top/build/tests/ssh_probe"
 xf="$top/xfercmp"
+ns=xfercmp-host   # scripts/testbed.sh's namespace
 
-plan=38
+plan=39
 n=0
 failed=0
 
@@ -236,6 +238,29 @@ printf x >>"$tmp/grown/$victim"
 run "$probe" scp -F "$cfg" testbed "$tmp/grown" "$tmp/remote/grown"
 expect_fail "scp: a source file that changed size is an error naming it" \
 	"'$tmp/grown/$victim'" "manifest says"
+
+# the host's sftp-server dies mid-transfer: the model reports the session's end, and the
+# pump thread between it and the channel (channel_pump.c) lets it exit instead of hanging
+run "$xf" gen -q -w smallfiles --files 20000 "$tmp/many"
+kill_sftp_server() {
+	local i pid
+	for ((i = 0; i < 100; i++)); do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sftp-server ]; then
+				sleep 0.5
+				kill "$pid"
+				return
+			fi
+		done
+		sleep 0.1
+	done
+}
+kill_sftp_server &
+killer=$!
+run timeout 120 "$probe" scp -F "$cfg" testbed "$tmp/many" "$tmp/remote/many"
+wait "$killer"
+expect_fail "scp: sftp-server killed mid-transfer ends the run with the session's error" \
+	"the sftp session ended"
 
 if [ "$n" -ne "$plan" ]; then
 	echo "# planned $plan tests but ran $n"

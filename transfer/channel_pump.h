@@ -1,0 +1,39 @@
+#ifndef XFERCMP_CHANNEL_PUMP_H
+#define XFERCMP_CHANNEL_PUMP_H
+
+/*
+ * A thread that carries bytes both ways between one end of a socket pair and
+ * an SSH channel: the ssh client process that OpenSSH's scp talks to over a
+ * socket pair. With it in the path, each request and each reply crosses a
+ * local socket and wakes another task, as it does for the real scp.
+ *
+ * While the pump runs it alone uses the channel's session: the caller reads
+ * and writes only its own end of the pair.
+ */
+
+#include <libssh/libssh.h>
+
+#include <pthread.h>
+
+struct channel_pump {
+	ssh_channel ch;
+	int fd;			/* the pump's end of the pair */
+	pthread_t thread;
+	int running;
+	char error[512];	/* why the pump stopped early; "" when it did not */
+};
+
+/*
+ * Starts the pump on ch and sets *caller_fd to the caller's end of the pair.
+ * Returns 0 or -1 (error set; nothing left running or open).
+ */
+int channel_pump_start(struct channel_pump *p, ssh_channel ch, int *caller_fd);
+
+/*
+ * Waits for the pump to end and closes its end. The caller closes its own end
+ * first, which tells the pump to send EOF on the channel and stop. Safe on a
+ * zeroed pump that was never started, and twice.
+ */
+void channel_pump_stop(struct channel_pump *p);
+
+#endif
