@@ -20,7 +20,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* What one read moves; OpenSSH's channels read up to 32 KiB at a time. */
+/*
+ * What one read moves. OpenSSH's ssh reads its side of the pair up to 32 KiB
+ * at a time (CHANNEL_MAX_READ); the fidelity figures of docs/BENCHMARKS.md
+ * were measured with this 64 KiB.
+ */
 #define PUMP_CHUNK (64u << 10)
 
 static void stopped(struct channel_pump *p, const char *what)
