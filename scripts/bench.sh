@@ -768,10 +768,8 @@ raw_big() {
 	b_wsp=$(median "${wsp[@]}")
 	b_wdisk=$(median "${wdisk[@]}")
 	r3=$(calc "%.2f" "a / b" "$b_cp" "$b_sp")
-	r4=$(awk -v s="$b_wsp" -v n="$BIG_BYTES" -v d="$b_wdisk" 'BEGIN {
-		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
-	r=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v d="$b_disk" 'BEGIN {
-		if (s !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || d <= 0) print "n/a"; else printf "%.2f", n / s / d }')
+	r4=$(calc "%.2f" "$BIG_BYTES / a / b" "$b_wsp" "$b_wdisk")
+	r=$(calc "%.2f" "$BIG_BYTES / a / b" "$b_sp" "$b_disk")
 	r2=$(awk -v s="$b_sp" -v n="$BIG_BYTES" -v w="$b_disk" -v d="$b_read" 'BEGIN {
 		if (s !~ /^[0-9.]/ || w !~ /^[0-9.]/ || d !~ /^[0-9.]/ || s <= 0 || w <= 0 || d <= 0) { print "n/a"; exit }
 		printf "%.2f", n / s * (1 / w + 1 / d) }')

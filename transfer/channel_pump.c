@@ -9,6 +9,7 @@
 #include "channel_pump.h"
 
 #include "err.h"
+#include "fsutil.h"
 #include "ssh_conn.h"
 
 #include <errno.h>
@@ -36,21 +37,6 @@ static void stopped(struct channel_pump *p, const char *what)
 				     "connection lost"));
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Replies: whatever the channel holds goes to the caller. 1 moved, 0 none, -1 stop. */
 static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
 {
@@ -74,7 +60,7 @@ static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
 		return -1;
 	}
 	/* the caller closed its end: it stops, so does the pump */
-	return write_all(p->fd, buf, (size_t)n) < 0 ? -1 : 1;
+	return fs_write_all(p->fd, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
 /* Requests: what the caller wrote goes on the channel. 0 went on, -1 stop. */

@@ -4,9 +4,9 @@
 #include "sftp_conn.h"
 
 #include "err.h"
+#include "fsutil.h"
 #include "ssh_conn.h"
 
-#include <errno.h>
 #include <unistd.h>
 
 /* libssh's last message for the channel's session; "connection lost" if none. */
@@ -37,33 +37,15 @@ static int ended(struct sftp_conn *c)
 /* Reads exactly len bytes. */
 static int read_full(struct sftp_conn *c, uint8_t *buf, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = c->fd >= 0 ? read(c->fd, buf, len) : 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ended(c);
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (c->fd < 0 || fs_read_full(c->fd, buf, len) != (long long)len)
+		return ended(c);
 	return 0;
 }
 
 int sftp_conn_send(struct sftp_conn *c, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = c->fd >= 0 ? write(c->fd, p, len) : 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ended(c);
-		p += n;
-		len -= (size_t)n;
-	}
+	if (c->fd < 0 || fs_write_all(c->fd, buf, len) < 0)
+		return ended(c);
 	return 0;
 }
 
