@@ -91,9 +91,10 @@ static void *pump_main(void *arg)
 	if (!buf)
 		snprintf(p->error, sizeof(p->error), "out of memory for the ssh pump");
 	while (rc == 0) {
+		ssh_session s = ssh_channel_get_session(p->ch);
 		struct pollfd pf[2] = {
 			{ .fd = p->fd, .events = POLLIN },
-			{ .fd = ssh_get_fd(ssh_channel_get_session(p->ch)), .events = POLLIN },
+			{ .fd = ssh_get_fd(s), .events = POLLIN },
 		};
 
 		/* libssh may hold replies it read while writing: hand those over before sleeping */
@@ -102,10 +103,24 @@ static void *pump_main(void *arg)
 			rc = rc > 0 ? 0 : -1;
 			continue;
 		}
+		/*
+		 * ... and bytes it could not send yet: a window adjust queued while
+		 * reading found the socket full. Sleeping on input alone then waits
+		 * for replies the host cannot send until that adjust arrives, and the
+		 * run hangs (seen once in 360,000 files; gdb showed SSH_WRITE_PENDING
+		 * with the socket empty). Wake when the socket can take them too,
+		 * and send them (0: without blocking).
+		 */
+		if (ssh_get_poll_flags(s) & SSH_WRITE_PENDING)
+			pf[1].events |= POLLOUT;
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			snprintf(p->error, sizeof(p->error), "ssh pump: poll: %s", strerror(errno));
+			break;
+		}
+		if ((pf[1].revents & POLLOUT) && ssh_blocking_flush(s, 0) == SSH_ERROR) {
+			stopped(p, "cannot write to the ssh connection");
 			break;
 		}
 		if (pf[0].revents)
