@@ -67,6 +67,23 @@ static const char compare_help[] =
 	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
 	"or a verification failed, 2 usage error, 130 interrupted.\n";
 
+/* The options, then the strategies in their order, names padded to the longest. */
+static void print_help(void)
+{
+	int width = 0;
+
+	fputs(compare_help, stdout);
+	for (size_t i = 0; i < strategy_count; i++) {
+		int len = (int)strlen(strategy_table[i]->name);
+
+		if (len > width)
+			width = len;
+	}
+	fputs("\nstrategies (-s all runs them in this order):\n", stdout);
+	for (size_t i = 0; i < strategy_count; i++)
+		printf("  %-*s  %s\n", width, strategy_table[i]->name, strategy_table[i]->summary);
+}
+
 struct compare_opts {
 	struct workload_opts wo;
 	const char *workload_name;
@@ -253,10 +270,7 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			printf("xfercmp %s\n", XFERCMP_VERSION);
 			exit(EXIT_OK);
 		case 'h':
-			fputs(compare_help, stdout);
-			fputs("\nstrategies (-s all runs them in this order):\n", stdout);
-			for (size_t i = 0; i < strategy_count; i++)
-				printf("  %-10s %s\n", strategy_table[i]->name, strategy_table[i]->summary);
+			print_help();
 			exit(EXIT_OK);
 		case ':':
 			return cmd_usage_error(NULL, "option '%s' needs a value", argv[optind - 1]);

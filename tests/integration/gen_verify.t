@@ -8,12 +8,9 @@
 #   XFERCMP=/path/to/xfercmp bash tests/integration/gen_verify.t
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${XFERCMP:-$top/xfercmp}
-
-plan=47
-n=0
-failed=0
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bin=$xfercmp
 
 if [ ! -x "$bin" ]; then
 	echo "1..1"
@@ -24,28 +21,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfercmp-gen-verify.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..$plan"
+plan 47
 
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
-# run CMD...: runs CMD, keeping its exit status in $rc, stdout in $out, stderr in $err
-run() {
-	"$@" >"$tmp/.out" 2>"$tmp/.err"
-	rc=$?
-	out=$(cat "$tmp/.out")
-	err=$(cat "$tmp/.err")
-}
-show() { # shows the last run's status and output as TAP diagnostics
-	{ echo "exit status $rc"; echo "stdout:"; printf '%s\n' "$out"; echo "stderr:"; printf '%s\n' "$err"; } | diag
-}
 # expect DESCRIPTION TEST...: passes when the test command succeeds; shows the last run otherwise
 expect() {
 	local desc=$1
@@ -201,8 +178,4 @@ run "$bin" --version
 expect "xfercmp --version prints a version" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^xfercmp [0-9]+\.[0-9]+" <<<"$out"'
 
-if [ "$n" -ne "$plan" ]; then
-	echo "# planned $plan tests, ran $n"
-	exit 1
-fi
-[ "$failed" -eq 0 ]
+finish

@@ -1,9 +1,27 @@
+# shellcheck shell=bash
 # Shared TAP helpers for the integration tests (sourced, not run).
-# Each test calls `finish` last: it prints the plan and exits non-zero on failure.
+# Each test calls `finish` last: it exits non-zero on failure, and prints the plan
+# unless the test announced it first with `plan` (then it checks the count).
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 xfercmp="${XFERCMP:-$top/xfercmp}"
 n=0
 failed=0
+planned=""
+
+# plan N: prints the plan up front, so a test that dies halfway shows as short
+plan() {
+	planned=$1
+	echo "1..$planned"
+}
+# plan_root N: plan N, and every test skipped (the test exits 0) when not root
+plan_root() {
+	local i
+	plan "$1"
+	[ "$(id -u)" -eq 0 ] && return 0
+	echo "# needs root; skipping"
+	for ((i = 1; i <= planned; i++)); do echo "ok $i # SKIP not root"; done
+	exit 0
+}
 
 ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
 	n=$((n + 1))
@@ -15,6 +33,22 @@ ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
 	fi
 }
 diag() { sed 's/^/# /'; }
+# run CMD...: runs CMD, keeps its exit status in $rc, stdout in $out, stderr in $err
+# (the caller's $tmp holds the output while it runs)
+# shellcheck disable=SC2154 # tmp is the caller's
+run() {
+	local o e
+	o=$(mktemp "$tmp/out.XXXXXX")
+	e=$(mktemp "$tmp/err.XXXXXX")
+	"$@" >"$o" 2>"$e"
+	rc=$?
+	out=$(cat "$o")
+	err=$(cat "$e")
+	rm -f "$o" "$e"
+}
+show() { # shows the last run's status and output as TAP diagnostics
+	{ echo "exit status $rc"; echo "stdout:"; printf '%s\n' "$out"; echo "stderr:"; printf '%s\n' "$err"; } | diag
+}
 # ok_results DESCRIPTION ARGS...: one TAP line from the test's own `results_bad ARGS...`,
 # which prints what is wrong with a run's results (nothing when all is well)
 ok_results() {
@@ -82,7 +116,12 @@ ns_procs_with() {
 	done
 }
 finish() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-	exit $?
+	if [ -z "$planned" ]; then
+		echo "1..$n"
+	elif [ "$n" -ne "$planned" ]; then
+		echo "# planned $planned tests but ran $n"
+		exit 1
+	fi
+	[ "$failed" -eq 0 ] || { echo "# $failed of $n failed"; exit 1; }
+	exit 0
 }

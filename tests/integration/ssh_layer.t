@@ -12,39 +12,14 @@
 #   bash tests/integration/ssh_layer.t
 set -uo pipefail
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tb="$top/scripts/testbed.sh"
 cfg="$top/build/testbed/ssh_config"
 probe="$top/build/tests/ssh_probe"
-xf="$top/xfercmp"
-ns=xfercmp-host   # scripts/testbed.sh's namespace
+xf=$xfercmp
+ns="xfercmp-host"   # scripts/testbed.sh's namespace
 
-plan=39
-n=0
-failed=0
-
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
-# run CMD...: runs CMD, keeps its exit status in $rc, stdout in $out, stderr in $err
-run() {
-	local o e
-	o=$(mktemp "$tmp/out.XXXXXX")
-	e=$(mktemp "$tmp/err.XXXXXX")
-	"$@" >"$o" 2>"$e"
-	rc=$?
-	out=$(cat "$o")
-	err=$(cat "$e")
-	rm -f "$o" "$e"
-}
-show() { printf 'exit %s\nstdout: %s\nstderr: %s\n' "$rc" "$out" "$err" | diag; }
 # expect_ok DESCRIPTION: the last run exited 0
 expect_ok() {
 	ok "$rc" "$1"
@@ -67,12 +42,7 @@ config_with() { # config_with FILE OPTION VALUE
 }
 now_ms() { date +%s%3N; }
 
-echo "1..$plan"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "# needs root; skipping"
-	for ((i = 1; i <= plan; i++)); do echo "ok $i # SKIP not root"; done
-	exit 0
-fi
+plan_root 39
 
 tmp=$(mktemp -d /var/tmp/xfercmp-ssh-layer.XXXXXX) || exit 1
 # Whatever happens, leave nothing running and nothing behind.
@@ -262,9 +232,4 @@ wait "$killer"
 expect_fail "scp: sftp-server killed mid-transfer ends the run with the session's error" \
 	"the sftp session ended"
 
-if [ "$n" -ne "$plan" ]; then
-	echo "# planned $plan tests but ran $n"
-	exit 1
-fi
-[ "$failed" -eq 0 ] || { echo "# $failed of $plan failed"; exit 1; }
-exit 0
+finish

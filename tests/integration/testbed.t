@@ -7,43 +7,13 @@
 #   bash tests/integration/testbed.t
 set -uo pipefail
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tb="$top/scripts/testbed.sh"
 dir="$top/build/testbed"
 cfg="$dir/ssh_config"
-ns=xfercmp-host
+ns="xfercmp-host"
 
-plan=22
-n=0
-failed=0
-
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
-check() { # check DESCRIPTION CMD...: passes if CMD exits 0; shows its output otherwise
-	local desc=$1 out rc
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	ok "$rc" "$desc"
-	[ "$rc" -eq 0 ] || printf '%s\n' "$out" | diag
-	return "$rc"
-}
-check_rc() { # check_rc WANT DESCRIPTION CMD...: passes if CMD exits with status WANT
-	local want=$1 desc=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" -eq "$want" ]; then ok 0 "$desc"; else ok 1 "$desc"; fi
-	[ "$rc" -eq "$want" ] || { echo "exit $rc, wanted $want; output:"; printf '%s\n' "$out"; } | diag
-}
 # A zombie (killed, not yet reaped by init) counts as dead.
 pid_alive() {
 	local stat
@@ -59,12 +29,7 @@ tbf_on() { tc qdisc show dev xfercmp0 | grep -E '^qdisc tbf .* rate 1Gbit' >/dev
 # shellcheck disable=SC2317
 tbf_off() { ! tc qdisc show dev xfercmp0 | grep '^qdisc tbf' >/dev/null; }
 
-echo "1..$plan"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "# needs root; skipping"
-	for ((i = 1; i <= plan; i++)); do echo "ok $i # SKIP not root"; done
-	exit 0
-fi
+plan_root 22
 
 # Whatever happens, leave nothing running.
 trap '"$tb" down >/dev/null 2>&1' EXIT
@@ -123,9 +88,4 @@ ok $? "pid file removed"
 check_rc 1 "status exits 1 when down" "$tb" status
 check_rc 0 "down again exits 0" "$tb" down
 
-if [ "$n" -ne "$plan" ]; then
-	echo "# planned $plan tests but ran $n"
-	exit 1
-fi
-[ "$failed" -eq 0 ] || { echo "# $failed of $plan failed"; exit 1; }
-exit 0
+finish
