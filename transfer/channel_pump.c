@@ -104,12 +104,12 @@ static void *pump_main(void *arg)
 			continue;
 		}
 		/*
-		 * ... and bytes it could not send yet: a window adjust queued while
-		 * reading found the socket full. Sleeping on input alone then waits
-		 * for replies the host cannot send until that adjust arrives, and the
-		 * run hangs (seen once in 360,000 files; gdb showed SSH_WRITE_PENDING
-		 * with the socket empty). Wake when the socket can take them too,
-		 * and send them (0: without blocking).
+		 * ... and bytes it queued because the socket was full then (a non-
+		 * blocking read sends window adjusts). Sleeping on input alone can
+		 * wait for replies the host will not send before those bytes arrive:
+		 * a bench run hung so for 20 minutes, gdb showing SSH_WRITE_PENDING
+		 * and both TCP queues empty. Wake when the socket can take them too,
+		 * and send them (timeout 0: without blocking).
 		 */
 		if (ssh_get_poll_flags(s) & SSH_WRITE_PENDING)
 			pf[1].events |= POLLOUT;
