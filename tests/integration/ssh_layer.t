@@ -18,7 +18,6 @@ tb="$top/scripts/testbed.sh"
 cfg="$top/build/testbed/ssh_config"
 probe="$top/build/tests/ssh_probe"
 xf=$xfercmp
-ns="xfercmp-host"   # scripts/testbed.sh's namespace
 
 # expect_ok DESCRIPTION: the last run exited 0
 expect_ok() {
@@ -47,10 +46,12 @@ plan_root 39
 tmp=$(mktemp -d /var/tmp/xfercmp-ssh-layer.XXXXXX) || exit 1
 # Whatever happens, leave nothing running and nothing behind.
 nodns=xfercmp-nodns-$$
-trap '"$tb" down >/dev/null 2>&1; ip netns del "$nodns" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+cleanup() {
+	"$tb" down >/dev/null 2>&1
+	ip netns del "$nodns" 2>/dev/null
+	rm -rf "$tmp"
+}
+on_exit cleanup
 cd "$top" || exit 1
 
 # --- built by make check (make all unit-tests)
@@ -215,12 +216,10 @@ run "$xf" gen -q -w smallfiles --files 20000 "$tmp/many"
 kill_sftp_server() {
 	local i pid
 	for ((i = 0; i < 100; i++)); do
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sftp-server ]; then
-				sleep 0.5
-				kill "$pid"
-				return
-			fi
+		for pid in $(ns_procs_with sftp-server); do
+			sleep 0.5
+			kill "$pid"
+			return
 		done
 		sleep 0.1
 	done

@@ -32,10 +32,8 @@ tbf_off() { ! tc qdisc show dev xfercmp0 | grep '^qdisc tbf' >/dev/null; }
 plan_root 22
 
 # Whatever happens, leave nothing running.
-trap '"$tb" down >/dev/null 2>&1' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+cleanup() { "$tb" down >/dev/null 2>&1; }
+on_exit cleanup
 
 # --- up
 check "down first (clean state)" "$tb" down
