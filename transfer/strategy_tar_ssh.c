@@ -1,10 +1,12 @@
 /*
  * tar-ssh and zstd-ssh: `tar -cf - dir | ssh host tar -xf -`, and the same
- * with zstd in the pipe. The tar stream (tar_writer.c) goes into an exec
- * channel running the host's own GNU tar; its exit status and stderr decide
- * success. The host's tar is the mirror here, not the agent.
+ * with zstd in the pipe. The tar stream (tar_writer.c) crosses the pipes of
+ * that pipeline (pipe_hop.c) into an exec channel running the host's own GNU
+ * tar; its exit status and stderr decide success. The host's tar is the
+ * mirror here, not the agent.
  */
 #include "err.h"
+#include "pipe_hop.h"
 #include "ssh_exec.h"
 #include "ssh_target.h"
 #include "strategy.h"
@@ -23,12 +25,49 @@ static int needs_zstd(const struct xfer_target *t, char *why, size_t len)
 	return 1;
 }
 
+/*
+ * The stream goes to the channel the way the real pipeline's bytes go: tar
+ * writes into the pipe ssh reads; with compress, into the pipe zstd reads,
+ * and zstd into the pipe to ssh. Each pipe is a pipe_hop, each reader a thread.
+ */
+static int tar_through_pipes(struct xfer_run *run, int compress, struct byte_sink *channel)
+{
+	struct pipe_hop to_ssh, to_zstd;
+	struct byte_sink ssh_in, zstd_in;
+	struct zstd_sink z;
+	int rc;
+
+	if (pipe_hop_start(&to_ssh, channel, "ssh") < 0)
+		return -1;
+	pipe_hop_sink(&to_ssh, &ssh_in);
+	if (!compress) {
+		rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached, &ssh_in,
+				      &run->sent);
+		pipe_hop_release(&to_ssh);
+		return rc;
+	}
+	rc = zstd_sink_init(&z, &ssh_in, run->opts->zstd_level, (int)run->opts->zstd_threads);
+	if (rc == 0) {
+		rc = pipe_hop_start(&to_zstd, zstd_sink_as_sink(&z), "zstd");
+		if (rc == 0) {
+			/* closing the stream ends the zstd frame, which closes the pipe to ssh */
+			pipe_hop_sink(&to_zstd, &zstd_in);
+			rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached,
+					      &zstd_in, &run->sent);
+			pipe_hop_release(&to_zstd);
+			run->sent.wire_bytes = z.bytes_out;
+		}
+		zstd_sink_release(&z);
+	}
+	pipe_hop_release(&to_ssh);
+	return rc;
+}
+
 static int tar_into_channel(struct xfer_run *run, int compress)
 {
 	char dest[4200], command[4400];
 	struct ssh_exec x;
 	struct byte_sink channel;
-	struct zstd_sink z;
 	int rc;
 
 	if (ssh_shell_quote(run->dest, dest, sizeof(dest)) < 0)
@@ -41,19 +80,7 @@ static int tar_into_channel(struct xfer_run *run, int compress)
 		return -1;
 	}
 	ssh_exec_sink(&x, &channel);
-	if (compress) {
-		rc = zstd_sink_init(&z, &channel, run->opts->zstd_level, (int)run->opts->zstd_threads);
-		if (rc == 0) {
-			/* tar_stream_write closes its sink: that finishes the zstd frame */
-			rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached,
-					      zstd_sink_as_sink(&z), &run->sent);
-			run->sent.wire_bytes = z.bytes_out;
-			zstd_sink_release(&z);
-		}
-	} else {
-		rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached, &channel,
-				      &run->sent);
-	}
+	rc = tar_through_pipes(run, compress, &channel);
 	/*
 	 * A local failure keeps its own message (the remote tar only saw a
 	 * truncated stream); otherwise the remote tar's exit status decides, and

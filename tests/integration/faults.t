@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Faults in the middle of a run against the testbed host, and what the user
 # sees: the link cut (it comes back, and it does not), the agent killed, the
-# host's sshd restarted, the destination full before and during the run, a
+# host's sshd restarted, the destination full before and during the run (splice,
+# and tar-ssh, whose failing remote tar must give its own message), a
 # source file written while a strategy reads it, and strangers that connect
 # to `xfercmp serve` and say nothing. In every case the client ends within a
 # bound with one clear line and nothing is left running or on disk.
@@ -254,21 +255,32 @@ ok_last_err "full before the run: the space check says so" \
 ok_clean "full before the run: nothing left on the host" "$mnt/scratch" 15
 rm -rf "$work/f100" "$work/f100.manifest"
 
-name=full-during
-start "$name" -w largefile --size 48M --source-dir "$work/f48" --remote-dir "$mnt/scratch" -s splice \
-	--json "$work/full.json"
-wait_glob "$mnt/scratch/*-splice/*" 60
-ok $? "full during the run: splice is writing into $mnt/scratch"
-avail=$(df -B1 --output=avail "$mnt" | tail -n 1)
-fallocate -l $((avail - 4 * 1048576)) "$mnt/fill" &&
-	{ dd if=/dev/zero of="$mnt/fill2" bs=64K 2>/dev/null; true; }
-t0=$(now_ms)
-finish_client
-ok_exit "full during the run: the strategy fails" 1
-why=$(json_get "$work/full.json" "d['results'][0]['error']")
-check_grep "full during the run: the error says the destination ran out of space (ENOSPC)" \
-	"^the destination ran out of space \(ENOSPC\): .*No space left on device" "$why"
-ok_clean "full during the run: nothing left on the host, $mnt/scratch removed" "$mnt/scratch" 15
+# full_during STRATEGY WHAT PATTERN: the destination fills while STRATEGY writes a 48 MiB
+# file; the strategy fails with an error matching PATTERN (WHAT says whose) and nothing
+# is left on the host
+full_during() {
+	local s=$1 json="$work/full-$1.json" why avail
+	rm -f "$mnt/fill" "$mnt/fill2"
+	name=full-during-$s
+	start "$name" -w largefile --size 48M --source-dir "$work/f48" --remote-dir "$mnt/scratch" \
+		-s "$s" --json "$json"
+	wait_glob "$mnt/scratch/*-$s/*" 60
+	ok $? "full during the run ($s): it is writing into $mnt/scratch"
+	avail=$(df -B1 --output=avail "$mnt" | tail -n 1)
+	fallocate -l $((avail - 4 * 1048576)) "$mnt/fill" &&
+		{ dd if=/dev/zero of="$mnt/fill2" bs=64K 2>/dev/null; true; }
+	t0=$(now_ms)
+	finish_client
+	ok_exit "full during the run ($s): the strategy fails" 1
+	why=$(json_get "$json" "d['results'][0]['error']")
+	check_grep "full during the run ($s): the error is $2" "$3" "$why"
+	printf '%s\n' "$why" | diag
+	ok_clean "full during the run ($s): nothing left on the host, $mnt/scratch removed" "$mnt/scratch" 15
+}
+full_during splice "the agent's, naming ENOSPC" \
+	"^the destination ran out of space \(ENOSPC\): .*No space left on device"
+# the host's own tar fails: its message is the strategy's
+full_during tar-ssh "the host's tar saying so" "tar: .*No space left on device"
 "$tb" down >/dev/null
 umount "$mnt"
 ok $? "full: unmounted"
