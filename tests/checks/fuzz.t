@@ -14,13 +14,14 @@ for bin in "$top"/build/fuzz/fuzz_*; do
 	ok $rc "$t for $seconds s"
 	[ $rc -eq 0 ] || tail -15 <<<"$out" | diag
 done
-# inputs that once broke an invariant stay fixed
+# inputs that once broke an invariant stay fixed: crashes/TARGET/NAME
 scratch=$(mktemp -d /dev/shm/xfercmp-fuzz-regress.XXXXXX)
-for input in "$top"/tests/fuzz/crashes/*; do
+for input in "$top"/tests/fuzz/crashes/*/*; do
 	[ -f "$input" ] || continue
-	out=$(XFERCMP_FUZZ_SCRATCH="$scratch" "$top/build/fuzz/fuzz_frames_receiver" "$input" 2>&1)
+	t=$(basename "$(dirname "$input")")
+	out=$(XFERCMP_FUZZ_SCRATCH="$scratch" "$top/build/fuzz/$t" "$input" 2>&1)
 	rc=$?
-	ok $rc "regression: $(basename "$input")"
+	ok $rc "regression ($t): $(basename "$input")"
 	[ $rc -eq 0 ] || tail -10 <<<"$out" | diag
 done
 rm -rf "$scratch"
