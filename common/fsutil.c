@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -106,12 +107,12 @@ int fs_join(char *buf, size_t len, const char *a, const char *b)
 	return 0;
 }
 
-int fs_write_all(int fd, const void *buf, size_t len)
+static int write_all_by(int fd, const void *buf, size_t len, int as_send)
 {
 	const char *p = buf;
 
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = as_send ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -122,6 +123,16 @@ int fs_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int fs_write_all(int fd, const void *buf, size_t len)
+{
+	return write_all_by(fd, buf, len, 0);
+}
+
+int fs_send_all(int fd, const void *buf, size_t len)
+{
+	return write_all_by(fd, buf, len, 1);
 }
 
 long long fs_read_full(int fd, void *buf, size_t len)

@@ -25,6 +25,12 @@ int fs_join(char *buf, size_t len, const char *a, const char *b);
 /* Writes all of buf to fd, retrying short writes and EINTR. Returns 0 or -1 (errno set). */
 int fs_write_all(int fd, const void *buf, size_t len);
 
+/*
+ * fs_write_all for a socket, with MSG_NOSIGNAL: a peer that closed its end
+ * gives EPIPE, never SIGPIPE, whatever the process does with that signal.
+ */
+int fs_send_all(int fd, const void *buf, size_t len);
+
 /* Reads exactly len bytes unless EOF comes first; returns bytes read or -1 (errno set). */
 long long fs_read_full(int fd, void *buf, size_t len);
 

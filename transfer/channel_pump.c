@@ -59,8 +59,11 @@ static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
 		stopped(p, "cannot read the sftp channel");
 		return -1;
 	}
-	/* the caller closed its end: it stops, so does the pump */
-	return fs_write_all(p->fd, buf, (size_t)n) < 0 ? -1 : 1;
+	/*
+	 * the caller closed its end: it stops, so does the pump (send, not
+	 * write: EPIPE rather than SIGPIPE, which once killed a test tool in CI)
+	 */
+	return fs_send_all(p->fd, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
 /* Requests: what the caller wrote goes on the channel. 0 went on, -1 stop. */

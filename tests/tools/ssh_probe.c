@@ -7,7 +7,9 @@
  *   ssh_probe exec -F CONFIG TARGET COMMAND
  *       pipes stdin into COMMAND's stdin, prints "exit N"
  *   ssh_probe line -F CONFIG [--timeout-ms MS] TARGET COMMAND
- *       prints COMMAND's first output line, then waits for it to exit
+ *       prints COMMAND's first output line, then waits for it to exit;
+ *       prints "read_line waited N ms" on stderr either way, so a test can
+ *       time the wait alone (connecting can take seconds on a loaded machine)
  *   ssh_probe scp -F CONFIG TARGET SRC_DIR REMOTE_DIR
  *       sends SRC_DIR (manifest SRC_DIR.manifest) with scp_send, prints
  *       "files=N bytes=N round_trips=N wire_bytes=N seconds=S"
@@ -78,8 +80,15 @@ static int run_line(ssh_session s, const char *command, int timeout_ms)
 	char line[1024];
 	int status, rc = -1;
 
-	if (ssh_exec_start(s, command, &x) < 0 || ssh_exec_read_line(&x, line, sizeof(line),
-								       timeout_ms) < 0)
+	clock_ns t0;
+	int got;
+
+	if (ssh_exec_start(s, command, &x) < 0)
+		goto out;
+	t0 = clock_now();
+	got = ssh_exec_read_line(&x, line, sizeof(line), timeout_ms);
+	fprintf(stderr, "read_line waited %.0f ms\n", clock_seconds(t0, clock_now()) * 1000.0);
+	if (got < 0)
 		goto out;
 	printf("line %s\n", line);
 	rc = ssh_exec_finish(&x, &status);

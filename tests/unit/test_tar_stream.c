@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -720,6 +721,51 @@ static void test_hostile_truncated_and_garbage(void **state)
 	assert_int_equal(fs_remove_tree(base), 0);
 }
 
+/* Counts this process's open file descriptors. */
+static int open_fds(void)
+{
+	return dir_entries("/proc/self/fd", NULL, 0);
+}
+
+/*
+ * An entry larger than `ulimit -f` is refused before any file exists: libarchive
+ * 3.6.2 would fail at the end of that entry and leave its file open (the
+ * fuzzer's find, tests/fuzz/crashes/fuzz_tar_extract/).
+ */
+static void test_entry_over_file_size_limit(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "small", .type = AE_IFREG, .perm = 0644, .size = 1000 },
+		{ .name = "big", .type = AE_IFREG, .perm = 0644, .size = 200000 },
+	};
+	char base[512], dest[600];
+	struct mem_sink mem;
+	struct rlimit saved, capped;
+	void (*xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	int fds;
+
+	(void)state;
+	make_temp(base, sizeof(base));
+	snprintf(dest, sizeof(dest), "%s/dest", base);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	build_archive(es, ARRAY_LEN(es), base, &mem);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	capped = saved;
+	capped.rlim_cur = 65536;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &capped), 0);
+	fds = open_fds();
+	/* The stream as far as 10,000 bytes into big: the copy in a memfd is under the cap too. */
+	assert_int_equal(extract_hostile(base, mem.data, 512 + 1024 + 512 + 10000,
+					 "entry 'big' declares 200000 bytes, more than this "
+					 "process may write (ulimit -f: 65536 bytes)"),
+			 1);
+	assert_int_equal(open_fds(), fds);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, xfsz);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
 /* A symlink already in the destination is not written through. */
 static void test_planted_symlink(void **state)
 {
@@ -1109,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_absolute),
 		cmocka_unit_test(test_hostile_links_and_devices),
 		cmocka_unit_test(test_hostile_truncated_and_garbage),
+		cmocka_unit_test(test_entry_over_file_size_limit),
 		cmocka_unit_test(test_planted_symlink),
 		cmocka_unit_test(test_setid_dropped),
 	};

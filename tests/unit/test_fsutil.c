@@ -1,0 +1,101 @@
+/*
+ * Unit tests for the write helpers of common/fsutil.c: every byte arrives
+ * through partial writes, and fs_send_all reports a closed peer as EPIPE
+ * without raising SIGPIPE (the default action of which ends the process,
+ * so the test itself would die if it came).
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include "fsutil.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define LEN (3u << 20)
+
+struct drain {
+	int fd;
+	uint8_t *got;
+	size_t len;
+};
+
+/* Reads the socket to its end in small reads, so the writer sees partial writes. */
+static void *drain_socket(void *arg)
+{
+	struct drain *d = arg;
+	ssize_t n;
+
+	while (d->len < LEN && (n = read(d->fd, d->got + d->len, 4096)) > 0)
+		d->len += (size_t)n;
+	return NULL;
+}
+
+static void check_all_bytes_arrive(int (*write_fn)(int, const void *, size_t))
+{
+	uint8_t *data = malloc(LEN);
+	struct drain d = { .got = malloc(LEN) };
+	int sv[2], sndbuf = 4096;
+	pthread_t t;
+
+	assert_non_null(data);
+	assert_non_null(d.got);
+	for (size_t i = 0; i < LEN; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 24);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)), 0);
+	d.fd = sv[1];
+	assert_int_equal(pthread_create(&t, NULL, drain_socket, &d), 0);
+	assert_int_equal(write_fn(sv[0], data, LEN), 0);
+	close(sv[0]);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(d.len, LEN);
+	assert_memory_equal(d.got, data, LEN);
+	close(sv[1]);
+	free(d.got);
+	free(data);
+}
+
+static void test_write_all_whole(void **state)
+{
+	(void)state;
+	check_all_bytes_arrive(fs_write_all);
+}
+
+static void test_send_all_whole(void **state)
+{
+	(void)state;
+	check_all_bytes_arrive(fs_send_all);
+}
+
+static void test_send_all_closed_peer_is_epipe(void **state)
+{
+	void (*old)(int) = signal(SIGPIPE, SIG_DFL);
+	char buf[64] = "x";
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	errno = 0;
+	assert_int_equal(fs_send_all(sv[0], buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EPIPE);
+	close(sv[0]);
+	signal(SIGPIPE, old);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_all_whole),
+		cmocka_unit_test(test_send_all_whole),
+		cmocka_unit_test(test_send_all_closed_peer_is_epipe),
+	};
+
+	return test_run("fsutil", tests, ARRAY_LEN(tests), NULL, 0);
+}
