@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,10 @@ static const char compare_help[] =
 	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
 	"                           (and skip the source disk probe, which would)\n"
-	"  -P, --streams N          parallel: TCP streams (default: number of cores)\n"
+	"  -P, --streams N          parallel: TCP streams (default: number of cores, at most 64)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
-	"      --zstd-threads N     zstd: compression threads (default: number of cores)\n"
+	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
+	"                           64; 0: none, compression in the sending thread)\n"
 	"      --probe-seconds S    time budget of each probe (default 2)\n"
 	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"
 	"                           budget (up to 60 s); give a large file's size to measure\n"
@@ -108,6 +110,26 @@ struct compare_opts {
 /* What an interrupt must remove: the temporary source, if we made one. */
 static char temp_source[PATH_MAX];
 static struct agent_process *running_agent;
+/* Set once an interrupt is being handled: its thread says how the run ends. */
+static atomic_int interrupted;
+
+/*
+ * The interrupt pulls the agent and the source from under the run, which
+ * then fails: that failure is not the run's end to report, nor its exit
+ * status. The interrupt's thread ends the process once it has cleaned up.
+ */
+static void leave_exit_to_interrupt(void)
+{
+	while (atomic_load(&interrupted))
+		pause();
+}
+
+/* The one way compare_main reports its own failure. */
+static int compare_fail(void)
+{
+	leave_exit_to_interrupt();
+	return cmd_fail(NULL, EXIT_FAILED);
+}
 
 static void *watch_interrupt(void *arg)
 {
@@ -116,6 +138,7 @@ static void *watch_interrupt(void *arg)
 
 	while (sigwait(set, &sig) != 0)
 		;
+	atomic_store(&interrupted, 1);
 	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
 	reference_stop_running();
 	if (running_agent)
@@ -123,7 +146,13 @@ static void *watch_interrupt(void *arg)
 	if (temp_source[0]) {
 		char manifest[PATH_MAX + 16];
 
-		fs_remove_tree(temp_source);
+		/*
+		 * The generator's threads may still be creating files: the first
+		 * pass takes their directories from under them, so they fail and
+		 * stop, and a later pass takes what they made meanwhile.
+		 */
+		for (int pass = 0; pass < 50 && fs_remove_tree(temp_source) < 0; pass++)
+			usleep(100 * 1000);
 		if (manifest_default_path(temp_source, manifest, sizeof(manifest)) == 0)
 			unlink(manifest);
 	}
@@ -203,8 +232,10 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	o->strategies = "all";
 	o->run.repeat = 1;
 	o->run.strategy.streams = parallel_cpus();
+	if (o->run.strategy.streams > STRATEGY_MAX_STREAMS)
+		o->run.strategy.streams = STRATEGY_MAX_STREAMS;
 	o->run.strategy.zstd_level = 1;
-	o->run.strategy.zstd_threads = parallel_cpus();
+	o->run.strategy.zstd_threads = parallel_cpus() < 64 ? parallel_cpus() : 64;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
 		int handled = workload_opts_parse(&o->wo, opt, optarg);
@@ -246,8 +277,9 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			o->run.repeat = (unsigned)v;
 			break;
 		case 'P':
-			if (units_parse_count(optarg, 64, &v) < 0 || v == 0)
-				return cmd_usage_error(NULL, "--streams: expected 1 to 64, got '%s'", optarg);
+			if (units_parse_count(optarg, STRATEGY_MAX_STREAMS, &v) < 0 || v == 0)
+				return cmd_usage_error(NULL, "--streams: expected 1 to %d, got '%s'",
+						       STRATEGY_MAX_STREAMS, optarg);
 			o->run.strategy.streams = (unsigned)v;
 			break;
 		case OPT_ZLEVEL: {
@@ -290,6 +322,9 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		return cmd_usage_error(NULL, "--agent and --token-file go together");
 	if (o->remote_dir && o->remote_dir[0] != '/')
 		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
+	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
+		return cmd_usage_error(NULL, "--remote-dir: at most %d bytes, not %zu", SSH_TARGET_ROOT_MAX,
+				       strlen(o->remote_dir));
 	o->run.progress = progress;
 	o->run.progress_ctx = o;
 	o->run.sample = true;
@@ -465,7 +500,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 	if (connect_agent(&o, &proc, &ssh, &agent) < 0 || prepare_source(&o, &m, &root) < 0 ||
 	    check_destination_space(&agent, &m, o.host) < 0 ||
 	    agent_client_send_manifest(&agent, &m) < 0) {
-		code = cmd_fail(NULL, EXIT_FAILED);
+		code = compare_fail();
 		goto out;
 	}
 	target.agent = &agent;
@@ -483,7 +518,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 		};
 
 		if (probe_all(&plan, &probes, probe_progress, &o) < 0) {
-			code = cmd_fail(NULL, EXIT_FAILED);
+			code = compare_fail();
 			goto out;
 		}
 		o.run.probes = &probes;
@@ -497,17 +532,19 @@ static int compare_main(int argc, char **argv, int probe_only)
 					       .bytes = m.total_bytes, .probes = &probes,
 					       .agent_info = agent.info };
 			if (report_json_write(&rep, o.json) < 0)
-				code = cmd_fail(NULL, EXIT_FAILED);
+				code = compare_fail();
 		}
 		goto out;
 	}
 	results = calloc(MAX_STRATEGIES, sizeof(*results));
 	if (!results) {
 		err_set("out of memory for results");
-		code = cmd_fail(NULL, EXIT_FAILED);
+		code = compare_fail();
 		goto out;
 	}
 	rc = runner_run(&o.run, root, &m, &target, list, (size_t)n, results);
+	/* an interrupted run's results are not a report */
+	leave_exit_to_interrupt();
 	fs_type_name(root, source_fs, sizeof(source_fs));
 	for (int i = 0; i < n; i++)
 		if (results[i].dest_fs[0])
@@ -532,16 +569,17 @@ static int compare_main(int argc, char **argv, int probe_only)
 	if (!o.json || strcmp(o.json, "-"))
 		report_table(&rep, stdout, isatty(1) && !getenv("NO_COLOR"));
 	if (o.json && report_json_write(&rep, o.json) < 0)
-		code = cmd_fail(NULL, EXIT_FAILED);
+		code = compare_fail();
 	if (o.html && report_html_write(&rep, o.html) < 0)
-		code = cmd_fail(NULL, EXIT_FAILED);
+		code = compare_fail();
 	if (rc < 0) {
 		/* the report has it on stdout; stderr ends with it, as with every error */
 		err_set("%s", error);
-		cmd_fail(NULL, EXIT_FAILED);
+		compare_fail();
 	}
 	json_object_put(rep.environment);
 out:
+	leave_exit_to_interrupt();
 	for (int i = 0; i < n; i++)
 		reference_cmd_strategy_free(list[i]);
 	free(results);

@@ -22,6 +22,23 @@ static const char gen_help[] =
 	"  -q, --quiet              no progress line\n"
 	"  -h, --help               this text\n";
 
+/* Whether the directory that is to hold the manifest file exists and takes files. */
+static int manifest_dir_writable(const char *file)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == file)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
+	if (access(dir, W_OK) < 0)
+		return err_errno("cannot create manifest '%s' in '%s'", file, dir);
+	return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -81,6 +98,9 @@ int cmd_gen(int argc, char **argv)
 			return cmd_fail("gen", EXIT_USAGE);
 		manifest_file = manifest_buf;
 	}
+	/* before hours of generating: a manifest that cannot be written would leave a tree without one */
+	if (manifest_dir_writable(manifest_file) < 0)
+		return cmd_fail("gen", EXIT_FAILED);
 	if (workload_generate(&wo.spec, argv[optind], (unsigned)threads, !quiet && isatty(2), &m, &st) < 0)
 		return cmd_fail("gen", EXIT_FAILED);
 	{

@@ -111,12 +111,14 @@ int report_json_write(const struct report *r, const char *path)
 		json_object_put(doc);
 		return err_errno("cannot write '%s'", path);
 	}
-	fprintf(f, "%s\n", text);
+	if (fprintf(f, "%s\n", text) < 0)
+		rc = err_errno("cannot write %s", f == stdout ? "the JSON report to stdout" : path);
 	if (f != stdout) {
-		if (fclose(f) != 0)
+		if (fclose(f) != 0 && rc == 0)
 			rc = err_errno("cannot write '%s'", path);
-	} else {
-		fflush(f);
+	} else if ((fflush(f) != 0 || ferror(f)) && rc == 0) {
+		/* a reader that went away (| head) or a full disk: the document is cut */
+		rc = err_errno("cannot write the JSON report to stdout");
 	}
 	json_object_put(doc);
 	return rc;

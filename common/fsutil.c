@@ -35,13 +35,22 @@ int fs_mkdir_p(const char *path)
 	return 0;
 }
 
+/* nftw takes no context: the first failure of this thread's walk. */
+static __thread int remove_errno;
+
+/*
+ * Goes on past a failure: what can go, goes (a directory another thread is
+ * still filling fails its rmdir, and the walk must not stop there).
+ */
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
+	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+
 	(void)st;
 	(void)ftw;
-	if (type == FTW_DP)
-		return rmdir(path) < 0 ? -1 : 0;
-	return unlink(path) < 0 ? -1 : 0;
+	if (rc < 0 && errno != ENOENT && !remove_errno)
+		remove_errno = errno;
+	return 0;
 }
 
 int fs_remove_tree(const char *path)
@@ -52,8 +61,13 @@ int fs_remove_tree(const char *path)
 		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", path);
 	if (!S_ISDIR(st.st_mode))
 		return unlink(path) < 0 ? err_errno("cannot remove '%s'", path) : 0;
-	if (nftw(path, remove_one, 64, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+	remove_errno = 0;
+	if (nftw(path, remove_one, 64, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 && !remove_errno)
+		remove_errno = errno ? errno : EIO;
+	if (remove_errno) {
+		errno = remove_errno;
 		return err_errno("cannot remove '%s'", path);
+	}
 	return 0;
 }
 

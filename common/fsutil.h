@@ -9,7 +9,8 @@ int fs_mkdir_p(const char *path);
 
 /*
  * Removes path and everything below it without following symbolic links.
- * A missing path is not an error. Returns 0 or -1 (error set).
+ * A missing path is not an error. After a failure it goes on removing what it
+ * can, then returns -1 (error set, with the first failure's cause); else 0.
  */
 int fs_remove_tree(const char *path);
 

@@ -151,16 +151,28 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		goto out;
 	}
 	for (unsigned i = 0; i < streams; i++) {
+		int e;
+
 		jobs[i] = (struct stream_job){ .rx = rx, .dest = job->dest, .fd = fds[i] };
-		if (pthread_create(&tids[i], NULL, stream_main, &jobs[i]) != 0) {
-			/* run it here rather than fail the transfer */
-			stream_main(&jobs[i]);
-			tids[i] = 0;
+		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
+			continue;
+		/*
+		 * Not run in line instead: its sender would wait for the others,
+		 * which nobody reads. The streams without a reader are cut, so
+		 * their senders fail at once rather than stall.
+		 */
+		rc = err_set("cannot start the receiver of stream %u of %llu: %s", i,
+			     (unsigned long long)streams, strerror(e));
+		for (unsigned k = i; k < streams; k++) {
+			shutdown(fds[k], SHUT_RDWR);
+			tids[k] = 0;
 		}
+		break;
 	}
 	for (unsigned i = 0; i < streams; i++) {
-		if (tids[i])
-			pthread_join(tids[i], NULL);
+		if (!tids[i])
+			continue;
+		pthread_join(tids[i], NULL);
 		if (jobs[i].rc < 0 && rc == 0)
 			rc = err_set("stream %u: %s", i, jobs[i].error);
 		total.files += jobs[i].st.files;

@@ -69,6 +69,38 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	return 0;
 }
 
+static int remove_job(struct agent_session *s, struct agent_job *job);
+
+/*
+ * A slot for a new destination: a removed job's, a never used one, or else
+ * the oldest parked job's, which goes now. `--repeat 100` over three
+ * strategies makes 300 destinations in one session; all slots live at once
+ * only under --keep. NULL (error set) when none can be had.
+ */
+static struct agent_job *free_job_slot(struct agent_session *s)
+{
+	struct agent_job *oldest = NULL;
+
+	for (unsigned i = 0; i < s->njobs; i++) {
+		struct agent_job *j = &s->jobs[i];
+
+		if (j->removed)
+			return j;
+		if (j->parked && (!oldest || j->id < oldest->id))
+			oldest = j;
+	}
+	if (s->njobs < AGENT_MAX_JOBS)
+		return &s->jobs[s->njobs++];
+	if (!oldest) {
+		err_set("too many destinations in one session (%d)%s", AGENT_MAX_JOBS,
+			s->keep ? ": --keep keeps every one" : "");
+		return NULL;
+	}
+	if (remove_job(s, oldest) < 0)
+		return NULL;
+	return oldest;
+}
+
 static int op_prepare(struct agent_session *s, json_object *req, json_object *reply)
 {
 	struct agent_job *job;
@@ -78,14 +110,15 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 
 	if (wire_get_str(req, "strategy", &strategy) < 0)
 		return -1;
-	if (s->njobs == AGENT_MAX_JOBS)
-		return err_set("too many destinations in one session (%d)", AGENT_MAX_JOBS);
 	for (const char *p = strategy; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
 			return err_set("strategy name '%s' has characters not allowed in a directory name",
 				       strategy);
-	job = &s->jobs[s->njobs];
+	if (!(job = free_job_slot(s)))
+		return -1;
 	memset(job, 0, sizeof(*job));
+	/* free until its directory exists */
+	job->removed = 1;
 	job->id = next_id++;
 	snprintf(job->strategy, sizeof(job->strategy), "%.63s", strategy);
 	if (snprintf(job->dest, sizeof(job->dest), "%s/%llu-%s", s->root,
@@ -93,7 +126,7 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 		return err_set("destination path too long under '%s'", s->root);
 	if (mkdir(job->dest, 0755) < 0)
 		return err_errno("cannot create destination '%s'", job->dest);
-	s->njobs++;
+	job->removed = 0;
 	fs_type_name(job->dest, fstype, sizeof(fstype));
 	json_object_object_add(reply, "job", json_object_new_int64((int64_t)job->id));
 	json_object_object_add(reply, "dest", json_object_new_string(job->dest));

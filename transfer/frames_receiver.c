@@ -512,14 +512,54 @@ static int splice_in(struct receiver *r, int fd, uint64_t off, uint64_t len, uin
 	return 0;
 }
 
+/* chmod of r->path, resolved as every open here is (no symlink, nothing outside dest). */
+static int chmod_beneath(struct receiver *r, mode_t mode)
+{
+	char proc[64];
+	int fd = open_beneath(r->dirfd, r->path, O_PATH | O_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return -1;
+	/* an O_PATH descriptor takes no fchmod; its /proc link names the file itself */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rc = chmod(proc, mode);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Opens the file of a RANGE record. The first range creates it with its mode;
+ * when that mode has no owner write, a later range (as any user but root)
+ * cannot open it for writing, so it gives the owner write back and sets the
+ * mode again once open (receive_sync's fchmod): every range ends with the
+ * record's mode in place, whichever finishes last.
+ */
+static int open_range(struct receiver *r, uint64_t flags, mode_t mode)
+{
+	for (int tries = 0;; tries++) {
+		int fd = open_beneath(r->dirfd, r->path, flags, mode);
+
+		if (fd >= 0 || errno != EACCES || (mode & S_IWUSR) || tries == 100)
+			return fd;
+		if (chmod_beneath(r, mode | S_IWUSR) < 0)
+			return -1;
+	}
+}
+
 /* Receives a record by plain syscalls: large files, ranges, modes the umask would change. */
 static int receive_sync(struct receiver *r, const struct frame *f, mode_t mode, int chmod_needed)
 {
 	uint64_t flags = O_WRONLY | O_CREAT | O_CLOEXEC | (f->type == FRAME_FILE ? O_EXCL : 0);
 	uint64_t off = f->offset, have = r->end - r->start;
 	size_t now = (size_t)(have < f->length ? have : f->length);
-	int fd = open_beneath(r->dirfd, r->path, flags, mode), rc = 0;
+	int fd, rc = 0;
 
+	if (f->type == FRAME_RANGE && !(mode & S_IWUSR)) {
+		fd = open_range(r, flags, mode);
+		chmod_needed = 1;
+	} else {
+		fd = open_beneath(r->dirfd, r->path, flags, mode);
+	}
 	if (fd < 0)
 		return err_errno("cannot create '%s/%s'", r->dest, r->path);
 	if (chmod_needed && fchmod(fd, mode) < 0)

@@ -27,7 +27,9 @@
  * so several connections may fill one file at once. Parent directories are
  * made with mode 0755. A file gets the record's permission bits regardless of
  * the umask, except set-user-ID and set-group-ID, which are never applied to
- * a file that came from the network.
+ * a file that came from the network. A file without owner write still takes
+ * all its ranges when the receiver is not root: a range gives the owner
+ * write back to open it, then sets the record's mode again.
  *
  * After END it reads on to the end of the stream, so the sender must shut
  * down its side (shutdown SHUT_WR, or close) for this to return.

@@ -119,7 +119,9 @@ static void name_out_of_space(struct strategy_result *r)
 
 	if (!strstr(r->error, strerror(ENOSPC)))
 		return;
-	snprintf(msg, sizeof(msg), "the destination ran out of space (ENOSPC): %s", r->error);
+	/* a long message loses its tail: the cause is named first */
+	if (snprintf(msg, sizeof(msg), "the destination ran out of space (ENOSPC): %s", r->error) < 0)
+		return;
 	snprintf(r->error, sizeof(r->error), "%s", msg);
 }
 
@@ -203,6 +205,22 @@ struct run_samples {
 	struct sampler_summary local, remote;
 };
 
+/*
+ * A request the agent answered with an error (a failed syncfs, an unreadable
+ * destination): this strategy fails with it and the next one runs. Only a lost
+ * connection ends the whole run. Returns 1, or -1 when the agent is gone.
+ */
+static int agent_refused(struct xfer_target *t, struct strategy_result *r, uint64_t job)
+{
+	if (t->agent->lost)
+		return -1;
+	snprintf(r->error, sizeof(r->error), "%s", err_msg());
+	name_out_of_space(r);
+	if (job && cleanup(t, job) < 0)
+		return -1;
+	return 1;
+}
+
 /* One attempt; returns 0 if it ran and verified, 1 if it failed (r->error set), -1 if the agent is gone. */
 static int run_once(const struct runner_opts *o, const char *src_root, const struct manifest *m,
 		    struct xfer_target *t, const struct strategy *s, struct strategy_result *r,
@@ -217,7 +235,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	int rc;
 
 	if (prepare(t, s, &run.job, dest, sizeof(dest), r->dest_fs, sizeof(r->dest_fs)) < 0)
-		return -1;
+		return agent_refused(t, r, 0);
 	run.dest = dest;
 	if (!o->warm && runner_drop_source_cache(src_root, m) < 0) {
 		snprintf(r->error, sizeof(r->error), "%s", err_msg());
@@ -241,9 +259,19 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 			return -1;
 		return cleanup(t, run.job) < 0 ? -1 : 1;
 	}
-	if (flush(t, run.job) < 0)
-		return -1;
+	rc = flush(t, run.job);
 	t2 = clock_now();
+	/* the sampler threads work on meas, on this stack: stopped on every way out */
+	if (rc < 0) {
+		char why[ERR_MAX];
+
+		snprintf(why, sizeof(why), "%s", err_msg());
+		if (o->sample)
+			(void)measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
+					   &samples->remote, &samples->have_remote);
+		err_set("%s", why);
+		return agent_refused(t, r, run.job);
+	}
 	if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
 				      &samples->remote, &samples->have_remote) < 0)
 		return -1;
@@ -256,7 +284,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	r->sent = run.sent;
 	r->received = run.received;
 	if (verify(t, run.job, r) < 0)
-		return -1;
+		return agent_refused(t, r, run.job);
 	if (cleanup(t, run.job) < 0)
 		return -1;
 	return r->verified ? 0 : 1;

@@ -19,6 +19,9 @@ struct ssh_target_opts {
 	const char *remote_dir;	/* scratch root on the host; NULL = /var/tmp/xfercmp.<random> */
 };
 
+/* The longest scratch root on the host (--remote-dir), in bytes. */
+#define SSH_TARGET_ROOT_MAX 511
+
 struct ssh_target {
 	ssh_session session;
 	struct ssh_exec agent;	/* the agent's exec channel */
@@ -26,7 +29,7 @@ struct ssh_target {
 	char agent_host[256];	/* where its TCP port is reached */
 	char agent_port[16];
 	char token[WIRE_TOKEN_HEX + 1];
-	char remote_root[512];
+	char remote_root[SSH_TARGET_ROOT_MAX + 1];
 	char remote_arch[64];
 	char agent_command[600];/* the agent binary that runs on the host */
 	int uploaded;		/* 1 when xfercmp-agent was uploaded this time */

@@ -28,9 +28,12 @@ enum strategy_flags {
 	STRATEGY_MULTI_STREAM = 1 << 5,	/* several TCP streams at once (-P) */
 };
 
+/* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
+#define STRATEGY_MAX_STREAMS 64
+
 /* Knobs the user sets for every strategy. */
 struct strategy_opts {
-	unsigned streams;	/* parallel: TCP streams */
+	unsigned streams;	/* parallel: TCP streams, 1 to STRATEGY_MAX_STREAMS */
 	int zstd_level;
 	unsigned zstd_threads;
 	/*

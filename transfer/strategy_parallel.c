@@ -16,7 +16,6 @@
 
 /* Files above this are cut into ranges so one large file fills every stream. */
 #define RANGE_THRESHOLD (64ull << 20)
-#define MAX_STREAMS 64
 
 struct stream_arg {
 	int fd;
@@ -42,13 +41,13 @@ static void *stream_main(void *p)
 static int parallel_run(struct xfer_run *run)
 {
 	unsigned n = run->opts->streams ? run->opts->streams : 2;
-	struct send_plan plans[MAX_STREAMS];
-	struct stream_arg args[MAX_STREAMS];
-	pthread_t tids[MAX_STREAMS];
-	int fds[MAX_STREAMS], rc = 0;
+	struct send_plan plans[STRATEGY_MAX_STREAMS];
+	struct stream_arg args[STRATEGY_MAX_STREAMS];
+	pthread_t tids[STRATEGY_MAX_STREAMS];
+	int fds[STRATEGY_MAX_STREAMS], rc = 0;
 
-	if (n > MAX_STREAMS)
-		return err_set("parallel: at most %d streams", MAX_STREAMS);
+	if (n > STRATEGY_MAX_STREAMS)
+		return err_set("parallel: at most %d streams", STRATEGY_MAX_STREAMS);
 	if (send_plan_split(run->manifest, n, RANGE_THRESHOLD, plans) < 0)
 		return -1;
 	if (raw_stream_open(run, "frames", n, fds) < 0) {

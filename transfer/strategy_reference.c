@@ -684,7 +684,11 @@ static int scp_legacy_run(struct xfer_run *run)
 	return ref_finish(run, st, 1, -1);
 }
 
-/* rsync -a -e 'ssh OPTIONS' SRC/ HOST:DEST/ (rsync ≥ 3.2.4 protects DEST from the host's shell). */
+/*
+ * rsync -a -s -e 'ssh OPTIONS' SRC/ HOST:DEST/. -s (--protect-args, rsync 3.0
+ * on) sends DEST past the host's shell, so a --remote-dir with a space or a
+ * '$' stays one path: rsync did that by default only from 3.2.4.
+ */
 static int rsync_run(struct xfer_run *run)
 {
 	struct ref_stage st[1] = { 0 };
@@ -720,6 +724,7 @@ static int rsync_run(struct xfer_run *run)
 	}
 	ref_arg(&st[0].argv, "rsync");
 	ref_arg(&st[0].argv, "-a");
+	ref_arg(&st[0].argv, "-s");
 	ref_arg(&st[0].argv, "-e");
 	ref_arg(&st[0].argv, "%s", e);
 	ref_arg(&st[0].argv, "--");
@@ -778,7 +783,11 @@ static int tar_ssh_pipeline(struct xfer_run *run, int compress)
 			ref_arg(a, "--ultra");
 		if (level >= 0)
 			ref_arg(a, "-%d", level ? level : 3);
-		ref_arg(a, "-T%u", run->opts->zstd_threads);
+		/* the model's 0 workers compresses in the writer's thread: for zstd(1), -T0 is every core */
+		if (run->opts->zstd_threads == 0)
+			ref_arg(a, "--single-thread");
+		else
+			ref_arg(a, "-T%u", run->opts->zstd_threads);
 		ref_arg(a, "-c");
 	}
 	ref_ssh_stage(&st[n++].argv, run->target, &h, remote);

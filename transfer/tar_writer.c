@@ -132,6 +132,18 @@ static int tar_writer_error(struct tar_writer *w, const char *what, const char *
 	return err_set("tar stream: %s: %s", what, msg);
 }
 
+/*
+ * archive_write_header's answer as 0 (written) or -1. ARCHIVE_WARN is
+ * written too: in the C locale (ours) the pax writer cannot convert a name
+ * byte >= 0x80 to UTF-8, so it writes the name as its bytes with
+ * hdrcharset=BINARY in that entry's extended header and warns; GNU tar and
+ * libarchive read such a name back as the same bytes.
+ */
+static int header_written(int r)
+{
+	return r == ARCHIVE_OK || r == ARCHIVE_WARN ? 0 : -1;
+}
+
 /* Writes a directory entry for w->dir cut at len bytes. */
 static int tar_writer_dir(struct tar_writer *w, size_t len)
 {
@@ -154,11 +166,11 @@ static int tar_writer_dir(struct tar_writer *w, size_t len)
 	archive_entry_copy_stat(w->e, &sb);
 	archive_entry_set_perm(w->e, 0755);
 	archive_entry_copy_pathname(w->e, w->dir);
-	r = archive_write_header(w->a, w->e);
-	if (r != ARCHIVE_OK)
+	r = header_written(archive_write_header(w->a, w->e));
+	if (r < 0)
 		tar_writer_error(w, "cannot write the entry of directory", w->dir);
 	w->dir[len] = saved;
-	return r == ARCHIVE_OK ? 0 : -1;
+	return r;
 }
 
 /*
@@ -214,7 +226,7 @@ static int tar_writer_file(struct tar_writer *w, const struct manifest_entry *me
 	archive_entry_clear(w->e);
 	archive_entry_copy_stat(w->e, &sb);
 	archive_entry_copy_pathname(w->e, me->path);
-	if (archive_write_header(w->a, w->e) != ARCHIVE_OK) {
+	if (header_written(archive_write_header(w->a, w->e)) < 0) {
 		tar_writer_error(w, "cannot write the entry of", me->path);
 		goto fail;
 	}

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The integration tests that need no testbed, once more with the
-# AddressSanitizer + UBSan build (make asan: build/asan/xfercmp). The agent
-# runs from the same binary, so both ends are checked. Any sanitizer report,
-# from any process, lands in build/asan/reports/ and fails this test.
+# Integration tests once more with the AddressSanitizer + UBSan build (make
+# asan: build/asan/xfercmp): the two that need no testbed, and compare_ssh.t,
+# which runs every SSH strategy (libssh, the scp pump, the tar pipes) against
+# the testbed. The agent runs from the same binary, so both ends are checked.
+# Any sanitizer report of a process started here lands in build/asan/reports/
+# and fails this test; the agent compare_ssh.t uploads to the testbed runs
+# under sshd, without our ASAN_OPTIONS: an error there ends the agent, which
+# fails the test's run, but a leak report at its exit goes unread.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
@@ -15,7 +19,7 @@ mkdir -p "$reports"
 export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1"
 export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1"
 
-for t in gen_verify.t compare_local.t; do
+for t in gen_verify.t compare_local.t compare_ssh.t; do
 	out=$(XFERCMP="$asan_bin" bash "$top/tests/integration/$t" 2>&1)
 	rc=$?
 	notok=$(grep -c '^not ok' <<<"$out")

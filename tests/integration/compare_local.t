@@ -15,6 +15,7 @@ scratch_before=$(scratch_count)
 agent_pid=
 cleanup() {
 	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
+	chattr -i "$work/agent-root3" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -51,6 +52,9 @@ check_grep "the failure names the content difference" "content differs" "$LAST_O
 out=$("$xfercmp" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
 printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==1 and d["results"][0]["status"]=="ok"'
 ok $? "--json - prints a schema-1 document on stdout"
+# a stdout that takes nothing (/dev/full) is a failed run, not a cut document and exit 0
+check_rc 1 "--json - into a full stdout" sh -c "exec \"\$0\" -w smallfiles --files 50 -s splice --no-probes --json - >/dev/full" "$xfercmp"
+check_grep "says the JSON report could not be written, and why" "cannot write the JSON report to stdout: No space left on device" "$LAST_OUT"
 
 # --repeat reports a median of several runs
 json="$work/r.json"
@@ -120,6 +124,50 @@ kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 agent_pid=
 
+# an agent that cannot make a destination (its root made immutable) fails each
+# strategy with that cause; the run goes on to the next strategy rather than stop
+"$xfercmp" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/agent-root3" >"$work/agent3.out" 2>&1 &
+agent_pid=$!
+for _ in $(seq 50); do grep -q listening "$work/agent3.out" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent3.out")
+chattr +i "$work/agent-root3"
+ok $? "the agent's root is made immutable (chattr +i)"
+json="$work/refused.json"
+check_rc 1 "an agent refusing every destination" "$xfercmp" -w smallfiles --files 10 -s splice,zstd \
+	--no-probes --agent "127.0.0.1:$port" --token-file "$work/token" --json "$json"
+for s in splice zstd; do
+	e=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='$s'][0]['status'] + ': ' + [r for r in d['results'] if r['strategy']=='$s'][0]['error']" 2>&1)
+	grep -q "^failed: .*cannot create destination .*Operation not permitted" <<<"$e"
+	ok $? "$s failed on its own, with the agent's cause ($e)"
+done
+chattr -i "$work/agent-root3"
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+agent_pid=
+
+# an interrupt while the workload is being generated: exit 130, the interrupt's
+# message and no other, and nothing left of the temporary source or the agent
+before=$(scratch_count)
+env --default-signal=INT "$xfercmp" -w smallfiles --files 400000 -s splice --no-probes >"$work/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+	[ -n "$(find "$XFERCMP_SCRATCH" -path '*/xfercmp-src.*/d*/*' -type f -print -quit 2>/dev/null)" ] && break
+	sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ]
+ok $? "interrupted while generating: exit status $rc (want 130)"
+others=$(grep -v -e '^$' -e 'generating:' -e 'interrupted, cleaning up' "$work/int.out")
+grep -q "interrupted, cleaning up" "$work/int.out" && [ -z "$others" ]
+ok $? "interrupted while generating: says it is cleaning up, and nothing else"
+[ -z "$others" ] || diag <<<"$others"
+left=$(scratch_count)
+[ "$left" -eq "$before" ]
+ok $? "interrupted while generating: nothing left in the scratch directory ($left entries, $before before)"
+[ "$left" -eq "$before" ] || find "$XFERCMP_SCRATCH" -maxdepth 2 | head -5 | diag
+
 # the disk probe writes what --disk-probe-size says, and by default at most 1 GiB
 json="$work/dp.json"
 check "--disk-probe-size 64M" "$xfercmp" -w smallfiles --files 100 -s splice --probe-seconds 0.2 --disk-probe-size 64M --json "$json"
@@ -140,6 +188,8 @@ check_grep "names the strategy and the choices" "unknown strategy 'nosuch'.*spli
 check_rc 2 "bad size" "$xfercmp" -w largefile --size 12Q
 check_rc 2 "bad repeat" "$xfercmp" --repeat 0
 check_rc 2 "--agent without --token-file" "$xfercmp" --agent 127.0.0.1:1
+check_rc 2 "a --remote-dir too long to hold" "$xfercmp" --remote-dir "/$(printf 'x%.0s' $(seq 600))" testbed
+check_grep "says how long it may be" "remote-dir: at most 511 bytes, not 601" "$LAST_OUT"
 check_rc 1 "missing dir: workload" "$xfercmp" -w dir:/nonexistent/xfercmp -s splice
 check_grep "names the directory" "/nonexistent/xfercmp" "$LAST_OUT"
 

@@ -21,7 +21,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfercmp-gen-verify.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 47
+plan 48
 
 # expect DESCRIPTION TEST...: passes when the test command succeeds; shows the last run otherwise
 expect() {
@@ -146,6 +146,11 @@ usage_error "gen with no DIR: exit 2" "directory" gen
 usage_error "gen with two DIRs: exit 2" "directory" gen "$tmp/u" "$tmp/u2"
 usage_error "gen --size with smallfiles: exit 2" "--size" gen --size 1M "$tmp/u"
 usage_error "verify with a missing manifest: exit 2, names it" "$tmp/u.manifest" verify "$tmp/u"
+
+# a manifest that cannot be written is refused before anything is generated
+run "$bin" gen -q -w smallfiles --files 100 --manifest "$tmp/no/such/dir/u.manifest" "$tmp/u"
+expect "gen --manifest in a missing directory: exit 1, names the manifest, generates nothing" \
+	eval '[ "$rc" -eq 1 ] && has "$err" "cannot create manifest '"'$tmp/no/such/dir/u.manifest'"'" && [ ! -e "$tmp/u" ]'
 
 # ---- other workloads ----
 

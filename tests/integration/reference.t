@@ -138,6 +138,19 @@ check_rc 0 "smallfiles (1000 files), -s real: exit 0" \
 ok_results "smallfiles: every real-* strategy ok and verified" "$json" "$(IFS=,; echo "${real[*]}")"
 echo "# smallfiles: $(seconds "$json")"
 
+# a --remote-dir that the host's shell would split or run: every program takes it as
+# one path (rsync with -s, whatever its version); --zstd-threads 0 is zstd's
+# --single-thread (its -T0 would be every core)
+ensure_testbed "odd --remote-dir"
+odd="$work/remote dir \$(touch $work/pwned)"
+json="$work/odd.json"
+check_rc 0 "--remote-dir with a space and \$(...), --zstd-threads 0, -s real: exit 0" \
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 100 -s real --zstd-threads 0 \
+	--remote-dir "$odd" --json "$json" testbed
+ok_results "odd --remote-dir: every real-* strategy ok and verified" "$json" "$(IFS=,; echo "${real[*]}")"
+[ ! -e "$work/pwned" ] && [ ! -e "$odd" ] && [ ! -e "$work/remote" ]
+ok $? "odd --remote-dir: nothing ran on the host's shell, and the directory is gone"
+
 ensure_testbed "largefile"
 json="$work/large.json"
 check_rc 0 "largefile (64M), -s real: exit 0" \

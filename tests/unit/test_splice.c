@@ -18,11 +18,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- helpers ---- */
@@ -776,9 +778,62 @@ static void test_modes(void **state)
 	tmp_remove(&t);
 }
 
+/*
+ * A read-only file cut into ranges, received by a user other than root (as an
+ * agent started over SSH is): the second range must still open the file the
+ * first one created read-only, and the file ends with its mode.
+ */
+static void test_read_only_ranges_as_user(void **state)
+{
+	const uid_t nobody = 65534;
+	struct tmp t;
+	struct stream s = { 0 };
+	struct stat sb;
+	char path[160];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	tmp_make(&t);
+	assert_int_equal(chmod(t.root, 0755), 0);
+	assert_int_equal(chown(t.dst, nobody, nobody), 0);
+	for (unsigned i = 0; i < 3; i++)
+		put_record(&s, FRAME_RANGE, "ro/f", 0444, 100 * i, 100, 100);
+	put_end(&s, 3, 300);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* no cmocka here: a failed assert would go on running tests in this child */
+		int sv[2];
+
+		if (setgroups(0, NULL) < 0 || setgid(nobody) < 0 || setuid(nobody) < 0)
+			_exit(2);
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+		    write(sv[0], s.p, s.len) != (ssize_t)s.len || shutdown(sv[0], SHUT_WR) < 0)
+			_exit(3);
+		if (frames_receive(sv[1], t.dst, NULL) < 0) {
+			fprintf(stderr, "frames_receive as uid %u: %s\n", (unsigned)nobody, err_msg());
+			_exit(1);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	snprintf(path, sizeof(path), "%s/ro/f", t.dst);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0444);
+	assert_int_equal(sb.st_size, 300);
+	free(s.p);
+	tmp_remove(&t);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_only_ranges_as_user),
 		cmocka_unit_test(test_smallfiles),
 		cmocka_unit_test(test_largefile),
 		cmocka_unit_test(test_mixed),

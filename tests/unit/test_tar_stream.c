@@ -271,6 +271,30 @@ static void *writer_main(void *arg)
  * Sends workload `which` through a pipe (plain, or zstd at level/threads)
  * into tar_stream_extract and checks the tree and the counts.
  */
+/* Runs job (its fd set here) into tar_stream_extract to dest through a pipe; both must succeed. */
+static void through_pipe(struct writer_job *job, const char *dest, struct recv_stats *rs)
+{
+	pthread_t t;
+	int p[2], rc;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	job->fd = p[1];
+	assert_int_equal(pthread_create(&t, NULL, writer_main, job), 0);
+	err_clear();
+	rc = tar_stream_extract(p[0], dest, rs);
+	if (rc < 0)
+		print_error("tar_stream_extract: %s\n", err_msg());
+	/* A failed extractor must not leave the writer blocked on a full pipe. */
+	close(p[0]);
+	pthread_join(t, NULL);
+	if (job->rc < 0)
+		print_error("writer: %s\n", job->err);
+	assert_int_equal(job->rc, 0);
+	assert_int_equal(rc, 0);
+	expect_verified(dest, job->m);
+}
+
 static void pipe_transfer(int which, int zstd, int level, int threads)
 {
 	const struct shared_workload *w = workload(which);
@@ -278,26 +302,9 @@ static void pipe_transfer(int which, int zstd, int level, int threads)
 				  .threads = threads };
 	struct recv_stats rs;
 	char dest[512];
-	pthread_t t;
-	int p[2], rc;
 
 	make_temp(dest, sizeof(dest));
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-	job.fd = p[1];
-	assert_int_equal(pthread_create(&t, NULL, writer_main, &job), 0);
-	err_clear();
-	rc = tar_stream_extract(p[0], dest, &rs);
-	if (rc < 0)
-		print_error("tar_stream_extract: %s\n", err_msg());
-	/* A failed extractor must not leave the writer blocked on a full pipe. */
-	close(p[0]);
-	pthread_join(t, NULL);
-	if (job.rc < 0)
-		print_error("writer: %s\n", job.err);
-	assert_int_equal(job.rc, 0);
-	assert_int_equal(rc, 0);
-	expect_verified(dest, &w->m);
+	through_pipe(&job, dest, &rs);
 
 	assert_int_equal(job.st.files, w->m.count);
 	assert_int_equal(rs.files, w->m.count);
@@ -390,9 +397,8 @@ static void write_to_command(const struct shared_workload *w, const char *cmd, i
 	assert_int_equal(st.files, w->m.count);
 }
 
-static void gnu_tar_extract(int which, int zstd)
+static void gnu_tar_extract_of(const struct shared_workload *w, int zstd)
 {
-	const struct shared_workload *w = workload(which);
 	char dest[512], cmd[2048], errfile[600], errbuf[256] = "";
 	FILE *ef;
 	size_t n;
@@ -414,6 +420,11 @@ static void gnu_tar_extract(int which, int zstd)
 	assert_int_equal(fs_remove_tree(dest), 0);
 }
 
+static void gnu_tar_extract(int which, int zstd)
+{
+	gnu_tar_extract_of(workload(which), zstd);
+}
+
 static void test_gnu_tar_extracts_plain(void **state)
 {
 	(void)state;
@@ -424,6 +435,52 @@ static void test_gnu_tar_extracts_zstd(void **state)
 {
 	(void)state;
 	gnu_tar_extract(WL_MIXED, 1);
+}
+
+/*
+ * Names are bytes: UTF-8 beyond ASCII and bytes that are no UTF-8 at all go
+ * through the stream as they are (we run in the C locale, where the pax
+ * writer's default conversion to UTF-8 refuses them), to our extractor and
+ * to GNU tar's.
+ */
+static void test_names_of_any_bytes(void **state)
+{
+	static const char *names[] = { "caf\xc3\xa9.txt", "\xff\xfe-not-utf8.bin",
+				       "d\xc3\xafr/x.txt", "plain.txt" };
+	struct shared_workload w = { 0 };
+	struct writer_job job;
+	struct recv_stats rs;
+	char dest[512], path[1024];
+	uint64_t skipped;
+
+	(void)state;
+	make_temp(w.dir, sizeof(w.dir));
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", w.dir, names[i]);
+		if (strchr(names[i], '/')) {
+			char dir[1024];
+
+			snprintf(dir, sizeof(dir), "%s", path);
+			*strrchr(dir, '/') = '\0';
+			assert_int_equal(mkdir(dir, 0755), 0);
+		}
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "content of %zu\n", i);
+		fclose(f);
+	}
+	assert_int_equal(manifest_from_tree(&w.m, w.dir, 2, &skipped), 0);
+	assert_int_equal(w.m.count, ARRAY_LEN(names));
+	make_temp(dest, sizeof(dest));
+	job = (struct writer_job){ .src = w.dir, .m = &w.m };
+	through_pipe(&job, dest, &rs);
+	assert_int_equal(rs.files, ARRAY_LEN(names));
+	assert_int_equal(fs_remove_tree(dest), 0);
+	gnu_tar_extract_of(&w, 0);
+	manifest_release(&w.m);
+	assert_int_equal(fs_remove_tree(w.dir), 0);
 }
 
 /* `tar -cf - -C src .` (names start with "./") and `tar -I zstd` both extract. */
@@ -1146,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_gnu_tar_extracts_plain),
 		cmocka_unit_test(test_gnu_tar_extracts_zstd),
 		cmocka_unit_test(test_extract_gnu_tar_stream),
+		cmocka_unit_test(test_names_of_any_bytes),
 		cmocka_unit_test(test_directory_entries),
 		cmocka_unit_test(test_directory_names_sharing_a_prefix),
 		cmocka_unit_test(test_reads_to_end),
