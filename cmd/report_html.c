@@ -183,8 +183,10 @@ int report_html_write(const struct report *r, const char *path)
 	fprintf(f, ", %llu files, %s &rarr; ", (unsigned long long)r->files,
 		units_format_bytes(r->bytes, bytes, sizeof(bytes)));
 	escape(f, r->host);
-	fprintf(f, " (destination %s), %s source</p>\n", r->dest_fs ? r->dest_fs : "?",
-		r->warm ? "warm" : "cold");
+	/* the agent named the file system: text from the network, escaped as any other */
+	fputs(" (destination ", f);
+	escape(f, r->dest_fs ? r->dest_fs : "?");
+	fprintf(f, "), %s source</p>\n", r->warm ? "warm" : "cold");
 	chart(r, f);
 	results_table(r, f);
 	if (r->recommendation[0]) {

@@ -63,9 +63,20 @@ static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
+/* Closes whichever ends of the three pipes are open. */
+static void close_pipes(int in[2], int out[2], int err_pipe[2])
+{
+	int *all[] = { in, out, err_pipe };
+
+	for (size_t k = 0; k < 3; k++)
+		for (int e = 0; e < 2; e++)
+			if (all[k][e] >= 0)
+				close(all[k][e]);
+}
+
 int agent_launch_local(struct agent_process *p, const char *root)
 {
-	int in[2], out[2], err_pipe[2];
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
 	char line[512], errbuf[512] = "";
 
 	memset(p, 0, sizeof(*p));
@@ -74,11 +85,13 @@ int agent_launch_local(struct agent_process *p, const char *root)
 	snprintf(p->host, sizeof(p->host), "127.0.0.1");
 	if (wire_token_generate(p->token) < 0)
 		return -1;
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0)
-		return err_errno("cannot start the agent");
-	p->pid = fork();
-	if (p->pid < 0)
-		return err_errno("cannot start the agent");
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
+	    (p->pid = fork()) < 0) {
+		err_errno("cannot start the agent");
+		close_pipes(in, out, err_pipe);
+		p->pid = -1;
+		return -1;
+	}
 	if (p->pid == 0) {
 		const char *argv[12];
 		int a = 0;

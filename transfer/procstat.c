@@ -517,7 +517,11 @@ static int local_iface(const char *ipv4, struct in_addr addr, char *iface, size_
 	}
 	if (!name && (ntohl(addr.s_addr) >> 24) == 127)
 		name = loopback;
-	rc = name ? copy_name(iface, len, name, strlen(name)) : 1;
+	/*
+	 * An address with a label (ip addr ... label eth0:1, an ifconfig-style
+	 * alias) is listed under the label; /proc/net/dev counts it under eth0.
+	 */
+	rc = name ? copy_name(iface, len, name, strcspn(name, ":")) : 1;
 	freeifaddrs(list);
 	return rc;
 }

@@ -316,6 +316,27 @@ check_grep "port 2223: says refused" "refused" "$LAST_OUT"
 [ $((t1 - t0)) -lt 10000 ]
 ok $? "port 2223: fails fast ($((t1 - t0)) ms, want < 10 s)"
 
+# ---------------------------------------------------------------- 8. an address with a label
+# An agent reached on an address listed under a label (ip addr ... label xfercmp1:v, as
+# a virtual IP or an ifconfig-style alias is): the host's samples count the device the
+# label belongs to, which is the name /proc/net/dev knows
+ensure_testbed "the labeled address"
+ip netns exec "$ns" ip addr add 198.18.0.3/24 dev xfercmp1 label xfercmp1:v
+printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/alias.token"
+ip netns exec "$ns" "$xf" serve --listen 198.18.0.3:0 --once --idle-timeout 30 \
+	--token-file "$work/alias.token" --root "$work/alias-root" >"$work/alias.out" 2>&1 &
+alias_pid=$!
+for _ in $(seq 50); do grep -q listening "$work/alias.out" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening 198.18.0.3:\([0-9]*\).*/\1/p' "$work/alias.out")
+json="$work/alias.json"
+check "an agent on a labeled address" "$xf" --agent "198.18.0.3:$port" --token-file "$work/alias.token" \
+	--no-probes -w smallfiles --files 200 -s splice --json "$json"
+iface=$(json_get "$json" "(d['results'][0].get('samples') or {}).get('destination', {}).get('net', {}).get('iface')" 2>&1)
+[ "$iface" = xfercmp1 ]
+ok $? "the host's samples count xfercmp1, the labeled address's device ($iface)"
+wait "$alias_pid" 2>/dev/null
+ip netns exec "$ns" ip addr del 198.18.0.3/24 dev xfercmp1 2>/dev/null
+
 "$tb" status >/dev/null 2>&1 ||
 	echo "# the testbed was down at the end: another test may have taken it down during this one"
 finish
