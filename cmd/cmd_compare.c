@@ -235,7 +235,9 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	if (o->run.strategy.streams > STRATEGY_MAX_STREAMS)
 		o->run.strategy.streams = STRATEGY_MAX_STREAMS;
 	o->run.strategy.zstd_level = 1;
-	o->run.strategy.zstd_threads = parallel_cpus() < 64 ? parallel_cpus() : 64;
+	o->run.strategy.zstd_threads = parallel_cpus();
+	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)
+		o->run.strategy.zstd_threads = STRATEGY_MAX_ZSTD_THREADS;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
 		int handled = workload_opts_parse(&o->wo, opt, optarg);
@@ -293,9 +295,9 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			break;
 		}
 		case OPT_ZTHREADS:
-			if (units_parse_count(optarg, 64, &v) < 0)
-				return cmd_usage_error(NULL, "--zstd-threads: expected 0 to 64, got '%s'",
-						       optarg);
+			if (units_parse_count(optarg, STRATEGY_MAX_ZSTD_THREADS, &v) < 0)
+				return cmd_usage_error(NULL, "--zstd-threads: expected 0 to %d, got '%s'",
+						       STRATEGY_MAX_ZSTD_THREADS, optarg);
 			o->run.strategy.zstd_threads = (unsigned)v;
 			break;
 		case OPT_VERSION:

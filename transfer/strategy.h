@@ -30,6 +30,8 @@ enum strategy_flags {
 
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
 #define STRATEGY_MAX_STREAMS 64
+/* The most zstd compression threads (--zstd-threads, and its default likewise). */
+#define STRATEGY_MAX_ZSTD_THREADS 64
 
 /* Knobs the user sets for every strategy. */
 struct strategy_opts {

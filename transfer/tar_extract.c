@@ -195,38 +195,40 @@ static int tar_extract_data(struct archive *a, struct archive *w, const char *na
 }
 
 /*
+ * Refuses a file whose declared size is beyond the size this process may
+ * write (ulimit -f). Past it the file would end short, and libarchive 3.6.2,
+ * failing to give it its declared size at the end of the entry ("Write to
+ * restore size failed"), keeps the file's descriptor open for good: seen
+ * with the fuzzer's cap (strace: ftruncate and the 1-byte write at the end
+ * fail with EFBIG, no close). fsize_cap is RLIMIT_FSIZE's soft limit, read
+ * once per stream. Returns 0, or -1 with the error set.
+ */
+static int tar_extract_over_fsize(struct archive_entry *e, const char *name, rlim_t fsize_cap)
+{
+	la_int64_t size = archive_entry_size(e);
+
+	if (fsize_cap == RLIM_INFINITY || size <= 0 || (rlim_t)size <= fsize_cap)
+		return 0;
+	return err_set("tar stream: entry '%.200s' declares %lld bytes, more than this process "
+		       "may write (ulimit -f: %llu bytes)",
+		       name, (long long)size, (unsigned long long)fsize_cap);
+}
+
+/*
  * Extracts entries until the end marker; returns 0 or -1 (error set).
  * libarchive also takes a stream that stops at an entry boundary without
  * the two zero blocks of the end marker as complete; a sender that died
  * there sent a short tree, so the marker is required: at the end, the
  * uncompressed bytes consumed must be at least 1024 past the last entry.
  */
-/*
- * Refuses a file whose declared size is beyond the size this process may
- * write (ulimit -f). Past it the file would end short, and libarchive 3.6.2,
- * failing to give it its declared size at the end of the entry ("Write to
- * restore size failed"), keeps the file's descriptor open for good: seen
- * with the fuzzer's cap (strace: ftruncate and the 1-byte write at the end
- * fail with EFBIG, no close). Returns 0, or -1 with the error set.
- */
-static int tar_extract_over_fsize(struct archive_entry *e, const char *name)
-{
-	struct rlimit fsize;
-	la_int64_t size = archive_entry_size(e);
-
-	if (getrlimit(RLIMIT_FSIZE, &fsize) < 0 || fsize.rlim_cur == RLIM_INFINITY ||
-	    size <= 0 || (rlim_t)size <= fsize.rlim_cur)
-		return 0;
-	return err_set("tar stream: entry '%.200s' declares %lld bytes, more than this process "
-		       "may write (ulimit -f: %llu bytes)",
-		       name, (long long)size, (unsigned long long)fsize.rlim_cur);
-}
-
 static int tar_extract_entries(struct archive *a, struct archive *w, const char *root,
 			       struct recv_stats *st)
 {
 	char full[PATH_MAX];
 	la_int64_t entry_end = 0;
+	struct rlimit fsize = { .rlim_cur = RLIM_INFINITY };
+
+	(void)getrlimit(RLIMIT_FSIZE, &fsize);
 
 	for (;;) {
 		struct archive_entry *e;
@@ -249,7 +251,7 @@ static int tar_extract_entries(struct archive *a, struct archive *w, const char 
 			continue;
 		/* For messages: the name relative to root. */
 		snprintf(name, sizeof(name), "%s", full + strlen(root) + 1);
-		if (archive_entry_filetype(e) == AE_IFREG && tar_extract_over_fsize(e, name) < 0)
+		if (archive_entry_filetype(e) == AE_IFREG && tar_extract_over_fsize(e, name, fsize.rlim_cur) < 0)
 			return -1;
 		if (archive_write_header(w, e) != ARCHIVE_OK)
 			return tar_extract_error(w, name);

@@ -78,10 +78,8 @@ static int run_line(ssh_session s, const char *command, int timeout_ms)
 {
 	struct ssh_exec x;
 	char line[1024];
-	int status, rc = -1;
-
+	int status, got, rc = -1;
 	clock_ns t0;
-	int got;
 
 	if (ssh_exec_start(s, command, &x) < 0)
 		goto out;

@@ -644,6 +644,16 @@ static void build_archive(const struct hostile_entry *es, size_t n, const char *
 	archive_entry_free(e);
 }
 
+/* A fresh base directory holding an empty dest/, and es as an archive in mem. */
+static void archive_beside_dest(const struct hostile_entry *es, size_t n, char *base, size_t blen,
+				char *dest, size_t dlen, struct mem_sink *mem)
+{
+	make_temp(base, blen);
+	snprintf(dest, dlen, "%s/dest", base);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	build_archive(es, n, base, mem);
+}
+
 /*
  * Extracts data into base/dest; expects -1, an error containing `expect`,
  * and nothing in base but dest. Returns the number of names in dest.
@@ -678,10 +688,7 @@ static void hostile_case(const struct hostile_entry *es, size_t n, const char *e
 	char base[512], dest[600];
 	struct mem_sink mem;
 
-	make_temp(base, sizeof(base));
-	snprintf(dest, sizeof(dest), "%s/dest", base);
-	assert_int_equal(mkdir(dest, 0755), 0);
-	build_archive(es, n, base, &mem);
+	archive_beside_dest(es, n, base, sizeof(base), dest, sizeof(dest), &mem);
 	assert_true(extract_hostile(base, mem.data, mem.len, expect) <= max_in_dest);
 	free(mem.data);
 	assert_int_equal(fs_remove_tree(base), 0);
@@ -752,10 +759,7 @@ static void test_hostile_truncated_and_garbage(void **state)
 
 	(void)state;
 	assert_non_null(garbage);
-	make_temp(base, sizeof(base));
-	snprintf(dest, sizeof(dest), "%s/dest", base);
-	assert_int_equal(mkdir(dest, 0755), 0);
-	build_archive(es, ARRAY_LEN(es), base, &mem);
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
 	/* Cut inside b's content, then inside b's header, then right after a. */
 	extract_hostile(base, mem.data, 512 + 300000 + 512 + 1000, "runcated");
 	assert_int_equal(fs_clear_dir(dest), 0);
@@ -802,10 +806,7 @@ static void test_entry_over_file_size_limit(void **state)
 	int fds;
 
 	(void)state;
-	make_temp(base, sizeof(base));
-	snprintf(dest, sizeof(dest), "%s/dest", base);
-	assert_int_equal(mkdir(dest, 0755), 0);
-	build_archive(es, ARRAY_LEN(es), base, &mem);
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
 	capped = saved;
 	capped.rlim_cur = 65536;
@@ -870,10 +871,7 @@ static void test_setid_dropped(void **state)
 	int fd;
 
 	(void)state;
-	make_temp(base, sizeof(base));
-	snprintf(dest, sizeof(dest), "%s/dest", base);
-	assert_int_equal(mkdir(dest, 0755), 0);
-	build_archive(es, ARRAY_LEN(es), base, &mem);
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
 	fd = memfd_with(mem.data, mem.len);
 	assert_int_equal(tar_stream_extract(fd, dest, &rs), 0);
 	close(fd);
@@ -1028,10 +1026,7 @@ static void test_reads_to_end(void **state)
 	int fd;
 
 	(void)state;
-	make_temp(base, sizeof(base));
-	snprintf(dest, sizeof(dest), "%s/dest", base);
-	assert_int_equal(mkdir(dest, 0755), 0);
-	build_archive(es, ARRAY_LEN(es), base, &mem);
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
 	archive_len = mem.len;
 	memset(mem.data + archive_len, 0, 5 * MIB);
 
