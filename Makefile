@@ -33,52 +33,76 @@ ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(INCLUDES) -D_FILE_OFFSET_BITS=64 -pthread
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 
-LIB_SRC := $(wildcard common/*.c workloads/*.c transfer/*.c)
+# One archive per role folder (README.md, "Layout"). The client binary links them
+# all; the static agent links only the roles it runs (AGENT_ROLES), so agent code
+# that calls into the SSH layer, the client or a strategy fails to link, and
+# tests/checks/agent_boundary.t checks the binary holds none of their symbols.
+ROLES := common workloads transfer/stream transfer/measure transfer/agent transfer/ssh \
+	transfer/client transfer/strategy
+AGENT_ROLES := transfer/agent transfer/stream transfer/measure workloads common
+role_lib = $(BUILD)/lib/$(notdir $(1)).a
+LIB_SRC := $(foreach r,$(ROLES),$(wildcard $(r)/*.c))
 CMD_SRC := $(wildcard cmd/*.c)
 # the agent alone: `xfercmp serve` without the client commands
 AGENT_OBJ := $(BUILD)/obj/cmd/agent/main.o $(BUILD)/obj/cmd/cmd_serve.o $(BUILD)/obj/cmd/cmd_errors.o
+AGENT_ARCHIVES := $(foreach r,$(AGENT_ROLES),$(call role_lib,$(r)))
+# AGENT_BIN and AGENT_EXTRA_OBJ let tests/checks/agent_boundary.t link the agent
+# with one more object and see which calls the boundary refuses.
+AGENT_BIN ?= xfercmp-agent
+AGENT_EXTRA_OBJ ?=
 # Static: uploaded to hosts that have none of our libraries. Only what the
-# agent's code reaches is pulled in (tar reading, zstd, io_uring, xxhash, JSON).
+# agent's code reaches is pulled in (tar reading, zstd, io_uring, xxhash, JSON);
+# no libssh, so an SSH call in agent code is an undefined reference.
 AGENT_STATIC_LIBS := -larchive -lacl -lzstd -luring -lxxhash -ljson-c -llzma -lbz2 -lz -lnettle -lm -pthread
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+ALL_ARCHIVES := $(foreach r,$(ROLES),$(call role_lib,$(r)))
+# the roles call each other both ways (a strategy uses the client's raw streams,
+# the runner walks the strategies): one group lets the linker resolve in any order
+LINK_ALL := -Wl,--start-group $(ALL_ARCHIVES) -Wl,--end-group
+# one folder a role, as in transfer/: tests/unit/stream/test_frames.c -> build/tests/unit/stream/test_frames
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
+UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 
 # the client binary; the sanitizer build puts its own under build/asan/
 BIN ?= xfercmp
 
 .PHONY: all check unit-tests demo asan install clean setup
-all: $(BIN) xfercmp-agent
+all: $(BIN) $(AGENT_BIN)
 
-$(BIN): $(CMD_OBJ) $(BUILD)/libxfercmp.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libxfercmp.a $(LIBS) $(LDFLAGS)
+$(BIN): $(CMD_OBJ) $(ALL_ARCHIVES)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(LINK_ALL) $(LIBS) $(LDFLAGS)
 
 # glibc warns that getpwnam & co. need its shared NSS modules at run time when
 # linked statically; the agent never looks up users (no ARCHIVE_EXTRACT_OWNER).
-xfercmp-agent: $(AGENT_OBJ) $(BUILD)/libxfercmp.a
+$(AGENT_BIN): $(AGENT_OBJ) $(AGENT_EXTRA_OBJ) $(AGENT_ARCHIVES)
 	@mkdir -p $(BUILD)
-	$(CC) -static $(ALL_CFLAGS) -o $@ $(AGENT_OBJ) $(BUILD)/libxfercmp.a $(AGENT_STATIC_LIBS) \
-		$(LDFLAGS) 2>$(BUILD)/agent-link.log || { cat $(BUILD)/agent-link.log; exit 1; }
-	@grep -v 'statically linked applications requires at runtime' $(BUILD)/agent-link.log || true
+	$(CC) -static $(ALL_CFLAGS) -o $@ $(AGENT_OBJ) $(AGENT_EXTRA_OBJ) -Wl,--start-group $(AGENT_ARCHIVES) -Wl,--end-group \
+		$(AGENT_STATIC_LIBS) \
+		$(LDFLAGS) 2>$(BUILD)/$(notdir $@)-link.log || { cat $(BUILD)/$(notdir $@)-link.log; exit 1; }
+	@grep -v 'statically linked applications requires at runtime' $(BUILD)/$(notdir $@)-link.log || true
 
-$(BUILD)/libxfercmp.a: $(LIB_OBJ)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+# $(BUILD)/lib/<folder>.a from that folder's objects
+define role_archive
+$(call role_lib,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+	@mkdir -p $$(@D)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach r,$(ROLES),$(eval $(call role_archive,$(r))))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libxfercmp.a
+$(BUILD)/tests/unit/%: tests/unit/%.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(BUILD)/libxfercmp.a \
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ $< $(LINK_ALL) \
 		$(LIBS) $(shell pkg-config --libs cmocka)
 
 # small drivers the integration tests call
-$(BUILD)/tests/ssh_probe: tests/tools/ssh_probe.c $(BUILD)/libxfercmp.a
+$(BUILD)/tests/ssh_probe: tests/tools/ssh_probe.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libxfercmp.a $(LIBS) $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LINK_ALL) $(LIBS) $(LDFLAGS)
 
 unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe
 
@@ -115,7 +139,7 @@ install: all
 	install -m 0755 xfercmp-agent $(DESTDIR)$(PREFIX)/bin/xfercmp-agent
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/libxfercmp.a xfercmp xfercmp-agent
+	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/tests $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/libxfercmp.a xfercmp xfercmp-agent
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(AGENT_OBJ:.o=.d)
 

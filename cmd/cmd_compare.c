@@ -1,7 +1,7 @@
 /* xfercmp [OPTIONS] [HOST]: the comparison. Parses, sets up source and target, runs, reports. */
 #define _GNU_SOURCE
-#include "agent_client.h"
-#include "agent_launch.h"
+#include "client/agent_client.h"
+#include "client/agent_launch.h"
 #include "commands.h"
 #include "environment.h"
 #include "err.h"
@@ -9,10 +9,10 @@
 #include "fsutil.h"
 #include "generate.h"
 #include "parallel.h"
-#include "reference_cmd.h"
+#include "strategy/reference_cmd.h"
 #include "report.h"
-#include "runner.h"
-#include "ssh_target.h"
+#include "client/runner.h"
+#include "ssh/ssh_target.h"
 #include "units.h"
 #include "workload_opts.h"
 

@@ -1,5 +1,5 @@
-/* xfercmp serve: the agent. See transfer/agent.h. */
-#include "agent.h"
+/* xfercmp serve: the agent. See transfer/agent/agent.h. */
+#include "agent/agent.h"
 #include "commands.h"
 #include "err.h"
 #include "exitcode.h"

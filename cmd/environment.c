@@ -2,7 +2,7 @@
 
 #include "fsutil.h"
 #include "parallel.h"
-#include "procstat.h"
+#include "measure/procstat.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>

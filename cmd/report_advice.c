@@ -1,7 +1,7 @@
 /* The closing advice: which strategy to use here, and whether compression would pay. */
 #include "report.h"
 
-#include "verdict.h"
+#include "measure/verdict.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the record stream receiver (transfer/frames_receiver.h)
+ * libFuzzer target: the record stream receiver (transfer/stream/frames_receiver.h)
  * on arbitrary bytes, as the agent gets them from the network. The input is
  * the whole stream, received twice: all at once, then in 2 to 8 pieces, each
  * sent once the one before it is read (so content also arrives after its
@@ -9,7 +9,7 @@
  * regular files inside it, no set-id bit, no fd open, and counts that agree
  * with what was sent.
  */
-#include "frames_receiver.h"
+#include "stream/frames_receiver.h"
 #include "harness.h"
 
 #include <stdio.h>

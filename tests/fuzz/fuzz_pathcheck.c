@@ -1,12 +1,12 @@
 /*
- * libFuzzer target: pathcheck_relative (transfer/pathcheck.h), the check on
+ * libFuzzer target: pathcheck_relative (transfer/stream/pathcheck.h), the check on
  * every path a receiver is given. The input is the path, len bytes, no
  * terminator. An accepted path is checked again here, independently, for
  * each promise of the header; a rejected one must break at least one, so
  * the check neither lets a bad path through nor refuses a good one.
  */
 #include "err.h"
-#include "pathcheck.h"
+#include "stream/pathcheck.h"
 
 #include <stdint.h>
 #include <stdio.h>

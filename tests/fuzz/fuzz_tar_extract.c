@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: tar_stream_extract (transfer/tar_stream.h) on arbitrary
+ * libFuzzer target: tar_stream_extract (transfer/stream/tar_stream.h) on arbitrary
  * bytes, plain or zstd, as the agent gets them from the network: all at
  * once, then in 2 to 8 pieces, each sent once the one before it is read.
  * The socket reports the end of the stream after the last byte, so the
@@ -8,7 +8,7 @@
  * no set-id bit, no fd open, and on success must have read the whole input.
  */
 #include "harness.h"
-#include "tar_stream.h"
+#include "stream/tar_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>

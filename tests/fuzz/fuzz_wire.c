@@ -8,9 +8,9 @@
  * wire_send_json writes it, parses again; a parsed manifest holds no path
  * that leaves the tree, and writing it and parsing that gives it back.
  */
-#include "frames.h"
+#include "stream/frames.h"
 #include "manifest.h"
-#include "wire.h"
+#include "stream/wire.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -19,9 +19,9 @@
 #include "clock.h"
 #include "err.h"
 #include "manifest.h"
-#include "scp_sender.h"
-#include "ssh_conn.h"
-#include "ssh_exec.h"
+#include "ssh/scp_sender.h"
+#include "ssh/ssh_conn.h"
+#include "ssh/ssh_exec.h"
 
 #include <limits.h>
 #include <signal.h>

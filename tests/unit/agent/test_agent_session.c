@@ -1,0 +1,185 @@
+/*
+ * Unit tests for the agent's destinations over one session (agent_session.c):
+ * a real agent in a child process on loopback, driven through agent_client.
+ * `--repeat 100` over three strategies makes 300 destinations in one session,
+ * more than the agent has slots for at once: removed and parked destinations
+ * must give theirs back, and everything goes when the session ends.
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include "agent/agent.h"
+#include "client/agent_client.h"
+#include "client/agent_launch.h"
+#include "fsutil.h"
+#include "manifest.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+struct agent_child {
+	char base[64], root[96], token_file[96], port[16];
+	pid_t pid;
+};
+
+/* Starts `xfercmp serve --once` on 127.0.0.1, any port, in a child. */
+static void agent_child_start(struct agent_child *a)
+{
+	char line[256];
+	int out[2];
+	FILE *f;
+
+	snprintf(a->base, sizeof(a->base), "/var/tmp/xfercmp-session-XXXXXX");
+	assert_non_null(mkdtemp(a->base));
+	snprintf(a->root, sizeof(a->root), "%s/root", a->base);
+	snprintf(a->token_file, sizeof(a->token_file), "%s/token", a->base);
+	f = fopen(a->token_file, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", TOKEN);
+	fclose(f);
+	assert_int_equal(pipe(out), 0);
+	a->pid = fork();
+	assert_true(a->pid >= 0);
+	if (a->pid == 0) {
+		/* no cmocka here: the child only serves */
+		struct agent_opts o = {
+			.listen = "127.0.0.1:0", .root = a->root, .token_file = a->token_file,
+			.once = 1, .idle_timeout_s = 60,
+		};
+
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		if (agent_serve(&o) < 0) {
+			fprintf(stderr, "agent: %s\n", err_msg());
+			_exit(1);
+		}
+		_exit(0);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	assert_int_equal(agent_parse_listening(line, a->port, sizeof(a->port)), 0);
+}
+
+/* Waits for the agent to end its --once session; it must exit 0. */
+static void agent_child_wait(struct agent_child *a)
+{
+	int status;
+
+	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(fs_remove_tree(a->base), 0);
+}
+
+/* Destination directories in the root (everything but the marker file). */
+static int destinations(const char *root)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static uint64_t prepare(struct agent_client *c)
+{
+	json_object *req = json_object_new_object(), *reply = NULL;
+	uint64_t job = 0;
+	int rc;
+
+	json_object_object_add(req, "op", json_object_new_string("prepare"));
+	json_object_object_add(req, "strategy", json_object_new_string("splice"));
+	rc = agent_client_call(c, req, &reply);
+	json_object_put(req);
+	if (rc < 0)
+		print_error("prepare: %s\n", err_msg());
+	assert_int_equal(rc, 0);
+	assert_int_equal(wire_get_u64(reply, "job", &job), 0);
+	json_object_put(reply);
+	return job;
+}
+
+/* Returns whether the agent parked the destination rather than removed it. */
+static bool cleanup(struct agent_client *c, uint64_t job)
+{
+	json_object *reply = NULL, *parked;
+	bool was_parked;
+
+	assert_int_equal(agent_client_simple(c, "cleanup", job, &reply), 0);
+	was_parked = json_object_object_get_ex(reply, "parked", &parked) &&
+		     json_object_get_boolean(parked);
+	json_object_put(reply);
+	return was_parked;
+}
+
+static void many_destinations(bool with_manifest)
+{
+	const unsigned runs = AGENT_MAX_JOBS + 44;
+	struct agent_child a;
+	struct agent_client c;
+	struct manifest m;
+	unsigned parked = 0;
+
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	manifest_init(&m);
+	if (with_manifest) {
+		/* a tiny workload: the disk has room to park every destination */
+		assert_int_equal(manifest_add(&m, "f", 10, 0644, 42), 0);
+		assert_int_equal(agent_client_send_manifest(&c, &m), 0);
+	}
+	for (unsigned i = 0; i < runs; i++) {
+		uint64_t job = prepare(&c);
+
+		parked += cleanup(&c, job);
+		assert_true(destinations(a.root) <= AGENT_MAX_JOBS);
+	}
+	assert_int_equal(parked, with_manifest ? runs : 0);
+	assert_int_equal(destinations(a.root), with_manifest ? AGENT_MAX_JOBS : 0);
+	/* bye: the parked destinations go, then the root */
+	agent_client_close(&c);
+	manifest_release(&m);
+	agent_child_wait(&a);
+	assert_int_equal(access(a.root, F_OK), -1);
+}
+
+static void test_removed_destinations_give_their_slots_back(void **state)
+{
+	(void)state;
+	many_destinations(false);
+}
+
+static void test_parked_destinations_give_their_slots_back(void **state)
+{
+	(void)state;
+	many_destinations(true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_removed_destinations_give_their_slots_back),
+		cmocka_unit_test(test_parked_destinations_give_their_slots_back),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return test_run("agent_session", tests, ARRAY_LEN(tests), NULL, 0);
+}

@@ -1,0 +1,1222 @@
+/*
+ * Unit tests for transfer/stream/tar_writer.c, tar_extract.c and zstd_sink.c: trees
+ * go through a pipe (plain and zstd) into the extractor, into GNU tar, and
+ * from GNU tar into the extractor, each ending in verify_tree; hostile
+ * streams must fail without writing outside the destination.
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include "err.h"
+#include "fsutil.h"
+#include "generate.h"
+#include "manifest.h"
+#include "stream/tar_stream.h"
+#include "verify.h"
+#include "stream/zstd_sink.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define MIB (1ull << 20)
+
+/* ---- workloads, generated once per run and shared by the tests ---- */
+
+enum { WL_SMALL, WL_LARGE, WL_MIXED, WL_TINY, WL_COUNT };
+
+struct shared_workload {
+	struct workload_spec spec;
+	char dir[512];
+	struct manifest m;
+	int ready;
+};
+
+static char shared_root[256];
+static struct shared_workload workloads[WL_COUNT];
+
+static void make_temp(char *buf, size_t len)
+{
+	snprintf(buf, len, "/var/tmp/xfercmp-tartest-XXXXXX");
+	assert_non_null(mkdtemp(buf));
+}
+
+static const struct shared_workload *workload(int which)
+{
+	struct shared_workload *w = &workloads[which];
+	static const char *names[WL_COUNT] = { "small", "large", "mixed", "tiny" };
+	struct generate_stats gs;
+
+	if (w->ready)
+		return w;
+	if (!shared_root[0])
+		make_temp(shared_root, sizeof(shared_root));
+	memset(&w->spec, 0, sizeof(w->spec));
+	w->spec.seed = 11 + (uint64_t)which;
+	w->spec.compressibility = 0.5;
+	switch (which) {
+	case WL_SMALL:
+		w->spec.kind = WORKLOAD_SMALLFILES;
+		w->spec.files = 2000;
+		break;
+	case WL_TINY:
+		w->spec.kind = WORKLOAD_SMALLFILES;
+		w->spec.files = 60;
+		break;
+	case WL_LARGE:
+		w->spec.kind = WORKLOAD_LARGEFILE;
+		w->spec.size = 48 * MIB + 77;
+		break;
+	default:
+		w->spec.kind = WORKLOAD_MIXED;
+		w->spec.files = 300;
+		w->spec.size = 16 * MIB;
+		break;
+	}
+	workload_apply_defaults(&w->spec);
+	snprintf(w->dir, sizeof(w->dir), "%s/%s", shared_root, names[which]);
+	if (workload_generate(&w->spec, w->dir, 4, false, &w->m, &gs) < 0) {
+		print_error("workload_generate: %s\n", err_msg());
+		fail();
+	}
+	w->ready = 1;
+	return w;
+}
+
+static void shared_cleanup(void)
+{
+	for (int i = 0; i < WL_COUNT; i++)
+		if (workloads[i].ready)
+			manifest_release(&workloads[i].m);
+	if (shared_root[0])
+		fs_remove_tree(shared_root);
+}
+
+/* ---- helpers ---- */
+
+/* A sink collecting everything in memory; counts closes; fails past limit if set. */
+struct mem_sink {
+	unsigned char *data;
+	size_t len, cap, limit;
+	int closes;
+};
+
+static int mem_sink_write(void *ctx, const void *buf, size_t len)
+{
+	struct mem_sink *s = ctx;
+
+	if (s->limit && s->len + len > s->limit)
+		return err_set("test sink is full");
+	if (s->len + len > s->cap) {
+		size_t cap = s->cap ? s->cap : 1 << 16;
+		unsigned char *grown;
+
+		while (cap < s->len + len)
+			cap *= 2;
+		grown = realloc(s->data, cap);
+		if (!grown)
+			return err_set("out of memory in the test sink");
+		s->data = grown;
+		s->cap = cap;
+	}
+	memcpy(s->data + s->len, buf, len);
+	s->len += len;
+	return 0;
+}
+
+static int mem_sink_close(void *ctx)
+{
+	struct mem_sink *s = ctx;
+
+	s->closes++;
+	return 0;
+}
+
+static void mem_sink_init(struct mem_sink *s, struct byte_sink *sink)
+{
+	memset(s, 0, sizeof(*s));
+	sink->write = mem_sink_write;
+	sink->close = mem_sink_close;
+	sink->ctx = s;
+}
+
+/* An fd reading back len bytes of data (a memfd). */
+static int memfd_with(const void *data, size_t len)
+{
+	int fd = memfd_create("tar-stream-test", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fs_write_all(fd, data, len), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static void expect_verified(const char *dir, const struct manifest *m)
+{
+	struct verify_report rep;
+	char summary[512];
+
+	if (verify_tree(dir, m, 2, &rep) < 0) {
+		print_error("verify_tree: %s\n", err_msg());
+		fail();
+	}
+	if (verify_differences(&rep) != 0) {
+		verify_summary(&rep, summary, sizeof(summary));
+		print_error("%s: %s (first: %s)\n", dir, summary, rep.nexamples ? rep.examples[0] : "");
+		fail();
+	}
+}
+
+/* Names in dir, other than . and .., as a count; the first one in first. */
+static int dir_entries(const char *dir, char *first, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			if (n++ == 0 && first)
+				snprintf(first, len, "%s", de->d_name);
+		}
+	closedir(d);
+	return n;
+}
+
+/* Distinct directories (every ancestor of every file) in the manifest. */
+static size_t count_dirs(const struct manifest *m)
+{
+	char (*dirs)[512] = calloc(4096, sizeof(*dirs));
+	size_t n = 0;
+
+	assert_non_null(dirs);
+	for (size_t i = 0; i < m->count; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s", m->entries[i].path);
+		for (char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
+			size_t k = 0;
+
+			*s = '\0';
+			while (k < n && strcmp(dirs[k], path))
+				k++;
+			if (k == n) {
+				assert_true(n < 4096);
+				snprintf(dirs[n++], sizeof(dirs[0]), "%s", path);
+			}
+			*s = '/';
+		}
+	}
+	free(dirs);
+	return n;
+}
+
+/* Bytes of tar at most: one header per file and directory, padding, end marker. */
+static uint64_t tar_bound(const struct manifest *m)
+{
+	return m->total_bytes + m->count * 1023 + count_dirs(m) * 512 + 1024;
+}
+
+/* ---- the writer thread of a pipe transfer ---- */
+
+struct writer_job {
+	const char *src;
+	const struct manifest *m;
+	int fd;
+	int zstd, level, threads;
+	int rc;
+	struct send_stats st;
+	uint64_t zin, zout;
+	char err[ERR_MAX];
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer_job *j = arg;
+	struct byte_sink fdsink, *out = &fdsink;
+	struct zstd_sink z;
+
+	byte_sink_fd(&fdsink, &j->fd);
+	j->rc = 0;
+	if (j->zstd) {
+		j->rc = zstd_sink_init(&z, &fdsink, j->level, j->threads);
+		out = zstd_sink_as_sink(&z);
+	}
+	if (j->rc == 0)
+		j->rc = tar_stream_write(j->src, j->m, true, out, &j->st);
+	if (j->rc < 0)
+		snprintf(j->err, sizeof(j->err), "%s", err_msg());
+	if (j->zstd) {
+		j->zin = z.bytes_in;
+		j->zout = z.bytes_out;
+		zstd_sink_release(&z);
+	}
+	if (j->fd >= 0)
+		close(j->fd);
+	return NULL;
+}
+
+/*
+ * Sends workload `which` through a pipe (plain, or zstd at level/threads)
+ * into tar_stream_extract and checks the tree and the counts.
+ */
+/* Runs job (its fd set here) into tar_stream_extract to dest through a pipe; both must succeed. */
+static void through_pipe(struct writer_job *job, const char *dest, struct recv_stats *rs)
+{
+	pthread_t t;
+	int p[2], rc;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	job->fd = p[1];
+	assert_int_equal(pthread_create(&t, NULL, writer_main, job), 0);
+	err_clear();
+	rc = tar_stream_extract(p[0], dest, rs);
+	if (rc < 0)
+		print_error("tar_stream_extract: %s\n", err_msg());
+	/* A failed extractor must not leave the writer blocked on a full pipe. */
+	close(p[0]);
+	pthread_join(t, NULL);
+	if (job->rc < 0)
+		print_error("writer: %s\n", job->err);
+	assert_int_equal(job->rc, 0);
+	assert_int_equal(rc, 0);
+	expect_verified(dest, job->m);
+}
+
+static void pipe_transfer(int which, int zstd, int level, int threads)
+{
+	const struct shared_workload *w = workload(which);
+	struct writer_job job = { .src = w->dir, .m = &w->m, .zstd = zstd, .level = level,
+				  .threads = threads };
+	struct recv_stats rs;
+	char dest[512];
+
+	make_temp(dest, sizeof(dest));
+	through_pipe(&job, dest, &rs);
+
+	assert_int_equal(job.st.files, w->m.count);
+	assert_int_equal(rs.files, w->m.count);
+	assert_int_equal(job.st.bytes_read, w->m.total_bytes);
+	assert_int_equal(rs.bytes, w->m.total_bytes);
+	/* pax-restricted: no extended header per file, so at most one 512-byte header each. */
+	assert_true(job.st.wire_bytes > w->m.total_bytes);
+	assert_true(job.st.wire_bytes <= tar_bound(&w->m));
+	if (zstd) {
+		assert_int_equal(job.zin, job.st.wire_bytes);
+		assert_int_equal(rs.wire_bytes, job.zout);
+		assert_true(job.zout < job.zin);
+	} else {
+		assert_int_equal(rs.wire_bytes, job.st.wire_bytes);
+	}
+	assert_int_equal(fs_remove_tree(dest), 0);
+}
+
+static void test_plain_smallfiles(void **state)
+{
+	(void)state;
+	pipe_transfer(WL_SMALL, 0, 0, 0);
+}
+
+static void test_plain_largefile(void **state)
+{
+	(void)state;
+	pipe_transfer(WL_LARGE, 0, 0, 0);
+}
+
+static void test_plain_mixed(void **state)
+{
+	(void)state;
+	pipe_transfer(WL_MIXED, 0, 0, 0);
+}
+
+static void test_zstd_level1(void **state)
+{
+	(void)state;
+	pipe_transfer(WL_MIXED, 1, 1, 0);
+	pipe_transfer(WL_LARGE, 1, 1, 2);
+}
+
+static void test_zstd_fast(void **state)
+{
+	(void)state;
+	pipe_transfer(WL_SMALL, 1, -3, 0);
+	pipe_transfer(WL_MIXED, 1, -3, 2);
+}
+
+/* Level 19 compresses at a few MB/s here: a small tree keeps the test fast. */
+static void test_zstd_level19(void **state)
+{
+	(void)state;
+	pipe_transfer(WL_TINY, 1, 19, 2);
+	pipe_transfer(WL_TINY, 1, 19, 0);
+}
+
+/* ---- GNU tar in both directions ---- */
+
+/* Runs tar_stream_write (optionally through zstd) into `sh -c cmd` and checks its status. */
+static void write_to_command(const struct shared_workload *w, const char *cmd, int zstd)
+{
+	struct byte_sink fdsink, *out = &fdsink;
+	struct zstd_sink z;
+	struct send_stats st;
+	FILE *f = popen(cmd, "we");
+	int fd, status, rc;
+
+	assert_non_null(f);
+	fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	byte_sink_fd(&fdsink, &fd);
+	if (zstd) {
+		assert_int_equal(zstd_sink_init(&z, &fdsink, 1, 2), 0);
+		out = zstd_sink_as_sink(&z);
+	}
+	rc = tar_stream_write(w->dir, &w->m, true, out, &st);
+	if (rc < 0)
+		print_error("tar_stream_write: %s\n", err_msg());
+	if (zstd)
+		zstd_sink_release(&z);
+	/* Only a failed stream leaves fd open; close it or the command never sees EOF. */
+	if (fd >= 0)
+		close(fd);
+	status = pclose(f);
+	assert_int_equal(rc, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(st.files, w->m.count);
+}
+
+static void gnu_tar_extract_of(const struct shared_workload *w, int zstd)
+{
+	char dest[512], cmd[2048], errfile[600], errbuf[256] = "";
+	FILE *ef;
+	size_t n;
+
+	make_temp(dest, sizeof(dest));
+	snprintf(errfile, sizeof(errfile), "%s.err", dest);
+	snprintf(cmd, sizeof(cmd), "%star -xf - -C '%s' --warning=no-unknown-keyword 2>'%s'",
+		 zstd ? "zstd -d -q 2>/dev/null | " : "", dest, errfile);
+	write_to_command(w, cmd, zstd);
+	ef = fopen(errfile, "r");
+	assert_non_null(ef);
+	n = fread(errbuf, 1, sizeof(errbuf) - 1, ef);
+	fclose(ef);
+	unlink(errfile);
+	errbuf[n] = '\0';
+	/* GNU tar has nothing to say about our stream, not even a warning. */
+	assert_string_equal(errbuf, "");
+	expect_verified(dest, &w->m);
+	assert_int_equal(fs_remove_tree(dest), 0);
+}
+
+static void gnu_tar_extract(int which, int zstd)
+{
+	gnu_tar_extract_of(workload(which), zstd);
+}
+
+static void test_gnu_tar_extracts_plain(void **state)
+{
+	(void)state;
+	gnu_tar_extract(WL_SMALL, 0);
+}
+
+static void test_gnu_tar_extracts_zstd(void **state)
+{
+	(void)state;
+	gnu_tar_extract(WL_MIXED, 1);
+}
+
+/*
+ * Names are bytes: UTF-8 beyond ASCII and bytes that are no UTF-8 at all go
+ * through the stream as they are (we run in the C locale, where the pax
+ * writer's default conversion to UTF-8 refuses them), to our extractor and
+ * to GNU tar's.
+ */
+static void test_names_of_any_bytes(void **state)
+{
+	static const char *names[] = { "caf\xc3\xa9.txt", "\xff\xfe-not-utf8.bin",
+				       "d\xc3\xafr/x.txt", "plain.txt" };
+	struct shared_workload w = { 0 };
+	struct writer_job job;
+	struct recv_stats rs;
+	char dest[512], path[1024];
+	uint64_t skipped;
+
+	(void)state;
+	make_temp(w.dir, sizeof(w.dir));
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", w.dir, names[i]);
+		if (strchr(names[i], '/')) {
+			char dir[1024];
+
+			snprintf(dir, sizeof(dir), "%s", path);
+			*strrchr(dir, '/') = '\0';
+			assert_int_equal(mkdir(dir, 0755), 0);
+		}
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "content of %zu\n", i);
+		fclose(f);
+	}
+	assert_int_equal(manifest_from_tree(&w.m, w.dir, 2, &skipped), 0);
+	assert_int_equal(w.m.count, ARRAY_LEN(names));
+	make_temp(dest, sizeof(dest));
+	job = (struct writer_job){ .src = w.dir, .m = &w.m };
+	through_pipe(&job, dest, &rs);
+	assert_int_equal(rs.files, ARRAY_LEN(names));
+	assert_int_equal(fs_remove_tree(dest), 0);
+	gnu_tar_extract_of(&w, 0);
+	manifest_release(&w.m);
+	assert_int_equal(fs_remove_tree(w.dir), 0);
+}
+
+/* `tar -cf - -C src .` (names start with "./") and `tar -I zstd` both extract. */
+static void test_extract_gnu_tar_stream(void **state)
+{
+	static const char *tools[] = { "", "-I 'zstd -1'" };
+	const struct shared_workload *w = workload(WL_MIXED);
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(tools); i++) {
+		char dest[512], cmd[1024];
+		struct recv_stats rs;
+		FILE *f;
+		int rc, status;
+
+		make_temp(dest, sizeof(dest));
+		snprintf(cmd, sizeof(cmd), "tar %s -cf - -C '%s' .", tools[i], w->dir);
+		f = popen(cmd, "re");
+		assert_non_null(f);
+		rc = tar_stream_extract(fileno(f), dest, &rs);
+		if (rc < 0)
+			print_error("tar_stream_extract: %s\n", err_msg());
+		status = pclose(f);
+		assert_int_equal(rc, 0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		expect_verified(dest, &w->m);
+		assert_int_equal(rs.files, w->m.count);
+		assert_int_equal(rs.bytes, w->m.total_bytes);
+		assert_int_equal(fs_remove_tree(dest), 0);
+	}
+}
+
+/* ---- the stream itself ---- */
+
+/*
+ * A file that changed after the manifest was made is an error naming it,
+ * and what reached the sink is not a valid (short) archive.
+ */
+static void test_changed_file(void **state)
+{
+	struct workload_spec spec = { .kind = WORKLOAD_SMALLFILES, .files = 400, .seed = 5,
+				      .compressibility = 0.5 };
+	struct generate_stats gs;
+	struct manifest m;
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+	struct recv_stats rs;
+	char base[512], src[600], dest[600], victim[1200];
+	int fd;
+
+	(void)state;
+	make_temp(base, sizeof(base));
+	snprintf(src, sizeof(src), "%s/src", base);
+	snprintf(dest, sizeof(dest), "%s/dest", base);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	workload_apply_defaults(&spec);
+	assert_int_equal(workload_generate(&spec, src, 2, false, &m, &gs), 0);
+	snprintf(victim, sizeof(victim), "%s/%s", src, m.entries[350].path);
+	assert_int_equal(truncate(victim, (off_t)m.entries[350].size + 1), 0);
+
+	mem_sink_init(&mem, &sink);
+	err_clear();
+	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), -1);
+	assert_contains(err_msg(), m.entries[350].path);
+	assert_contains(err_msg(), "changed");
+	assert_int_equal(mem.closes, 0);
+	assert_int_equal(st.files, 350);
+	/* More than a block went out before the error: it must not read as an archive. */
+	assert_true(mem.len >= MIB);
+	fd = memfd_with(mem.data, mem.len);
+	err_clear();
+	assert_int_equal(tar_stream_extract(fd, dest, &rs), -1);
+	assert_contains(err_msg(), "tar stream: ");
+	close(fd);
+
+	/* A missing file is named too. */
+	assert_int_equal(unlink(victim), 0);
+	mem.len = 0;
+	err_clear();
+	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), -1);
+	assert_contains(err_msg(), m.entries[350].path);
+
+	free(mem.data);
+	manifest_release(&m);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/* A sink that fails stops the stream with its error; the sink is not closed. */
+static void test_sink_failure(void **state)
+{
+	const struct shared_workload *w = workload(WL_SMALL);
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+
+	(void)state;
+	mem_sink_init(&mem, &sink);
+	mem.limit = 3 * MIB;
+	err_clear();
+	assert_int_equal(tar_stream_write(w->dir, &w->m, true, &sink, &st), -1);
+	assert_contains(err_msg(), "test sink is full");
+	assert_int_equal(mem.closes, 0);
+	assert_int_equal(mem.len, 3 * MIB);
+	assert_int_equal(st.wire_bytes, 3 * MIB);
+	assert_true(st.files > 0 && st.files < w->m.count);
+	free(mem.data);
+}
+
+/* ---- hostile streams ---- */
+
+struct hostile_entry {
+	const char *name;	/* "@" is replaced by the test's base directory */
+	mode_t type;
+	unsigned perm;
+	const char *link;	/* symlink target or hardlink name */
+	int hardlink;
+	size_t size;
+};
+
+/* Builds a pax-restricted archive of the entries in memory with libarchive. */
+static void build_archive(const struct hostile_entry *es, size_t n, const char *base,
+			  struct mem_sink *mem)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	static unsigned char content[300000];
+
+	memset(content, 'x', sizeof(content));
+	memset(mem, 0, sizeof(*mem));
+	mem->cap = 64 << 20;
+	mem->data = malloc(mem->cap);
+	assert_non_null(mem->data);
+	assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_open_memory(a, mem->data, mem->cap, &mem->len), ARCHIVE_OK);
+	for (size_t i = 0; i < n; i++) {
+		char name[1024];
+
+		if (es[i].name[0] == '@')
+			snprintf(name, sizeof(name), "%s%s", base, es[i].name + 1);
+		else
+			snprintf(name, sizeof(name), "%s", es[i].name);
+		archive_entry_clear(e);
+		archive_entry_set_pathname(e, name);
+		archive_entry_set_filetype(e, es[i].type);
+		archive_entry_set_perm(e, es[i].perm);
+		archive_entry_set_mtime(e, 1700000000, 0);
+		if (es[i].link && es[i].hardlink)
+			archive_entry_set_hardlink(e, es[i].link);
+		else if (es[i].link)
+			archive_entry_set_symlink(e, es[i].link);
+		archive_entry_set_size(e, es[i].type == AE_IFREG && !es[i].hardlink ?
+					   (la_int64_t)es[i].size : 0);
+		assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+		if (es[i].type == AE_IFREG && es[i].size)
+			assert_int_equal(archive_write_data(a, content, es[i].size),
+					 (la_ssize_t)es[i].size);
+	}
+	assert_int_equal(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+	archive_entry_free(e);
+}
+
+/* A fresh base directory holding an empty dest/, and es as an archive in mem. */
+static void archive_beside_dest(const struct hostile_entry *es, size_t n, char *base, size_t blen,
+				char *dest, size_t dlen, struct mem_sink *mem)
+{
+	make_temp(base, blen);
+	snprintf(dest, dlen, "%s/dest", base);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	build_archive(es, n, base, mem);
+}
+
+/*
+ * Extracts data into base/dest; expects -1, an error containing `expect`,
+ * and nothing in base but dest. Returns the number of names in dest.
+ */
+static int extract_hostile(const char *base, const void *data, size_t len, const char *expect)
+{
+	char dest[600], first[256] = "";
+	struct recv_stats rs;
+	int fd = memfd_with(data, len), rc, n;
+
+	snprintf(dest, sizeof(dest), "%s/dest", base);
+	err_clear();
+	rc = tar_stream_extract(fd, dest, &rs);
+	close(fd);
+	if (rc != -1)
+		print_error("hostile stream accepted (expected '%s')\n", expect);
+	assert_int_equal(rc, -1);
+	assert_true(err_msg()[0] != '\0');
+	assert_contains(err_msg(), "tar stream: ");
+	assert_contains(err_msg(), expect);
+	n = dir_entries(base, first, sizeof(first));
+	if (n != 1 || strcmp(first, "dest"))
+		print_error("'%s' holds %d names, first '%s'\n", base, n, first);
+	assert_int_equal(n, 1);
+	assert_string_equal(first, "dest");
+	return dir_entries(dest, NULL, 0);
+}
+
+static void hostile_case(const struct hostile_entry *es, size_t n, const char *expect,
+			 int max_in_dest)
+{
+	char base[512], dest[600];
+	struct mem_sink mem;
+
+	archive_beside_dest(es, n, base, sizeof(base), dest, sizeof(dest), &mem);
+	assert_true(extract_hostile(base, mem.data, mem.len, expect) <= max_in_dest);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+static void test_hostile_dotdot(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "ok", .type = AE_IFREG, .perm = 0644, .size = 10 },
+		{ .name = "../evil", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	const struct hostile_entry hidden[] = {
+		{ .name = "sub/../../evil", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	const struct hostile_entry dir[] = {
+		{ .name = "../evil/", .type = AE_IFDIR, .perm = 0755 },
+	};
+
+	(void)state;
+	hostile_case(es, ARRAY_LEN(es), "'../evil'", 1);
+	hostile_case(hidden, ARRAY_LEN(hidden), "'sub/../../evil'", 0);
+	hostile_case(dir, ARRAY_LEN(dir), "'../evil", 0);
+}
+
+static void test_hostile_absolute(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "@/abs-evil", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+
+	(void)state;
+	hostile_case(es, ARRAY_LEN(es), "abs-evil", 0);
+}
+
+static void test_hostile_links_and_devices(void **state)
+{
+	const struct hostile_entry sym[] = {
+		{ .name = "link", .type = AE_IFLNK, .perm = 0777, .link = ".." },
+	};
+	const struct hostile_entry hard[] = {
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "/etc/passwd", .hardlink = 1 },
+	};
+	const struct hostile_entry fifo[] = {
+		{ .name = "f", .type = AE_IFIFO, .perm = 0644 },
+	};
+	const struct hostile_entry chr[] = {
+		{ .name = "c", .type = AE_IFCHR, .perm = 0644 },
+	};
+
+	(void)state;
+	hostile_case(sym, ARRAY_LEN(sym), "'link' is a symbolic link", 0);
+	hostile_case(hard, ARRAY_LEN(hard), "'hl' is a hard link", 0);
+	hostile_case(fifo, ARRAY_LEN(fifo), "'f' is a fifo", 0);
+	hostile_case(chr, ARRAY_LEN(chr), "'c' is a character device", 0);
+}
+
+static void test_hostile_truncated_and_garbage(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "a", .type = AE_IFREG, .perm = 0644, .size = 300000 },
+		{ .name = "b", .type = AE_IFREG, .perm = 0644, .size = 300000 },
+		{ .name = "c", .type = AE_IFREG, .perm = 0644, .size = 300000 },
+	};
+	char base[512], dest[600];
+	struct mem_sink mem;
+	unsigned char *garbage = malloc(1 << 16);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	assert_non_null(garbage);
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
+	/* Cut inside b's content, then inside b's header, then right after a. */
+	extract_hostile(base, mem.data, 512 + 300000 + 512 + 1000, "runcated");
+	assert_int_equal(fs_clear_dir(dest), 0);
+	extract_hostile(base, mem.data, 512 + 300032 + 100, "runcated");
+	assert_int_equal(fs_clear_dir(dest), 0);
+	extract_hostile(base, mem.data, 512 + 300032, "");
+	assert_int_equal(fs_clear_dir(dest), 0);
+	for (size_t i = 0; i < (1 << 16); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		garbage[i] = (unsigned char)x;
+	}
+	assert_int_equal(extract_hostile(base, garbage, 1 << 16, ""), 0);
+	/* Garbage behind a zstd magic number. */
+	memcpy(garbage, "\x28\xb5\x2f\xfd", 4);
+	assert_int_equal(extract_hostile(base, garbage, 1 << 16, ""), 0);
+	free(garbage);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/* Counts this process's open file descriptors. */
+static int open_fds(void)
+{
+	return dir_entries("/proc/self/fd", NULL, 0);
+}
+
+/*
+ * An entry larger than `ulimit -f` is refused before any file exists: libarchive
+ * 3.6.2 would fail at the end of that entry and leave its file open (the
+ * fuzzer's find, tests/fuzz/crashes/fuzz_tar_extract/).
+ */
+static void test_entry_over_file_size_limit(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "small", .type = AE_IFREG, .perm = 0644, .size = 1000 },
+		{ .name = "big", .type = AE_IFREG, .perm = 0644, .size = 200000 },
+	};
+	char base[512], dest[600];
+	struct mem_sink mem;
+	struct rlimit saved, capped;
+	void (*xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	int fds;
+
+	(void)state;
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	capped = saved;
+	capped.rlim_cur = 65536;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &capped), 0);
+	fds = open_fds();
+	/* The stream as far as 10,000 bytes into big: the copy in a memfd is under the cap too. */
+	assert_int_equal(extract_hostile(base, mem.data, 512 + 1024 + 512 + 10000,
+					 "entry 'big' declares 200000 bytes, more than this "
+					 "process may write (ulimit -f: 65536 bytes)"),
+			 1);
+	assert_int_equal(open_fds(), fds);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, xfsz);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/* A symlink already in the destination is not written through. */
+static void test_planted_symlink(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "sub/file", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	char base[512], dest[600], outside[600], link[700], target[700];
+	struct mem_sink mem;
+	struct recv_stats rs;
+	int fd, rc;
+
+	(void)state;
+	make_temp(base, sizeof(base));
+	snprintf(dest, sizeof(dest), "%s/dest", base);
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	snprintf(link, sizeof(link), "%s/sub", dest);
+	snprintf(target, sizeof(target), "%s/file", outside);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(symlink(outside, link), 0);
+	build_archive(es, ARRAY_LEN(es), base, &mem);
+	fd = memfd_with(mem.data, mem.len);
+	err_clear();
+	rc = tar_stream_extract(fd, dest, &rs);
+	close(fd);
+	assert_int_equal(rc, -1);
+	assert_contains(err_msg(), "sub/file");
+	assert_int_equal(access(target, F_OK), -1);
+	assert_int_equal(dir_entries(outside, NULL, 0), 0);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/* Set-id bits from the stream are dropped; other permissions are kept. */
+static void test_setid_dropped(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "suid", .type = AE_IFREG, .perm = 06755, .size = 10 },
+		{ .name = "plain", .type = AE_IFREG, .perm = 0640, .size = 10 },
+	};
+	char base[512], dest[600], path[700];
+	struct mem_sink mem;
+	struct recv_stats rs;
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
+	fd = memfd_with(mem.data, mem.len);
+	assert_int_equal(tar_stream_extract(fd, dest, &rs), 0);
+	close(fd);
+	assert_int_equal(rs.files, 2);
+	assert_int_equal(rs.bytes, 20);
+	assert_int_equal(rs.wire_bytes, mem.len);
+	snprintf(path, sizeof(path), "%s/suid", dest);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0755);
+	snprintf(path, sizeof(path), "%s/plain", dest);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	assert_int_equal(sb.st_mtime, 1700000000);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/*
+ * Writes src into memory and checks the stream: files in manifest order,
+ * each preceded by an entry for every ancestor directory, each directory
+ * once with mode 0755.
+ */
+static void check_directory_entries(const char *src, const struct manifest *m)
+{
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+	struct archive *a;
+	struct archive_entry *e;
+	char (*dirs)[512] = calloc(4096, sizeof(*dirs));
+	size_t ndirs = 0, files = 0;
+
+	assert_non_null(dirs);
+	mem_sink_init(&mem, &sink);
+	assert_int_equal(tar_stream_write(src, m, true, &sink, &st), 0);
+	assert_int_equal(mem.closes, 1);
+	assert_int_equal(mem.len, st.wire_bytes);
+	a = archive_read_new();
+	archive_read_support_format_tar(a);
+	assert_int_equal(archive_read_open_memory(a, mem.data, mem.len), ARCHIVE_OK);
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		char name[512];
+		size_t len;
+
+		snprintf(name, sizeof(name), "%s", archive_entry_pathname(e));
+		len = strlen(name);
+		if (archive_entry_filetype(e) == AE_IFDIR) {
+			if (len && name[len - 1] == '/')
+				name[--len] = '\0';
+			assert_int_equal(archive_entry_perm(e), 0755);
+			for (size_t i = 0; i < ndirs; i++)
+				assert_string_not_equal(dirs[i], name);
+			assert_true(ndirs < 4096);
+			snprintf(dirs[ndirs++], sizeof(dirs[0]), "%s", name);
+			continue;
+		}
+		assert_int_equal(archive_entry_filetype(e), AE_IFREG);
+		assert_true(files < m->count);
+		assert_string_equal(name, m->entries[files].path);
+		for (char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
+			int seen = 0;
+
+			*s = '\0';
+			for (size_t i = 0; i < ndirs && !seen; i++)
+				seen = !strcmp(dirs[i], name);
+			if (!seen)
+				print_error("no directory entry for '%s' before its file\n", name);
+			assert_true(seen);
+			*s = '/';
+		}
+		files++;
+	}
+	assert_int_equal(files, m->count);
+	assert_int_equal(ndirs, count_dirs(m));
+	archive_read_free(a);
+	free(mem.data);
+	free(dirs);
+}
+
+static void test_directory_entries(void **state)
+{
+	const struct shared_workload *w = workload(WL_MIXED);
+
+	(void)state;
+	check_directory_entries(w->dir, &w->m);
+}
+
+/*
+ * Directory names that share a prefix ("a/b!" sorts before "a/b", "a/b"
+ * before "a/bc") each get their entry, and the tree extracts.
+ */
+static void test_directory_names_sharing_a_prefix(void **state)
+{
+	static const char *files[] = { "a/b!/f", "a/b/g", "a/b/h/i", "a/bc/j", "a/bc/k/l/m",
+				       "a/x", "top", "z/y" };
+	char base[512], src[600], dest[600], path[700];
+	struct manifest m;
+	struct recv_stats rs;
+	struct send_stats st;
+	struct byte_sink sink;
+	uint64_t skipped;
+	int p[2];
+
+	(void)state;
+	make_temp(base, sizeof(base));
+	snprintf(src, sizeof(src), "%s/src", base);
+	snprintf(dest, sizeof(dest), "%s/dest", base);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	for (size_t i = 0; i < ARRAY_LEN(files); i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", src, files[i]);
+		*strrchr(path, '/') = '\0';
+		assert_int_equal(fs_mkdir_p(path), 0);
+		snprintf(path, sizeof(path), "%s/%s", src, files[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(fs_write_all(fd, files[i], strlen(files[i])), 0);
+		close(fd);
+	}
+	manifest_init(&m);
+	assert_int_equal(manifest_from_tree(&m, src, 1, &skipped), 0);
+	assert_int_equal(m.count, ARRAY_LEN(files));
+	check_directory_entries(src, &m);
+
+	/* Small enough for the pipe buffer: write, then extract. */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	byte_sink_fd(&sink, &p[1]);
+	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), 0);
+	assert_int_equal(p[1], -1);
+	assert_int_equal(tar_stream_extract(p[0], dest, &rs), 0);
+	close(p[0]);
+	assert_int_equal(rs.wire_bytes, st.wire_bytes);
+	expect_verified(dest, &m);
+	manifest_release(&m);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/*
+ * The extractor reads to the end of fd, past the end marker (a sender's
+ * last bytes must land), but not without bound.
+ */
+static void test_reads_to_end(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "a", .type = AE_IFREG, .perm = 0644, .size = 1000 },
+	};
+	char base[512], dest[600];
+	struct mem_sink mem;
+	struct recv_stats rs;
+	size_t archive_len;
+	int fd;
+
+	(void)state;
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
+	archive_len = mem.len;
+	memset(mem.data + archive_len, 0, 5 * MIB);
+
+	fd = memfd_with(mem.data, archive_len + 3 * MIB);
+	assert_int_equal(tar_stream_extract(fd, dest, &rs), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), archive_len + 3 * MIB);
+	close(fd);
+	assert_int_equal(rs.wire_bytes, archive_len + 3 * MIB);
+	assert_int_equal(rs.files, 1);
+	assert_int_equal(fs_clear_dir(dest), 0);
+
+	fd = memfd_with(mem.data, archive_len + 5 * MIB);
+	err_clear();
+	assert_int_equal(tar_stream_extract(fd, dest, &rs), -1);
+	assert_contains(err_msg(), "follow the end");
+	close(fd);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/* ---- sinks ---- */
+
+static void test_zstd_sink_roundtrip(void **state)
+{
+	const size_t len = 3 * MIB + 12345;
+	unsigned char *in = malloc(len), *back = malloc(len);
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct zstd_sink z;
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(back);
+	for (size_t i = 0; i < len; i++)
+		in[i] = (unsigned char)((i % 251) ^ (i >> 13));
+	for (int threads = 0; threads <= 2; threads += 2) {
+		mem_sink_init(&mem, &sink);
+		assert_int_equal(zstd_sink_init(&z, &sink, 0, threads), 0);
+		for (size_t off = 0; off < len;) {
+			size_t n = len - off < 70001 ? len - off : 70001;
+
+			assert_int_equal(zstd_sink_as_sink(&z)->write(z.self.ctx, in + off, n), 0);
+			off += n;
+		}
+		assert_int_equal(zstd_sink_as_sink(&z)->close(z.self.ctx), 0);
+		assert_int_equal(mem.closes, 1);
+		assert_int_equal(z.bytes_in, len);
+		assert_int_equal(z.bytes_out, mem.len);
+		assert_true(mem.len < len / 4);
+		/* Frame header descriptor (after the 4-byte magic): bit 2 is Content_Checksum_flag. */
+		assert_true(mem.len > 5);
+		assert_true(mem.data[4] & 0x04);
+		assert_int_equal(ZSTD_decompress(back, len, mem.data, mem.len), len);
+		assert_memory_equal(back, in, len);
+		/* After the end, writes and a second finish are refused. */
+		err_clear();
+		assert_int_equal(zstd_sink_as_sink(&z)->write(z.self.ctx, in, 1), -1);
+		assert_true(err_msg()[0] != '\0');
+		assert_int_equal(zstd_sink_finish(&z), -1);
+		zstd_sink_release(&z);
+		free(mem.data);
+	}
+	free(in);
+	free(back);
+}
+
+static void test_zstd_sink_bad_settings(void **state)
+{
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct zstd_sink z;
+
+	(void)state;
+	mem_sink_init(&mem, &sink);
+	err_clear();
+	assert_int_equal(zstd_sink_init(&z, &sink, 23, 0), -1);
+	assert_contains(err_msg(), "level 23");
+	assert_int_equal(zstd_sink_init(&z, &sink, 1, -1), -1);
+	assert_contains(err_msg(), "threads");
+	assert_int_equal(zstd_sink_init(&z, &sink, -5, 1), 0);
+	zstd_sink_release(&z);
+}
+
+struct slow_reader {
+	int fd;
+	size_t got;
+	int eof;
+};
+
+static void *slow_reader_main(void *arg)
+{
+	struct slow_reader *r = arg;
+	char buf[4096];
+
+	for (;;) {
+		ssize_t n = read(r->fd, buf, sizeof(buf));
+
+		if (n <= 0) {
+			r->eof = n == 0;
+			return NULL;
+		}
+		r->got += (size_t)n;
+		if (r->got % (256 * 1024) < sizeof(buf))
+			usleep(2000);
+	}
+}
+
+/* A non-blocking socket fills up (EAGAIN) and still takes everything; close shuts down. */
+static void test_fd_sink_nonblocking_socket(void **state)
+{
+	const size_t len = 4 * MIB;
+	char *data = calloc(1, len);
+	struct byte_sink sink;
+	struct slow_reader r;
+	pthread_t t;
+	int sv[2], fd;
+
+	(void)state;
+	assert_non_null(data);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	fd = sv[0];
+	assert_int_equal(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+	r = (struct slow_reader){ .fd = sv[1] };
+	assert_int_equal(pthread_create(&t, NULL, slow_reader_main, &r), 0);
+	byte_sink_fd(&sink, &fd);
+	assert_int_equal(sink.write(sink.ctx, data, len), 0);
+	assert_int_equal(sink.write(sink.ctx, data, 1), 0);
+	assert_int_equal(sink.close(sink.ctx), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(r.got, len + 1);
+	assert_true(r.eof);
+	assert_int_equal(fd, sv[0]);	/* a socket stays open for the reply */
+	close(sv[0]);
+	close(sv[1]);
+
+	/* A pipe is closed, and a write after the reader left fails with the error set. */
+	{
+		int p[2];
+
+		assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+		fd = p[1];
+		byte_sink_fd(&sink, &fd);
+		assert_int_equal(sink.close(sink.ctx), 0);
+		assert_int_equal(fd, -1);
+		close(p[0]);
+		assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+		fd = p[1];
+		close(p[0]);
+		err_clear();
+		assert_int_equal(sink.write(sink.ctx, "x", 1), -1);
+		assert_contains(err_msg(), "cannot write");
+		close(p[1]);
+	}
+	free(data);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fd_sink_nonblocking_socket),
+		cmocka_unit_test(test_zstd_sink_roundtrip),
+		cmocka_unit_test(test_zstd_sink_bad_settings),
+		cmocka_unit_test(test_plain_smallfiles),
+		cmocka_unit_test(test_plain_largefile),
+		cmocka_unit_test(test_plain_mixed),
+		cmocka_unit_test(test_zstd_level1),
+		cmocka_unit_test(test_zstd_fast),
+		cmocka_unit_test(test_zstd_level19),
+		cmocka_unit_test(test_gnu_tar_extracts_plain),
+		cmocka_unit_test(test_gnu_tar_extracts_zstd),
+		cmocka_unit_test(test_extract_gnu_tar_stream),
+		cmocka_unit_test(test_names_of_any_bytes),
+		cmocka_unit_test(test_directory_entries),
+		cmocka_unit_test(test_directory_names_sharing_a_prefix),
+		cmocka_unit_test(test_reads_to_end),
+		cmocka_unit_test(test_changed_file),
+		cmocka_unit_test(test_sink_failure),
+		cmocka_unit_test(test_hostile_dotdot),
+		cmocka_unit_test(test_hostile_absolute),
+		cmocka_unit_test(test_hostile_links_and_devices),
+		cmocka_unit_test(test_hostile_truncated_and_garbage),
+		cmocka_unit_test(test_entry_over_file_size_limit),
+		cmocka_unit_test(test_planted_symlink),
+		cmocka_unit_test(test_setid_dropped),
+	};
+	int rc;
+
+	/* Writers to a pipe whose reader has gone get EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	rc = test_run("tar_stream", tests, ARRAY_LEN(tests), NULL, 0);
+	shared_cleanup();
+	return rc;
+}

@@ -1,0 +1,208 @@
+/* The agent's control protocol: frame headers, JSON frames, tokens, the record format, path checks. */
+#include "testutil.h"
+
+#include "err.h"
+#include "stream/frames.h"
+#include "stream/pathcheck.h"
+#include "stream/wire.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void test_header_decode(void **state)
+{
+	unsigned char h[WIRE_HEADER] = { 0, 0, 0, 5, WIRE_REQUEST, 0, 0, 0 };
+	enum wire_type t;
+	uint32_t len;
+
+	(void)state;
+	assert_int_equal(wire_header_decode(h, &t, &len), 0);
+	assert_int_equal(t, WIRE_REQUEST);
+	assert_int_equal(len, 5);
+	h[4] = 0;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+	assert_contains(err_msg(), "unknown message type");
+	h[4] = 99;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+	h[4] = WIRE_OK;
+	h[6] = 1;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+	assert_contains(err_msg(), "reserved");
+	h[6] = 0;
+	/* a JSON frame is bounded at 64 KiB, a manifest at 512 MiB */
+	h[0] = 0; h[1] = 1; h[2] = 0; h[3] = 1;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+	assert_contains(err_msg(), "exceeds the limit");
+	h[4] = WIRE_MANIFEST;
+	assert_int_equal(wire_header_decode(h, &t, &len), 0);
+	h[0] = 0x40;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+}
+
+static void test_roundtrip_socketpair(void **state)
+{
+	int sv[2];
+	json_object *o = json_object_new_object(), *got = NULL;
+	enum wire_type t;
+	const char *s;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	json_object_object_add(o, "op", json_object_new_string("prepare"));
+	json_object_object_add(o, "job", json_object_new_int64(42));
+	assert_int_equal(wire_send_json(sv[0], WIRE_REQUEST, o), 0);
+	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), 0);
+	assert_int_equal(t, WIRE_REQUEST);
+	assert_int_equal(wire_get_str(got, "op", &s), 0);
+	assert_string_equal(s, "prepare");
+	assert_int_equal(wire_get_u64(got, "job", &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(wire_get_u64(got, "op", &v), -1);
+	assert_contains(err_msg(), "'op'");
+	assert_int_equal(wire_get_str(got, "missing", &s), -1);
+	json_object_put(got);
+
+	/* an ERROR frame becomes -1 carrying the peer's message */
+	assert_int_equal(wire_send_error(sv[0], "disk full on the agent"), 0);
+	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
+	assert_string_equal(err_msg(), "disk full on the agent");
+	/* ... which is no fault of the connection */
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_NONE);
+
+	/* garbage payload: not a JSON object */
+	assert_int_equal(wire_send(sv[0], WIRE_REQUEST, "[1,2]", 5), 0);
+	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
+	assert_contains(err_msg(), "not a JSON object");
+	assert_int_equal(wire_send(sv[0], WIRE_REQUEST, "{\"a\":1} x", 9), 0);
+	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
+
+	/* silence is bounded by the timeout */
+	assert_int_equal(wire_recv_json(sv[1], 50, &t, &got), -1);
+	assert_contains(err_msg(), "nothing for 50 ms");
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_TIMEOUT);
+
+	/* truncated in the middle of a message, then closed */
+	{
+		unsigned char h[WIRE_HEADER] = { 0, 0, 0, 10, WIRE_REQUEST, 0, 0, 0 };
+
+		assert_int_equal(write(sv[0], h, sizeof(h)), (ssize_t)sizeof(h));
+		assert_int_equal(write(sv[0], "{\"a\"", 4), 4);
+		close(sv[0]);
+		assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
+		assert_contains(err_msg(), "middle of a message");
+	}
+	assert_int_equal(wire_recv_json(sv[1], 1000, &t, &got), -1);
+	assert_string_equal(err_msg(), "connection closed");
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_CLOSED);
+	/* sending to a peer that is gone */
+	assert_int_equal(wire_send(sv[1], WIRE_REQUEST, "{}", 2), -1);
+	assert_int_equal(wire_last_fault(), WIRE_FAULT_CLOSED);
+	close(sv[1]);
+	json_object_put(o);
+}
+
+static void test_tokens(void **state)
+{
+	char a[WIRE_TOKEN_HEX + 1], b[WIRE_TOKEN_HEX + 1];
+
+	(void)state;
+	assert_int_equal(wire_token_generate(a), 0);
+	assert_int_equal(wire_token_generate(b), 0);
+	assert_true(wire_token_valid(a));
+	assert_true(wire_token_equal(a, a));
+	assert_false(wire_token_equal(a, b));
+	assert_false(wire_token_valid("abc"));
+	assert_false(wire_token_equal("", ""));
+	memcpy(b, a, sizeof(a));
+	b[WIRE_TOKEN_HEX - 1] = b[WIRE_TOKEN_HEX - 1] == 'a' ? 'b' : 'a';
+	assert_false(wire_token_equal(a, b));
+	b[3] = 'G';
+	assert_false(wire_token_valid(b));
+}
+
+static void test_frames(void **state)
+{
+	struct frame f = { .type = FRAME_RANGE, .path_len = 300, .mode = 0640, .offset = 1ull << 33,
+			   .length = 123456789 }, g;
+	unsigned char h[FRAME_HEADER];
+
+	(void)state;
+	frame_encode(&f, h);
+	assert_int_equal(frame_decode(h, &g), 0);
+	assert_int_equal(g.type, FRAME_RANGE);
+	assert_int_equal(g.path_len, 300);
+	assert_int_equal(g.mode, 0640);
+	assert_true(g.offset == 1ull << 33);
+	assert_int_equal(g.length, 123456789);
+	h[0] ^= 1;
+	assert_int_equal(frame_decode(h, &g), -1);
+	assert_contains(err_msg(), "magic");
+	f.type = FRAME_FILE;
+	frame_encode(&f, h);
+	assert_int_equal(frame_decode(h, &g), -1);	/* FILE with an offset */
+	f.offset = 0;
+	f.path_len = 0;
+	frame_encode(&f, h);
+	assert_int_equal(frame_decode(h, &g), -1);
+	assert_contains(err_msg(), "path length");
+	f.path_len = 10;
+	f.mode = 0100644;
+	frame_encode(&f, h);
+	assert_int_equal(frame_decode(h, &g), -1);
+	assert_contains(err_msg(), "mode");
+	f.mode = 0644;
+	f.length = FRAME_MAX_LENGTH + 1;
+	frame_encode(&f, h);
+	assert_int_equal(frame_decode(h, &g), -1);
+	f = (struct frame){ .type = FRAME_END, .offset = 5, .length = 99 };
+	frame_encode(&f, h);
+	assert_int_equal(frame_decode(h, &g), 0);
+	h[4] = 9;
+	assert_int_equal(frame_decode(h, &g), -1);
+	assert_contains(err_msg(), "unknown type");
+}
+
+static void test_pathcheck(void **state)
+{
+	static const char *const good[] = { "a", "a/b", "d0000/d01/f00000001", "x..y", ".hidden",
+					    "a/.b/c.." };
+	static const char *const bad[] = { "", "/etc/passwd", "..", "../x", "a/../b", "a/..", ".",
+					   "./a", "a//b", "a/", "a/./b" };
+	char deep[400] = "";
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(good); i++)
+		assert_int_equal(pathcheck_relative(good[i], strlen(good[i])), 0);
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		err_clear();
+		assert_int_equal(pathcheck_relative(bad[i], strlen(bad[i])), -1);
+		assert_true(err_msg()[0] != '\0');
+	}
+	assert_int_equal(pathcheck_relative("a\0b", 3), -1);
+	assert_contains(err_msg(), "NUL");
+	for (int i = 0; i < PATHCHECK_MAX_DEPTH + 1; i++)
+		strcat(deep, i ? "/d" : "d");
+	assert_int_equal(pathcheck_relative(deep, strlen(deep)), -1);
+	assert_contains(err_msg(), "deeper");
+	{
+		char longname[300];
+
+		memset(longname, 'x', sizeof(longname));
+		assert_int_equal(pathcheck_relative(longname, sizeof(longname)), -1);
+		assert_contains(err_msg(), "255");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_decode),
+		cmocka_unit_test(test_roundtrip_socketpair),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_pathcheck),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,325 @@
+/* The agent's outer loop: listening, authenticating, lifetime. See agent.h. */
+#define _GNU_SOURCE
+#include "agent/agent.h"
+
+#include "agent/agent_gate.h"
+#include "err.h"
+#include "fsutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What the lifetime watchers must clean up: the scratch root, if we made it. */
+static char made_root[4096];
+
+/*
+ * Removes the scratch root and exits. The removal is retried for a bounded
+ * time: when the client goes away in the middle of tar-ssh, the host's tar
+ * (a process of its own, not ours) may still be creating files for a moment
+ * until it reads the end of its input, and a single pass would race it.
+ */
+#define CLEANUP_RETRY_MS 10000
+
+static void remove_root(void)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec tick = { 0, 200 * 1000 * 1000 };
+
+	/* the session's end, stdin's end and a signal can all arrive at once: one remover */
+	pthread_mutex_lock(&once);
+	if (made_root[0]) {
+		for (int waited = 0; waited <= CLEANUP_RETRY_MS; waited += 200) {
+			if (fs_remove_tree(made_root) == 0 && access(made_root, F_OK) != 0)
+				break;
+			nanosleep(&tick, NULL);
+		}
+		made_root[0] = '\0';
+	}
+	pthread_mutex_unlock(&once);
+}
+
+static void cleanup_and_exit(int code)
+{
+	remove_root();
+	_exit(code);
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken here, so
+ * a stop in the middle of a transfer still removes the scratch root.
+ */
+static void *watch_signals(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	while (sigwait(set, &sig) != 0)
+		;
+	cleanup_and_exit(128 + sig);
+	return NULL;
+}
+
+/*
+ * When the token came over stdin (an SSH exec channel, or the pipe of a local
+ * client), the agent lives as long as that stream: EOF means the client is
+ * gone, whatever the state of the session.
+ */
+static void *watch_stdin(void *arg)
+{
+	char buf[256];
+
+	(void)arg;
+	for (;;) {
+		ssize_t n = read(0, buf, sizeof(buf));
+
+		if (n == 0 || (n < 0 && errno != EINTR))
+			cleanup_and_exit(0);
+	}
+	return NULL;
+}
+
+static int read_token(const char *file, char token[WIRE_TOKEN_HEX + 1])
+{
+	char line[256];
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	size_t n;
+
+	if (!f)
+		return err_errno("cannot open token file '%s'", file);
+	if (!fgets(line, sizeof(line), f)) {
+		if (f != stdin)
+			fclose(f);
+		return err_set("token file '%s' is empty", file);
+	}
+	if (f != stdin)
+		fclose(f);
+	n = strcspn(line, "\r\n");
+	line[n] = '\0';
+	if (!wire_token_valid(line))
+		return err_set("token in '%s' is not 64 hex characters", file);
+	memcpy(token, line, WIRE_TOKEN_HEX + 1);
+	return 0;
+}
+
+static int parse_listen(const char *spec, struct sockaddr_in *sa)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	char *end;
+	long port;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (!colon || (size_t)(colon - spec) >= sizeof(host))
+		return err_set("invalid --listen '%s': use ADDR:PORT, e.g. 127.0.0.1:5210", spec);
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || port < 0 || port > 65535)
+		return err_set("invalid port in --listen '%s'", spec);
+	sa->sin_port = htons((uint16_t)port);
+	if (host[0] == '\0' || !strcmp(host, "*"))
+		sa->sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+		return err_set("invalid address in --listen '%s': give an IPv4 address", spec);
+	return 0;
+}
+
+static int open_listener(const char *spec, char *bound, size_t len)
+{
+	struct sockaddr_in sa;
+	socklen_t salen = sizeof(sa);
+	int one = 1, fd;
+	char addr[INET_ADDRSTRLEN];
+
+	if (parse_listen(spec, &sa) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_errno("cannot create socket");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err_errno("cannot listen on %s", spec);
+		if (errno == EADDRINUSE)
+			err_set("cannot listen on %s: the port is in use; pick another with --listen ADDR:PORT (0 = any free port)",
+				spec);
+		close(fd);
+		return -1;
+	}
+	if (listen(fd, 64) < 0) {
+		err_errno("cannot listen on %s", spec);
+		close(fd);
+		return -1;
+	}
+	getsockname(fd, (struct sockaddr *)&sa, &salen);
+	inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr));
+	snprintf(bound, len, "%s:%u", addr, ntohs(sa.sin_port));
+	return fd;
+}
+
+/*
+ * The scratch root is always ours: a new directory, or one an earlier agent
+ * made (it holds the marker file). Anything else may be somebody's data, so
+ * the agent refuses it rather than write into it or remove it.
+ */
+#define ROOT_MARKER AGENT_ROOT_MARKER
+
+static int prepare_root(const struct agent_opts *o, char *root, size_t len)
+{
+	char marker[4096 + 32];
+	int empty, fd;
+
+	if (!o->root) {
+		snprintf(root, len, "%s/xfercmp.XXXXXX", fs_scratch_base());
+		if (!mkdtemp(root))
+			return err_errno("cannot create a scratch directory under %s", fs_scratch_base());
+	} else {
+		snprintf(root, len, "%s", o->root);
+		if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)
+			return -1;
+		if (access(root, F_OK) == 0) {
+			empty = fs_dir_is_empty(root);
+			if (empty < 0)
+				return -1;
+			if (!empty && access(marker, F_OK) != 0)
+				return err_set("scratch root '%s' exists and was not made by xfercmp: choose another directory",
+					       root);
+		} else if (fs_mkdir_p(root) < 0) {
+			return -1;
+		}
+	}
+	if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)
+		return -1;
+	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_errno("cannot write in scratch root '%s'", root);
+	close(fd);
+	/* --keep: nothing is removed, at the end or on a signal */
+	if (!o->keep)
+		snprintf(made_root, sizeof(made_root), "%s", root);
+	return 0;
+}
+
+/* Reads the HELLO of a new connection; returns 1 for an authenticated control peer. */
+static int check_control_hello(int fd, const char *token)
+{
+	enum wire_type type;
+	json_object *o = NULL, *reply;
+	const char *peer_token, *role;
+	uint64_t proto;
+	int ok = 0;
+
+	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
+		return 0;
+	if (type != WIRE_HELLO || wire_get_u64(o, "proto", &proto) < 0 ||
+	    wire_get_str(o, "token", &peer_token) < 0 || wire_get_str(o, "role", &role) < 0) {
+		wire_send_error(fd, "protocol error: expected a hello");
+	} else if (proto != WIRE_PROTO) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "protocol version %llu not supported (agent speaks %d)",
+			 (unsigned long long)proto, WIRE_PROTO);
+		wire_send_error(fd, msg);
+	} else if (!wire_token_equal(peer_token, token)) {
+		wire_send_error(fd, "wrong session token");
+	} else if (strcmp(role, "control")) {
+		wire_send_error(fd, "no transfer is waiting for a data connection");
+	} else {
+		ok = 1;
+	}
+	json_object_put(o);
+	if (!ok)
+		return 0;
+	reply = json_object_new_object();
+	json_object_object_add(reply, "proto", json_object_new_int(WIRE_PROTO));
+	ok = wire_send_json(fd, WIRE_OK, reply) == 0;
+	json_object_put(reply);
+	return ok;
+}
+
+int agent_serve(const struct agent_opts *o)
+{
+	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[64];
+	static sigset_t stop_signals;
+	struct agent_gate gate;
+	int lfd, rc = 0;
+	pthread_t watcher;
+
+	if (!o->token_file)
+		return err_set("no session token: pass --token-file FILE (or - for stdin) holding 64 hex characters");
+	if (read_token(o->token_file, token) < 0)
+		return -1;
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	lfd = open_listener(o->listen ? o->listen : "0.0.0.0:5210", bound, sizeof(bound));
+	if (lfd < 0)
+		return -1;
+	if (prepare_root(o, root, sizeof(root)) < 0) {
+		close(lfd);
+		return -1;
+	}
+	if (!strcmp(o->token_file, "-"))
+		pthread_create(&watcher, NULL, watch_stdin, NULL);
+	pthread_create(&watcher, NULL, watch_signals, &stop_signals);
+	printf("xfercmp-agent listening %s\n", bound);
+	fflush(stdout);
+
+	/*
+	 * Idle: no authenticated session for that long. Strangers that connect
+	 * and say nothing do not keep the agent alive (agent_gate.h).
+	 */
+	agent_gate_init(&gate, lfd);
+	for (;;) {
+		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;
+		int cfd = agent_gate_next(&gate, idle_ms);
+		struct agent_session *s;
+
+		if (cfd == -2)
+			break;	/* idle timeout */
+		if (cfd < 0) {
+			rc = -1;
+			break;
+		}
+		if (!check_control_hello(cfd, token)) {
+			close(cfd);
+			continue;
+		}
+		s = calloc(1, sizeof(*s));
+		if (!s) {
+			close(cfd);
+			continue;
+		}
+		/* one client at a time: the strangers still waiting are sent away */
+		agent_gate_release(&gate);
+		s->fd = cfd;
+		s->listen_fd = lfd;
+		s->token = token;
+		s->root = root;
+		s->keep = o->keep;
+		agent_session_run(s);
+		close(cfd);
+		free(s);
+		if (o->once)
+			break;
+	}
+	agent_gate_release(&gate);
+	close(lfd);
+	remove_root();
+	return rc;
+}

@@ -1,0 +1,82 @@
+#ifndef XFERCMP_AGENT_H
+#define XFERCMP_AGENT_H
+
+/*
+ * The agent (`xfercmp serve`, also built as xfercmp-agent) runs on the
+ * destination. It is the mirror of the client: it receives the raw-TCP
+ * strategies' streams, flushes and verifies what every strategy wrote, and
+ * answers only peers that present the session token. It writes only inside
+ * its scratch root and removes what it made when the session ends.
+ */
+
+#include "manifest.h"
+#include "stream/wire.h"
+
+#include <stdint.h>
+
+struct sampler;
+
+struct agent_opts {
+	const char *listen;	/* "ADDR:PORT", PORT 0 = any; default 0.0.0.0:5210 */
+	const char *root;	/* scratch root; NULL = a fresh /var/tmp/xfercmp.XXXXXX */
+	const char *token_file;	/* "-" = first line of stdin */
+	int once;		/* exit when the first session ends */
+	int keep;		/* keep destinations after a session (debugging) */
+	int idle_timeout_s;	/* exit after this long with no session */
+};
+
+/* The file in every scratch root the agent made: what is ours to remove. */
+#define AGENT_ROOT_MARKER ".xfercmp-agent"
+
+#define AGENT_DEFAULT_PORT 5210
+#define AGENT_DEFAULT_IDLE_S 600
+#define AGENT_HELLO_TIMEOUT_MS 5000
+#define AGENT_MAX_JOBS 256
+#define AGENT_MAX_STREAMS 64
+
+/* Serves until --once's session ends, the idle timeout, SIGINT/SIGTERM, or stdin closes
+ * (when the token came from stdin). Returns 0 or -1 (error set). */
+int agent_serve(const struct agent_opts *o);
+
+/* One destination directory, made for one strategy run. */
+struct agent_job {
+	uint64_t id;
+	char dest[4096];
+	char strategy[64];
+	int removed;
+	int parked;	/* verified and done with, removed when the session ends */
+};
+
+/* The state of one control session, shared by the request handlers. */
+struct agent_session {
+	int fd;			/* control connection */
+	int listen_fd;		/* for the data connections of a receive */
+	const char *token;
+	const char *root;
+	int keep;
+	struct manifest manifest;
+	int have_manifest;
+	struct agent_job jobs[AGENT_MAX_JOBS];
+	unsigned njobs;
+	struct sampler *sampler;	/* while a "sample_start" is in force */
+};
+
+/* Handles requests until "bye" or the connection closes; removes the jobs (those parked
+ * by "cleanup" included) before it answers "bye". */
+void agent_session_run(struct agent_session *s);
+
+/* The "receive" request: accepts the data connections and runs the receiver. */
+struct json_object;
+int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,
+		  json_object *reply);
+
+/* "sample_start" / "sample_stop": the agent's /proc counters while a strategy runs. */
+int agent_op_sample_start(struct agent_session *s, json_object *req, json_object *reply);
+int agent_op_sample_stop(struct agent_session *s, json_object *req, json_object *reply);
+/* Stops a sampler left running (the client went away). */
+void agent_sampling_release(struct agent_session *s);
+
+/* Checks a data connection's HELLO: token, role "data", job. Sets *stream. */
+int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream);
+
+#endif

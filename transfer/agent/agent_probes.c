@@ -1,0 +1,270 @@
+/*
+ * The agent's destination probes, the requests "probe_disk" and
+ * "probe_create" (see probes.h); probe_destination() in probe_net.c is the
+ * client's side. Both work in a fresh directory under the scratch root and
+ * remove it before they answer, whatever happened.
+ */
+#define _GNU_SOURCE
+#include "agent/agent_probes.h"
+
+#include "agent/agent.h"
+#include "clock.h"
+#include "err.h"
+#include "fsutil.h"
+#include "parallel.h"
+#include "cache_behind.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DISK_BLOCK (1u << 20)
+
+#define CREATE_SIZE 4096u
+#define CREATE_PER_DIR 1000u
+/* Made whatever the budget, so that even a tiny budget on a slow disk yields a rate. */
+#define CREATE_MIN_FILES 64u
+
+/* "seconds": optional, default PROBE_DEFAULT_SECONDS, in (0, PROBE_MAX_SECONDS]. */
+static int get_seconds(json_object *req, double *out)
+{
+	json_object *v;
+
+	*out = PROBE_DEFAULT_SECONDS;
+	if (!json_object_object_get_ex(req, "seconds", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return err_set("protocol error: field 'seconds' is not a number");
+	*out = json_object_get_double(v);
+	return probe_check_budget(*out);
+}
+
+/* An optional count field: def when absent, else 1 to max. */
+static int get_cap(json_object *req, const char *key, uint64_t def, uint64_t max, uint64_t *out)
+{
+	*out = def;
+	if (!json_object_object_get_ex(req, key, NULL))
+		return 0;
+	if (wire_get_u64(req, key, out) < 0)
+		return -1;
+	if (*out == 0 || *out > max)
+		return err_set("'%s' of %llu is out of range (1 to %llu)", key,
+			       (unsigned long long)*out, (unsigned long long)max);
+	return 0;
+}
+
+/* A fresh directory root/prefix.XXXXXX into dir. */
+static int make_probe_dir(const struct agent_session *s, const char *prefix, char *dir, size_t len)
+{
+	if (snprintf(dir, len, "%s/%s.XXXXXX", s->root, prefix) >= (int)len)
+		return err_set("scratch root '%s' is too long", s->root);
+	if (!mkdtemp(dir))
+		return err_errno("cannot create a probe directory under '%s'", s->root);
+	return 0;
+}
+
+/* Bytes no file system can compress or deduplicate: every 4 KiB page is stamped with its offset. */
+static void fill_random(unsigned char *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed | 1;
+
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+}
+
+static void stamp_block(unsigned char *buf, uint64_t off)
+{
+	for (size_t p = 0; p < DISK_BLOCK; p += 4096) {
+		uint64_t where = off + p;
+
+		memcpy(buf + p, &where, sizeof(where));
+	}
+}
+
+/*
+ * Writes path until max_bytes or the budget, then fsync. Sets *bytes and
+ * *secs (write + fsync). Returns 0 or -1 (error set); the caller removes
+ * the file. Written with write-behind and drop-behind (common/cache_behind.c), as
+ * the receivers write a large file: the rate is the disk's, not that of a
+ * page cache filling with gigabytes of dirty data, and the budget holds.
+ */
+static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint64_t *bytes,
+		      double *secs)
+{
+	unsigned char *buf;
+	clock_ns start, deadline;
+	struct write_behind wb;
+	uint64_t off = 0;
+	int fd, rc = 0;
+
+	if (posix_memalign((void **)&buf, 4096, DISK_BLOCK) != 0)
+		return err_set("out of memory for the disk probe's buffer");
+	fill_random(buf, DISK_BLOCK, 0x9e3779b97f4a7c15ull);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(buf);
+		return err_errno("cannot create '%s'", path);
+	}
+	write_behind_init(&wb, fd, 0);
+	start = clock_now();
+	deadline = start + (clock_ns)(seconds * 1e9);
+	/* at least one block, so that even a tiny budget yields a rate */
+	while (off < max_bytes && (off == 0 || clock_now() < deadline)) {
+		size_t n = max_bytes - off < DISK_BLOCK ? (size_t)(max_bytes - off) : DISK_BLOCK;
+
+		stamp_block(buf, off);
+		if (fs_write_all(fd, buf, n) < 0) {
+			rc = err_errno("cannot write '%s'", path);
+			break;
+		}
+		off += n;
+		if (write_behind_wrote(&wb, off) < 0) {
+			rc = err_errno("cannot write back '%s'", path);
+			break;
+		}
+	}
+	if (rc == 0 && fsync(fd) < 0)
+		rc = err_errno("cannot flush '%s' to disk", path);
+	*secs = clock_seconds(start, clock_now());
+	*bytes = off;
+	if (close(fd) < 0 && rc == 0)
+		rc = err_errno("cannot close '%s'", path);
+	free(buf);
+	return rc;
+}
+
+int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *reply)
+{
+	char dir[PATH_MAX], path[PATH_MAX], fstype[32] = "";
+	uint64_t max_bytes, bytes = 0;
+	double seconds, took = 0;
+	int rc;
+
+	if (get_seconds(req, &seconds) < 0 ||
+	    get_cap(req, "max_bytes", PROBE_DISK_DEFAULT_BYTES, PROBE_DISK_MAX_BYTES, &max_bytes) < 0)
+		return -1;
+	if (make_probe_dir(s, "probe-disk", dir, sizeof(dir)) < 0)
+		return -1;
+	rc = fs_join(path, sizeof(path), dir, "write.bin");
+	if (rc == 0)
+		rc = disk_write(path, seconds, max_bytes, &bytes, &took);
+	if (rc == 0)
+		rc = fs_type_name(dir, fstype, sizeof(fstype));
+	if (fs_remove_tree(dir) < 0 && rc == 0)
+		rc = -1;
+	if (rc < 0)
+		return -1;
+	json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)bytes));
+	json_object_object_add(reply, "seconds", json_object_new_double(took));
+	json_object_object_add(reply, "bps", json_object_new_double((double)bytes / took));
+	json_object_object_add(reply, "dest_fs", json_object_new_string(fstype));
+	return 0;
+}
+
+struct create_job {
+	const char *dir;
+	const unsigned char *content;
+	clock_ns deadline;
+	uint64_t created;	/* atomic */
+};
+
+/*
+ * Creates file i, or nothing once the budget is spent (parallel_for cannot
+ * stop early without failing). Its directory is made by the first thread
+ * that misses it, so the directories count in the rate as they would in a
+ * transfer and the budget holds whatever max_files is.
+ */
+static int create_one(void *ctx, unsigned worker, uint64_t i)
+{
+	struct create_job *job = ctx;
+	char path[PATH_MAX];
+	int fd, n;
+
+	(void)worker;
+	if (i >= CREATE_MIN_FILES && clock_now() >= job->deadline)
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/d%04llu/f%07llu", job->dir,
+		     (unsigned long long)(i / CREATE_PER_DIR), (unsigned long long)i);
+	if (n >= (int)sizeof(path))
+		return err_set("probe path under '%s' is too long", job->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		char *slash = strrchr(path, '/');
+
+		*slash = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return err_errno("cannot create '%s'", path);
+		*slash = '/';
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	}
+	if (fd < 0)
+		return err_errno("cannot create '%s'", path);
+	if (fs_write_all(fd, job->content, CREATE_SIZE) < 0) {
+		err_errno("cannot write '%s'", path);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0)
+		return err_errno("cannot close '%s'", path);
+	__atomic_fetch_add(&job->created, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Creates up to max_files under dir, then syncfs. Sets *files and *secs (create + syncfs). */
+static int create_files(const char *dir, double seconds, uint64_t max_files, uint64_t *files,
+			double *secs)
+{
+	unsigned char content[CREATE_SIZE];
+	struct create_job job = { .dir = dir, .content = content };
+	clock_ns start;
+	int fd, rc = 0;
+
+	fill_random(content, sizeof(content), 0x2545f4914f6cdd1dull);
+	start = clock_now();
+	job.deadline = start + (clock_ns)(seconds * 1e9);
+	if (parallel_for(max_files, 2 * parallel_cpus(), 16, create_one, &job, NULL) < 0)
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return err_errno("cannot open '%s'", dir);
+	if (syncfs(fd) < 0)
+		rc = err_errno("cannot flush '%s' to disk", dir);
+	close(fd);
+	*secs = clock_seconds(start, clock_now());
+	*files = job.created;
+	return rc;
+}
+
+int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply)
+{
+	char dir[PATH_MAX];
+	uint64_t max_files, files = 0;
+	double seconds, took = 0;
+	int rc;
+
+	if (get_seconds(req, &seconds) < 0 ||
+	    get_cap(req, "max_files", PROBE_CREATE_DEFAULT_FILES, PROBE_CREATE_MAX_FILES,
+		    &max_files) < 0)
+		return -1;
+	if (make_probe_dir(s, "probe-create", dir, sizeof(dir)) < 0)
+		return -1;
+	rc = create_files(dir, seconds, max_files, &files, &took);
+	/* removing is not part of the rate: the strategies never delete */
+	if (fs_remove_tree(dir) < 0 && rc == 0)
+		rc = -1;
+	if (rc < 0)
+		return -1;
+	json_object_object_add(reply, "files", json_object_new_int64((int64_t)files));
+	json_object_object_add(reply, "seconds", json_object_new_double(took));
+	json_object_object_add(reply, "per_s", json_object_new_double((double)files / took));
+	return 0;
+}

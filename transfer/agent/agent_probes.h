@@ -1,0 +1,49 @@
+#ifndef XFERCMP_AGENT_PROBES_H
+#define XFERCMP_AGENT_PROBES_H
+
+/*
+ * The agent's side of the probes (the client's side: measure/probes.h): the
+ * destination disk and metadata probes it runs on request, and the receivers
+ * the network probe sends into.
+ */
+
+#include "measure/probe_limits.h"
+
+#include <json-c/json.h>
+
+struct agent_session;
+struct recv_stats;
+
+/*
+ * Agent request "probe_disk" {"seconds": x, "max_bytes": n} (both optional:
+ * PROBE_DEFAULT_SECONDS, PROBE_DISK_DEFAULT_BYTES): writes one file of
+ * incompressible 1 MiB blocks in a fresh directory under s->root, keeping
+ * writeback going as it writes so the time budget holds, then fsync; removes
+ * it. Replies {"bytes","seconds","bps","dest_fs"}, seconds = write + fsync.
+ * Returns 0 or -1 (error set; nothing left behind).
+ */
+int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *reply);
+
+/*
+ * Agent request "probe_create" {"seconds": x, "max_files": n} (both optional:
+ * PROBE_DEFAULT_SECONDS, PROBE_CREATE_DEFAULT_FILES): creates files of 4 KiB,
+ * 1,000 a directory, on 2 threads per core until max_files or the budget,
+ * then syncfs; removes the tree (untimed). Replies {"files","seconds","per_s"},
+ * seconds = create + syncfs. Returns 0 or -1 (error set; nothing left behind).
+ */
+int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply);
+
+/*
+ * Receiver "discard": reads sock until EOF and counts st->wire_bytes; writes
+ * nothing under dest. Returns 0, or -1 (error set) when a read fails.
+ */
+int recv_discard(int sock, const char *dest, struct recv_stats *st);
+
+/*
+ * Receiver "echo": writes every byte read back to sock until EOF, counting
+ * st->wire_bytes (bytes read); writes nothing under dest. Returns 0, or -1
+ * (error set) when a read or write fails.
+ */
+int recv_echo(int sock, const char *dest, struct recv_stats *st);
+
+#endif

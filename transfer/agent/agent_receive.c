@@ -1,0 +1,198 @@
+/*
+ * The agent's "receive" request: the mirror of a raw-TCP strategy's send
+ * side. The agent answers {"ready":true}, accepts the data connections of
+ * that job (authenticated by token, job id and stream number), runs the
+ * receiver on each in its own thread, and then answers with what arrived.
+ */
+#define _GNU_SOURCE
+#include "agent/agent.h"
+
+#include "agent/agent_gate.h"
+#include "clock.h"
+#include "err.h"
+#include "agent/receivers.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* How long the agent waits for the client to open all data connections. */
+#define DATA_ACCEPT_TIMEOUT_MS 30000
+
+struct stream_job {
+	const struct receiver *rx;
+	const char *dest;
+	int fd;
+	int rc;
+	struct recv_stats st;
+	char error[ERR_MAX];
+};
+
+static void *stream_main(void *arg)
+{
+	struct stream_job *j = arg;
+
+	j->rc = j->rx->receive(j->fd, j->dest, &j->st);
+	if (j->rc < 0)
+		snprintf(j->error, sizeof(j->error), "%s", err_msg());
+	return NULL;
+}
+
+int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream)
+{
+	enum wire_type type;
+	json_object *o = NULL, *reply;
+	const char *token, *role;
+	uint64_t proto, peer_job;
+	int ok = 0;
+
+	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
+		return -1;
+	if (type == WIRE_HELLO && wire_get_u64(o, "proto", &proto) == 0 && proto == WIRE_PROTO &&
+	    wire_get_str(o, "token", &token) == 0 && wire_token_equal(token, s->token) &&
+	    wire_get_str(o, "role", &role) == 0 && !strcmp(role, "data") &&
+	    wire_get_u64(o, "job", &peer_job) == 0 && peer_job == job &&
+	    wire_get_u64(o, "stream", stream) == 0)
+		ok = 1;
+	json_object_put(o);
+	if (!ok) {
+		wire_send_error(fd, "not a data connection of the transfer in progress");
+		return err_set("rejected a connection");
+	}
+	reply = json_object_new_object();
+	ok = wire_send_json(fd, WIRE_OK, reply);
+	json_object_put(reply);
+	return ok;
+}
+
+/* Accepts `n` data connections for job into fds[stream]. Strangers are turned away. */
+static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds)
+{
+	clock_ns deadline = clock_now() + (clock_ns)DATA_ACCEPT_TIMEOUT_MS * 1000000u;
+	struct agent_gate gate;
+	unsigned have = 0;
+	int rc = 0;
+
+	agent_gate_init(&gate, s->listen_fd);
+	while (have < n) {
+		clock_ns now = clock_now();
+		int fd;
+		uint64_t stream;
+
+		fd = now >= deadline ? -2 : agent_gate_next(&gate, (int)((deadline - now) / 1000000u) + 1);
+		if (fd == -2) {
+			rc = err_set("only %u of %u data connections arrived within %d s", have, n,
+				     DATA_ACCEPT_TIMEOUT_MS / 1000);
+			break;
+		}
+		if (fd < 0) {
+			rc = err_wrap("cannot wait for data connections");
+			break;
+		}
+		if (agent_check_data_hello(s, fd, job, &stream) < 0 || stream >= n || fds[stream] >= 0) {
+			close(fd);
+			continue;
+		}
+		fds[stream] = fd;
+		have++;
+	}
+	agent_gate_release(&gate);
+	return rc;
+}
+
+int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,
+		  json_object *reply)
+{
+	const char *name;
+	const struct receiver *rx;
+	uint64_t streams;
+	struct stream_job *jobs;
+	pthread_t *tids;
+	int *fds, rc = 0;
+	struct recv_stats total = { 0 };
+	json_object *ready;
+	clock_ns start;
+
+	if (wire_get_str(req, "receiver", &name) < 0 || wire_get_u64(req, "streams", &streams) < 0)
+		return -1;
+	if (!(rx = receiver_find(name)))
+		return -1;
+	if (streams == 0 || streams > rx->max_streams || streams > AGENT_MAX_STREAMS)
+		return err_set("receiver '%s' takes 1 to %u streams, not %llu", name,
+			       rx->max_streams < AGENT_MAX_STREAMS ? rx->max_streams : AGENT_MAX_STREAMS,
+			       (unsigned long long)streams);
+	/* tell the client to connect; the final answer comes when the streams end */
+	ready = json_object_new_object();
+	json_object_object_add(ready, "ready", json_object_new_boolean(1));
+	rc = wire_send_json(s->fd, WIRE_OK, ready);
+	json_object_put(ready);
+	if (rc < 0)
+		return -1;
+	jobs = calloc(streams, sizeof(*jobs));
+	tids = calloc(streams, sizeof(*tids));
+	fds = malloc(streams * sizeof(*fds));
+	if (!jobs || !tids || !fds) {
+		free(jobs);
+		free(tids);
+		free(fds);
+		return err_set("out of memory for %llu streams", (unsigned long long)streams);
+	}
+	for (unsigned i = 0; i < streams; i++)
+		fds[i] = -1;
+	start = clock_now();
+	if (accept_streams(s, job->id, (unsigned)streams, fds) < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (unsigned i = 0; i < streams; i++) {
+		int e;
+
+		jobs[i] = (struct stream_job){ .rx = rx, .dest = job->dest, .fd = fds[i] };
+		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
+			continue;
+		/*
+		 * Not run in line instead: its sender would wait for the others,
+		 * which nobody reads. The streams without a reader are cut, so
+		 * their senders fail at once rather than stall.
+		 */
+		rc = err_set("cannot start the receiver of stream %u of %llu: %s", i,
+			     (unsigned long long)streams, strerror(e));
+		for (unsigned k = i; k < streams; k++) {
+			shutdown(fds[k], SHUT_RDWR);
+			tids[k] = 0;
+		}
+		break;
+	}
+	for (unsigned i = 0; i < streams; i++) {
+		if (!tids[i])
+			continue;
+		pthread_join(tids[i], NULL);
+		if (jobs[i].rc < 0 && rc == 0)
+			rc = err_set("stream %u: %s", i, jobs[i].error);
+		total.files += jobs[i].st.files;
+		total.bytes += jobs[i].st.bytes;
+		total.wire_bytes += jobs[i].st.wire_bytes;
+	}
+	if (rc == 0) {
+		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));
+		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
+		json_object_object_add(reply, "wire_bytes",
+				       json_object_new_int64((int64_t)total.wire_bytes));
+		json_object_object_add(reply, "seconds",
+				       json_object_new_double(clock_seconds(start, clock_now())));
+	}
+out:
+	for (unsigned i = 0; i < streams; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(jobs);
+	free(tids);
+	free(fds);
+	return rc;
+}

@@ -1,0 +1,21 @@
+#ifndef XFERCMP_RECEIVERS_H
+#define XFERCMP_RECEIVERS_H
+
+#include "stream/xfer_stats.h"
+
+/*
+ * The agent's receive side of each raw-TCP strategy, by name. Each receiver
+ * reads one data connection to its end and writes what it carries under
+ * dest; it mirrors a sender on the client (see each strategy's file).
+ */
+struct receiver {
+	const char *name;
+	/* Returns 0 when the stream ended cleanly and everything was written, or -1 (error set). */
+	int (*receive)(int sock, const char *dest, struct recv_stats *st);
+	unsigned max_streams;	/* connections one receive may use */
+};
+
+/* NULL (error set) when no receiver has that name. */
+const struct receiver *receiver_find(const char *name);
+
+#endif

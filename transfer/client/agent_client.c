@@ -1,0 +1,240 @@
+#define _GNU_SOURCE
+#include "client/agent_client.h"
+
+#include "err.h"
+#include "netutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int connect_one(const struct addrinfo *ai, int timeout_ms)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	struct pollfd p;
+	int err = 0, one = 1;
+	socklen_t len = sizeof(err);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	if (poll(&p, 1, timeout_ms) <= 0) {
+		close(fd);
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+	if (err) {
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (net_set_peer_timeout(fd) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+int tcp_connect(const char *host, const char *port, int timeout_ms)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int rc = getaddrinfo(host, port, &hints, &res), fd = -1;
+
+	if (rc != 0)
+		return err_set("cannot resolve '%s': %s", host, gai_strerror(rc));
+	for (ai = res; ai && fd < 0; ai = ai->ai_next)
+		fd = connect_one(ai, timeout_ms);
+	freeaddrinfo(res);
+	if (fd < 0) {
+		if (errno == ECONNREFUSED)
+			return err_set("cannot connect to %s:%s: connection refused (is the agent running there?)",
+				       host, port);
+		if (errno == ETIMEDOUT)
+			return err_set("cannot connect to %s:%s: no answer within %d s", host, port,
+				       timeout_ms / 1000);
+		return err_errno("cannot connect to %s:%s", host, port);
+	}
+	return fd;
+}
+
+static int hello(int fd, const char *token, const char *role, uint64_t job, unsigned stream)
+{
+	json_object *o = json_object_new_object(), *reply = NULL;
+	enum wire_type type;
+	int rc;
+
+	json_object_object_add(o, "proto", json_object_new_int(WIRE_PROTO));
+	json_object_object_add(o, "token", json_object_new_string(token));
+	json_object_object_add(o, "role", json_object_new_string(role));
+	if (job) {
+		json_object_object_add(o, "job", json_object_new_int64((int64_t)job));
+		json_object_object_add(o, "stream", json_object_new_int((int)stream));
+	}
+	rc = wire_send_json(fd, WIRE_HELLO, o);
+	json_object_put(o);
+	if (rc == 0)
+		rc = wire_recv_json(fd, AGENT_CONNECT_TIMEOUT_MS, &type, &reply);
+	json_object_put(reply);
+	return rc < 0 ? err_wrap("agent refused the connection") : 0;
+}
+
+int agent_client_connect(struct agent_client *c, const char *host, const char *port,
+			 const char *token)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	snprintf(c->label, sizeof(c->label), "%s", host);
+	snprintf(c->host, sizeof(c->host), "%s", host);
+	snprintf(c->port, sizeof(c->port), "%s", port);
+	snprintf(c->token, sizeof(c->token), "%s", token);
+	c->fd = tcp_connect(host, port, AGENT_CONNECT_TIMEOUT_MS);
+	if (c->fd < 0)
+		return -1;
+	if (hello(c->fd, token, "control", 0, 0) < 0 ||
+	    agent_client_simple(c, "info", 0, &c->info) < 0) {
+		close(c->fd);
+		c->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After a failed send or receive: when the connection itself failed, says so
+ * in one line naming the host and the likely cause, and closes it so that
+ * nothing else waits on it. Returns -1.
+ */
+static int connection_failed(struct agent_client *c)
+{
+	enum wire_fault f = wire_last_fault();
+
+	if (f == WIRE_FAULT_NONE)
+		return err_wrap("agent");
+	close(c->fd);
+	c->fd = -1;
+	c->lost = 1;
+	if (f == WIRE_FAULT_TIMEOUT)
+		err_set("lost the connection to the agent on %s (%s:%s): no answer for %d s; the link or the host went down",
+			c->label, c->host, c->port, NET_PEER_TIMEOUT_S);
+	else if (f == WIRE_FAULT_CLOSED)
+		err_set("lost the connection to the agent on %s (%s:%s): the agent closed it; it exited or was killed there",
+			c->label, c->host, c->port);
+	else
+		err_wrap("lost the connection to the agent on %s (%s:%s)", c->label, c->host, c->port);
+	snprintf(c->lost_why, sizeof(c->lost_why), "%s", err_msg());
+	return -1;
+}
+
+/* -1 (error set to how it was lost) when an earlier call lost the connection. */
+static int check_alive(const struct agent_client *c)
+{
+	if (c->lost)
+		return err_set("%s", c->lost_why);
+	if (c->fd < 0)
+		return err_set("not connected to the agent on %s", c->label);
+	return 0;
+}
+
+int agent_client_await(struct agent_client *c, json_object **reply)
+{
+	enum wire_type type;
+
+	*reply = NULL;
+	if (check_alive(c) < 0)
+		return -1;
+	if (wire_recv_json(c->fd, -1, &type, reply) < 0)
+		return connection_failed(c);
+	if (type != WIRE_OK) {
+		json_object_put(*reply);
+		*reply = NULL;
+		return err_set("agent: protocol error: expected a reply");
+	}
+	return 0;
+}
+
+int agent_client_call(struct agent_client *c, json_object *req, json_object **reply)
+{
+	*reply = NULL;
+	if (check_alive(c) < 0)
+		return -1;
+	if (wire_send_json(c->fd, WIRE_REQUEST, req) < 0)
+		return connection_failed(c);
+	return agent_client_await(c, reply);
+}
+
+int agent_client_simple(struct agent_client *c, const char *op, uint64_t job, json_object **reply)
+{
+	json_object *req = json_object_new_object();
+	int rc;
+
+	json_object_object_add(req, "op", json_object_new_string(op));
+	if (job)
+		json_object_object_add(req, "job", json_object_new_int64((int64_t)job));
+	rc = agent_client_call(c, req, reply);
+	json_object_put(req);
+	return rc;
+}
+
+int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
+{
+	char *buf;
+	size_t len;
+	json_object *reply = NULL;
+	int rc;
+
+	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
+		return -1;
+	rc = wire_send(c->fd, WIRE_MANIFEST, buf, len);
+	free(buf);
+	if (rc < 0)
+		return connection_failed(c);
+	rc = agent_client_await(c, &reply);
+	json_object_put(reply);
+	return rc;
+}
+
+int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
+{
+	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+
+	if (fd < 0)
+		return -1;
+	if (hello(fd, c->token, "data", job, stream) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void agent_client_close(struct agent_client *c)
+{
+	if (c->fd >= 0) {
+		json_object *reply = NULL;
+
+		agent_client_simple(c, "bye", 0, &reply);
+		json_object_put(reply);
+		close(c->fd);
+		c->fd = -1;
+	}
+	json_object_put(c->info);
+	c->info = NULL;
+}

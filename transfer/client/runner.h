@@ -1,0 +1,82 @@
+#ifndef XFERCMP_RUNNER_H
+#define XFERCMP_RUNNER_H
+
+/*
+ * Runs strategies one at a time, never concurrently, each against a fresh
+ * destination: cold source, timed transfer, timed flush to durable, verify
+ * against the manifest, remove. Knows nothing strategy-specific.
+ */
+
+#include "measure/attribution.h"
+#include "measure/probes.h"
+#include "measure/sampler.h"
+#include "strategy/strategy.h"
+
+#include <stdbool.h>
+
+#define RUNNER_MAX_REPEAT 100
+
+enum result_status {
+	RESULT_OK,
+	RESULT_FAILED,
+	RESULT_SKIPPED,
+};
+
+/* One timed attempt. */
+struct run_sample {
+	double transfer, flush;	/* seconds */
+	unsigned index;		/* which run, for its samples */
+};
+
+struct strategy_result {
+	const struct strategy *strategy;
+	enum result_status status;
+	bool verified;
+	char error[1024];	/* failure or skip reason */
+	char verify_summary[512];
+	char dest_fs[32];
+	bool warm_source;	/* the source was read from the page cache (--warm) */
+	/* the run whose total time is the median; min/max over all runs */
+	struct run_sample median;
+	double min_seconds, max_seconds;
+	unsigned runs;
+	struct send_stats sent;
+	struct recv_stats received;
+	/* both ends' /proc counters over the median run (when sampling) */
+	bool have_local, have_remote;
+	struct sampler_summary local, remote;
+	/* where the time went (when probes ran) */
+	bool have_attribution;
+	struct attribution attribution;
+};
+
+struct runner_opts {
+	unsigned repeat;	/* runs per strategy; >= 1 */
+	bool warm;		/* skip dropping the source from the page cache */
+	struct strategy_opts strategy;
+	bool sample;		/* sample /proc on both ends while each strategy runs */
+	const struct probe_results *probes;	/* ceilings for attribution; NULL = none */
+	/* optional: called before and after each strategy (progress lines) */
+	void (*progress)(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
+			 const struct strategy_result *done);
+	void *progress_ctx;
+};
+
+/*
+ * Runs list[0..n) and fills results[0..n). A strategy that fails does not
+ * stop the others. Returns 0 when the runner itself could work (look at each
+ * result), -1 (error set) when it could not, e.g. the agent went away: then
+ * the results so far stand, the one that hit it is failed and the rest are
+ * skipped.
+ */
+int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,
+	       struct xfer_target *target, const struct strategy *const *list, size_t n,
+	       struct strategy_result *results);
+
+/*
+ * Drops the source files from the page cache (after writing back any dirty
+ * pages, which fadvise cannot drop) so the next read comes from the disk.
+ */
+int runner_drop_source_cache(const char *src_root, const struct manifest *m);
+
+#endif

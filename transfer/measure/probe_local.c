@@ -1,0 +1,441 @@
+/*
+ * The client's local probes (see probes.h): how fast the source gives up its
+ * bytes and its small files when cold, and how fast zstd compresses this
+ * workload on this machine. Only reads the source.
+ */
+#define _GNU_SOURCE
+#include "measure/probes.h"
+
+#include "cache_behind.h"
+#include "clock.h"
+#include "err.h"
+#include "fsutil.h"
+#include "manifest.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define READ_BLOCK (1u << 20)
+#define ZSTD_WINDOWS 64u
+#define ZSTD_CHUNK (1u << 20)
+
+static clock_ns deadline_after(clock_ns start, double seconds)
+{
+	return start + (clock_ns)(seconds * 1e9);
+}
+
+static int open_entry(const char *root, const struct manifest_entry *e, char *path, size_t len)
+{
+	int fd;
+
+	if (fs_join(path, len, root, e->path) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return err_errno("cannot open source file '%s'", path);
+	return fd;
+}
+
+/*
+ * Drops the page cache of m's entries idx[0..n). Dirty pages survive
+ * DONTNEED: the caller runs syncfs first when the files may be dirty.
+ */
+static int drop_entries(const char *root, const struct manifest *m, const size_t *idx, size_t n)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		int fd = open_entry(root, &m->entries[idx[i]], path, sizeof(path));
+
+		if (fd < 0)
+			return -1;
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+	return 0;
+}
+
+static int sync_source(const char *root)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return err_errno("cannot open source '%s'", root);
+	if (syncfs(fd) < 0)
+		rc = err_errno("cannot write back the file system of '%s'", root);
+	close(fd);
+	return rc;
+}
+
+struct sized {
+	uint64_t size;
+	size_t index;
+};
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The largest files, at least PROBE_READ_MIN_FILE each, biggest first, until
+ * they hold PROBE_READ_MAX_BYTES. *idx is malloc'd (the caller frees it).
+ */
+static int pick_large(const struct manifest *m, size_t **idx, size_t *n)
+{
+	struct sized *big = malloc((m->count ? m->count : 1) * sizeof(*big));
+	size_t k = 0, take = 0;
+	uint64_t sum = 0;
+
+	*idx = malloc((m->count ? m->count : 1) * sizeof(**idx));
+	if (!big || !*idx) {
+		free(big);
+		return err_set("out of memory for %zu files", m->count);
+	}
+	for (size_t i = 0; i < m->count; i++)
+		if (m->entries[i].size >= PROBE_READ_MIN_FILE)
+			big[k++] = (struct sized){ .size = m->entries[i].size, .index = i };
+	qsort(big, k, sizeof(*big), by_size_desc);
+	while (take < k && sum < PROBE_READ_MAX_BYTES) {
+		sum += big[take].size;
+		(*idx)[take] = big[take].index;
+		take++;
+	}
+	free(big);
+	*n = take;
+	return 0;
+}
+
+/*
+ * Up to PROBE_OPEN_MAX_FILES files of at most PROBE_OPEN_MAX_SIZE, evenly
+ * spread, in path order. *idx is malloc'd (the caller frees it).
+ */
+static int pick_small(const struct manifest *m, size_t **idx, size_t *n)
+{
+	size_t k = 0, want, seen = 0, j = 0;
+
+	for (size_t i = 0; i < m->count; i++)
+		k += m->entries[i].size <= PROBE_OPEN_MAX_SIZE;
+	want = k < PROBE_OPEN_MAX_FILES ? k : PROBE_OPEN_MAX_FILES;
+	*idx = malloc((want ? want : 1) * sizeof(**idx));
+	if (!*idx)
+		return err_set("out of memory for %zu files", want);
+	/* the j-th pick is small file number j * k / want */
+	for (size_t i = 0; i < m->count && j < want; i++) {
+		if (m->entries[i].size > PROBE_OPEN_MAX_SIZE)
+			continue;
+		if (seen++ == (size_t)((unsigned long long)j * k / want))
+			(*idx)[j++] = i;
+	}
+	*n = want;
+	return 0;
+}
+
+/* Sequential reads of the picked files until the byte cap or the deadline. Sets *bytes. */
+static int read_large(const char *root, const struct manifest *m, const size_t *idx, size_t n,
+		      clock_ns deadline, uint64_t *bytes)
+{
+	char path[PATH_MAX];
+	unsigned char *buf = malloc(READ_BLOCK);
+	int rc = 0;
+
+	if (!buf)
+		return err_set("out of memory for a read buffer");
+	*bytes = 0;
+	for (size_t i = 0; i < n && rc == 0 && clock_now() < deadline; i++) {
+		int fd = open_entry(root, &m->entries[idx[i]], path, sizeof(path));
+
+		if (fd < 0) {
+			rc = -1;
+			break;
+		}
+		uint64_t done = 0;
+		struct read_behind rb;
+
+		/* as the strategies read a large file: dropping behind, not filling the cache */
+		read_behind_init(&rb, fd, 0);
+		while (*bytes < PROBE_READ_MAX_BYTES && clock_now() < deadline) {
+			ssize_t got = read(fd, buf, READ_BLOCK);
+
+			if (got == 0)
+				break;
+			if (got < 0) {
+				rc = err_errno("cannot read '%s'", path);
+				break;
+			}
+			*bytes += (uint64_t)got;
+			done += (uint64_t)got;
+			read_behind_done(&rb, done);
+		}
+		close(fd);
+	}
+	free(buf);
+	return rc;
+}
+
+/* open+fstat+read+close of the picked files until the deadline. Sets *files. */
+static int read_small(const char *root, const struct manifest *m, const size_t *idx, size_t n,
+		      clock_ns deadline, size_t *files)
+{
+	char path[PATH_MAX];
+	unsigned char *buf = malloc(PROBE_OPEN_MAX_SIZE);
+	int rc = 0;
+
+	if (!buf)
+		return err_set("out of memory for a read buffer");
+	*files = 0;
+	for (size_t i = 0; i < n && clock_now() < deadline; i++) {
+		int fd = open_entry(root, &m->entries[idx[i]], path, sizeof(path));
+		struct stat st;
+		long long got = 0;
+
+		if (fd < 0) {
+			rc = -1;
+			break;
+		}
+		if (fstat(fd, &st) < 0)
+			rc = err_errno("cannot stat '%s'", path);
+		else if (st.st_size > 0)
+			got = fs_read_full(fd, buf,
+					   (size_t)st.st_size < PROBE_OPEN_MAX_SIZE ? (size_t)st.st_size
+										    : PROBE_OPEN_MAX_SIZE);
+		if (got < 0)
+			rc = err_errno("cannot read '%s'", path);
+		close(fd);
+		if (rc < 0)
+			break;
+		(*files)++;
+	}
+	free(buf);
+	return rc;
+}
+
+int probe_source(const char *src_root, const struct manifest *m, double seconds,
+		 struct probe_results *r)
+{
+	size_t *large = NULL, *small = NULL, nlarge = 0, nsmall = 0, files = 0;
+	uint64_t bytes = 0;
+	clock_ns start;
+	double took;
+	int rc;
+
+	if (probe_check_budget(seconds) < 0)
+		return -1;
+	rc = pick_large(m, &large, &nlarge);
+	if (rc == 0)
+		rc = pick_small(m, &small, &nsmall);
+	if (rc == 0 && nlarge + nsmall > 0)
+		rc = sync_source(src_root);
+	if (rc == 0)
+		rc = drop_entries(src_root, m, large, nlarge);
+	if (rc == 0)
+		rc = drop_entries(src_root, m, small, nsmall);
+	if (rc == 0 && nlarge > 0) {
+		start = clock_now();
+		rc = read_large(src_root, m, large, nlarge, deadline_after(start, seconds), &bytes);
+		took = clock_seconds(start, clock_now());
+		if (rc == 0 && bytes > 0 && took > 0)
+			r->disk_read_bps = (double)bytes / took;
+	}
+	if (rc == 0 && nsmall > 0) {
+		start = clock_now();
+		rc = read_small(src_root, m, small, nsmall, deadline_after(start, seconds), &files);
+		took = clock_seconds(start, clock_now());
+		if (rc == 0 && files > 0 && took > 0)
+			r->src_open_per_s = (double)files / took;
+	}
+	/* leave the source as cold as it was found; clean pages need no syncfs */
+	if (rc == 0)
+		rc = drop_entries(src_root, m, large, nlarge);
+	if (rc == 0)
+		rc = drop_entries(src_root, m, small, nsmall);
+	free(large);
+	free(small);
+	return rc;
+}
+
+/* A position in the workload's content, concatenated in manifest order. */
+struct cursor {
+	size_t entry;		/* the entry holding the position, or m->count at the end */
+	uint64_t start;		/* logical offset of that entry's first byte */
+};
+
+/*
+ * Copies up to len bytes of the concatenated content from logical offset off
+ * (at or after c's entry) into dst, file by file, and stops early once the
+ * deadline has passed and something was copied. Returns the bytes copied or
+ * -1 (error set).
+ */
+static long long read_span(const char *root, const struct manifest *m, struct cursor *c,
+			   uint64_t off, size_t len, clock_ns deadline, unsigned char *dst)
+{
+	char path[PATH_MAX];
+	size_t done = 0;
+
+	while (c->entry < m->count && c->start + m->entries[c->entry].size <= off) {
+		c->start += m->entries[c->entry].size;
+		c->entry++;
+	}
+	while (done < len && c->entry < m->count) {
+		const struct manifest_entry *e = &m->entries[c->entry];
+		uint64_t in = off + done - c->start;
+		size_t n = e->size - in < len - done ? (size_t)(e->size - in) : len - done;
+		ssize_t got;
+		int fd;
+
+		if (done > 0 && clock_now() >= deadline)
+			break;
+		fd = open_entry(root, e, path, sizeof(path));
+		if (fd < 0)
+			return -1;
+		got = pread(fd, dst + done, n, (off_t)in);
+		close(fd);
+		if (got < 0)
+			return err_errno("cannot read '%s'", path);
+		if ((size_t)got != n)
+			return err_set("'%s' is shorter than its manifest says", path);
+		done += n;
+		if (in + n == e->size) {
+			c->start += e->size;
+			c->entry++;
+		}
+	}
+	return (long long)done;
+}
+
+/*
+ * Reads the sample: the whole workload when it fits, else ZSTD_WINDOWS
+ * windows evenly spaced through it, until the deadline (something is always
+ * read). *buf is malloc'd (the caller frees it); *len is what was read.
+ */
+static int read_sample(const char *root, const struct manifest *m, clock_ns deadline,
+		       unsigned char **buf, size_t *len)
+{
+	uint64_t total = m->total_bytes;
+	unsigned nwin = total <= PROBE_ZSTD_SAMPLE_BYTES ? 1 : ZSTD_WINDOWS;
+	size_t win = nwin == 1 ? (size_t)total : PROBE_ZSTD_SAMPLE_BYTES / ZSTD_WINDOWS;
+	struct cursor c = { 0, 0 };
+
+	*len = 0;
+	*buf = malloc(win * nwin);
+	if (!*buf)
+		return err_set("out of memory for a %zu-byte sample", win * nwin);
+	for (unsigned w = 0; w < nwin; w++) {
+		long long got;
+
+		if (*len > 0 && clock_now() >= deadline)
+			break;
+		got = read_span(root, m, &c, w * (total / nwin), win, deadline, *buf + *len);
+		if (got < 0)
+			return -1;
+		*len += (size_t)got;
+	}
+	return 0;
+}
+
+static int zstd_check(size_t ret, const char *what)
+{
+	if (ZSTD_isError(ret))
+		return err_set("zstd: cannot %s: %s", what, ZSTD_getErrorName(ret));
+	return 0;
+}
+
+/*
+ * Compresses buf[0..len) in frames, pass after pass, until the deadline or
+ * PROBE_ZSTD_MAX_INPUT. Sets *in and *out (bytes) and *secs.
+ */
+static int compress_passes(ZSTD_CCtx *c, const unsigned char *buf, size_t len, double seconds,
+			   uint64_t *in, uint64_t *out, double *secs)
+{
+	size_t ocap = ZSTD_CStreamOutSize();
+	unsigned char *obuf = malloc(ocap);
+	clock_ns start = clock_now(), deadline = deadline_after(start, seconds);
+	int rc = 0, more = 1;
+
+	if (!obuf)
+		return err_set("out of memory for zstd's output");
+	*in = *out = 0;
+	while (rc == 0 && more) {
+		size_t pos = 0, left;
+
+		rc = zstd_check(ZSTD_CCtx_reset(c, ZSTD_reset_session_only), "reset the stream");
+		while (rc == 0 && pos < len && more) {
+			ZSTD_inBuffer ib = { buf + pos, len - pos < ZSTD_CHUNK ? len - pos : ZSTD_CHUNK, 0 };
+
+			while (rc == 0 && ib.pos < ib.size) {
+				ZSTD_outBuffer ob = { obuf, ocap, 0 };
+
+				rc = zstd_check(ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_continue),
+						"compress");
+				*out += ob.pos;
+			}
+			pos += ib.size;
+			*in += ib.size;
+			more = clock_now() < deadline && *in < PROBE_ZSTD_MAX_INPUT;
+		}
+		do {
+			ZSTD_inBuffer ib = { NULL, 0, 0 };
+			ZSTD_outBuffer ob = { obuf, ocap, 0 };
+
+			if (rc < 0)
+				break;
+			left = ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_end);
+			rc = zstd_check(left, "end the frame");
+			*out += ob.pos;
+		} while (rc == 0 && left != 0);
+	}
+	*secs = clock_seconds(start, clock_now());
+	free(obuf);
+	return rc;
+}
+
+int probe_zstd(const char *src_root, const struct manifest *m, int level, unsigned threads,
+	       double seconds, struct probe_results *r)
+{
+	unsigned char *sample = NULL;
+	size_t len = 0;
+	uint64_t in = 0, out = 0;
+	double took = 0;
+	ZSTD_CCtx *c;
+	int rc;
+
+	if (probe_check_budget(seconds) < 0)
+		return -1;
+	if (m->total_bytes == 0)
+		return 0;
+	if (read_sample(src_root, m, deadline_after(clock_now(), seconds), &sample, &len) < 0) {
+		free(sample);
+		return -1;
+	}
+	c = ZSTD_createCCtx();
+	if (!c) {
+		free(sample);
+		return err_set("zstd: cannot create a compression context");
+	}
+	rc = zstd_check(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level), "set the level");
+	if (rc == 0)
+		rc = zstd_check(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1), "turn the checksum on");
+	if (rc == 0 && threads > 0)
+		rc = zstd_check(ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, (int)threads),
+				"use worker threads (is libzstd built without threads?)");
+	if (rc == 0)
+		rc = compress_passes(c, sample, len, seconds, &in, &out, &took);
+	ZSTD_freeCCtx(c);
+	free(sample);
+	if (rc < 0)
+		return -1;
+	if (in > 0 && out > 0 && took > 0) {
+		r->zstd_bps = (double)in / took;
+		r->zstd_ratio = (double)in / (double)out;
+	}
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* The SSH probes: what the host's sshd can carry, and what one SFTP request costs. */
+#include "measure/probes.h"
+
+#include "clock.h"
+#include "err.h"
+#include "ssh/ssh_conn.h"
+#include "ssh/ssh_exec.h"
+
+#include <libssh/sftp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SSH_PROBE_CHUNK (1u << 20)
+#define SSH_PROBE_MAX_BYTES (4ull << 30)
+#define SFTP_PINGS 200
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int channel_throughput(ssh_session s, double seconds, double *bps)
+{
+	struct ssh_exec x;
+	unsigned char *buf = malloc(SSH_PROBE_CHUNK);
+	uint64_t sent = 0;
+	clock_ns start, end;
+	int rc = 0;
+
+	if (!buf)
+		return err_set("out of memory for the SSH probe");
+	/* random-looking bytes, so a compressing transport could not cheat */
+	for (size_t i = 0; i < SSH_PROBE_CHUNK; i++)
+		buf[i] = (unsigned char)((i * 2654435761u) >> 13);
+	if (ssh_exec_start(s, "cat > /dev/null", &x) < 0) {
+		ssh_exec_release(&x);
+		free(buf);
+		return err_wrap("SSH probe");
+	}
+	start = clock_now();
+	end = start + (clock_ns)(seconds * 1e9);
+	while (clock_now() < end && sent < SSH_PROBE_MAX_BYTES && rc == 0) {
+		rc = ssh_exec_write(&x, buf, SSH_PROBE_CHUNK);
+		sent += SSH_PROBE_CHUNK;
+	}
+	if (rc == 0)
+		rc = ssh_exec_finish(&x, NULL);
+	ssh_exec_release(&x);
+	free(buf);
+	if (rc < 0)
+		return err_wrap("SSH probe");
+	*bps = (double)sent / clock_seconds(start, clock_now());
+	return 0;
+}
+
+static int sftp_round_trip(ssh_session s, double *p50)
+{
+	sftp_session sftp = sftp_new(s);
+	double t[SFTP_PINGS];
+
+	if (!sftp || sftp_init(sftp) != SSH_OK) {
+		if (sftp)
+			sftp_free(sftp);
+		return err_set("SFTP probe: cannot start SFTP on the host: %s", ssh_get_error(s));
+	}
+	for (int i = 0; i < SFTP_PINGS; i++) {
+		clock_ns t0 = clock_now();
+		sftp_attributes a = sftp_stat(sftp, ".");
+
+		if (!a) {
+			sftp_free(sftp);
+			return err_set("SFTP probe: stat failed: %s", ssh_get_error(s));
+		}
+		sftp_attributes_free(a);
+		t[i] = clock_seconds(t0, clock_now());
+	}
+	sftp_free(sftp);
+	qsort(t, SFTP_PINGS, sizeof(t[0]), cmp_double);
+	*p50 = t[SFTP_PINGS / 2];
+	return 0;
+}
+
+int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_results *r)
+{
+	ssh_session s = session;
+
+	snprintf(r->ssh_cipher, sizeof(r->ssh_cipher), "%s", ssh_conn_cipher(s));
+	if (channel_throughput(s, seconds, &r->ssh_bps) < 0)
+		return -1;
+	return sftp_round_trip(s, &r->sftp_rtt_s);
+}

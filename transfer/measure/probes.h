@@ -1,0 +1,148 @@
+#ifndef XFERCMP_PROBES_H
+#define XFERCMP_PROBES_H
+
+/*
+ * The probes that measure each ceiling before the strategies run, on the
+ * same pair of machines (DESIGN.md, "Probes and attribution"): the network
+ * (client -> agent, like iperf3 and qperf tcp_lat), the destination disk and
+ * metadata (run by the agent), the source disk and metadata, and the cpu
+ * (zstd). Every probe is bounded in time (a budget in seconds, at most
+ * PROBE_MAX_SECONDS) and in bytes or files (the caps below), and fills only
+ * its own fields of struct probe_results. A rate of 0 means "not measured".
+ *
+ * Client side, here: probe_net.c (network, and the calls to the agent's
+ * probes), probe_local.c (source disk, source metadata, zstd), probe_ssh.c,
+ * probe_all.c. Agent side: agent/agent_probes.h (requests "probe_disk" and
+ * "probe_create", receivers "discard" and "echo"). The budgets and caps both
+ * ends agree on: probe_limits.h.
+ */
+
+#include "measure/probe_limits.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct agent_client;
+struct manifest;
+
+struct probe_results {
+	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and n streams (client→agent) */
+	unsigned net_streams;
+	double rtt_p50_s, rtt_p99_s;	/* TCP round trip, 1-byte ping-pong on an established connection */
+	double disk_write_bps;		/* destination: sequential write to durable (fsync included), by the agent */
+	uint64_t disk_write_bytes;	/* what that probe wrote */
+	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent */
+	double disk_read_bps;		/* source: cold sequential read of the largest workload files */
+	double src_open_per_s;		/* source: cold open+fstat+read+close of small files */
+	double zstd_bps;		/* zstd at the given level and threads on a sample of the workload (input bytes/s) */
+	double zstd_ratio;		/* input/output on that sample */
+	double ssh_bps;			/* SSH exec channel throughput with the negotiated cipher */
+	double sftp_rtt_s;		/* one SFTP request round trip (stat), p50 */
+	char ssh_cipher[64];
+	char dest_fs[32];
+};
+
+/* Source disk: only files at least this large are read; at most this many bytes. */
+#define PROBE_READ_MIN_FILE (8ull << 20)
+#define PROBE_READ_MAX_BYTES (1ull << 30)
+/* Source metadata: at most this many files, each at most this large. */
+#define PROBE_OPEN_MAX_FILES 2000u
+#define PROBE_OPEN_MAX_SIZE (64u << 10)
+/* zstd: the sample's size, and the most input compressed in all passes. */
+#define PROBE_ZSTD_SAMPLE_BYTES (64u << 20)
+#define PROBE_ZSTD_MAX_INPUT (4ull << 30)
+
+/*
+ * Network, client -> agent, over a = an open control session. Prepares a job
+ * (strategy name "probe"), then: 1 stream into the agent's "discard"
+ * receiver for `seconds`; `streams` streams (1 to 64; each in its own
+ * thread) for `seconds`; PROBE_RTT_COUNT 1-byte ping-pongs with the "echo"
+ * receiver (fewer if `seconds` runs out); then removes the job, also after a
+ * failure. A throughput is the bytes the agent says it received over the time
+ * from the first send to the agent's final reply. Fills net_bps_1,
+ * net_bps_n, net_streams, rtt_p50_s, rtt_p99_s and dest_fs.
+ * Returns 0 or -1 (error set).
+ */
+int probe_network(struct agent_client *a, unsigned streams, double seconds,
+		  struct probe_results *r);
+
+/*
+ * Destination disk and metadata: asks the agent for "probe_disk" and
+ * "probe_create" with that budget each and default caps. Fills
+ * disk_write_bps, disk_write_bytes, create_per_s and dest_fs. disk_bytes 0
+ * is the default write (up to PROBE_DISK_DEFAULT_BYTES within the budget);
+ * otherwise the disk probe writes that much, given up to PROBE_MAX_SECONDS.
+ * Returns 0 or -1 (error set).
+ */
+int probe_destination(struct agent_client *a, double seconds, uint64_t disk_bytes,
+		      struct probe_results *r);
+
+/*
+ * Source disk and metadata, on the workload at src_root described by m; only
+ * reads. "Cold" means what the runner does before each strategy: dirty pages
+ * written back (syncfs), then each file's pages dropped (posix_fadvise
+ * DONTNEED); inodes and dentries stay cached, as they do for the strategies.
+ * - disk_read_bps: sequential 1 MiB reads of the largest files (each at least
+ *   PROBE_READ_MIN_FILE), up to PROBE_READ_MAX_BYTES or `seconds`; left 0
+ *   when the workload has no such file.
+ * - src_open_per_s: open+fstat+read+close, on one thread in path order, of
+ *   up to PROBE_OPEN_MAX_FILES files of at most PROBE_OPEN_MAX_SIZE sampled
+ *   evenly across m, for at most `seconds`; left 0 when there is none.
+ * What was read is dropped again afterwards. Returns 0 or -1 (error set).
+ */
+int probe_source(const char *src_root, const struct manifest *m, double seconds,
+		 struct probe_results *r);
+
+/*
+ * cpu: a sample of up to PROBE_ZSTD_SAMPLE_BYTES of the workload's content
+ * (64 windows evenly spaced through the files in manifest order, read for at
+ * most `seconds`), compressed with zstd's streaming API at `level` (0 is
+ * zstd's default, 3) with `threads` worker threads (0: in the calling
+ * thread) and the content checksum on, as the zstd strategies do, one frame
+ * per pass, passes repeated for `seconds`. Fills zstd_bps (input bytes per
+ * second of compression) and zstd_ratio (input / output); both stay 0 for
+ * an empty workload. Returns 0 or -1 (error set).
+ */
+int probe_zstd(const char *src_root, const struct manifest *m, int level, unsigned threads,
+	       double seconds, struct probe_results *r);
+
+/*
+ * The results for the report, a new object owned by the caller: keys
+ * network_bps_1, network_bps_n, network_streams, rtt_p50_s, rtt_p99_s,
+ * disk_write_bps, create_per_s, disk_read_bps, source_open_per_s, zstd_bps,
+ * zstd_ratio, dest_fs.
+ */
+/*
+ * SSH: the exec channel's throughput (into `cat > /dev/null` on the host,
+ * for `seconds`) and the p50 of 200 SFTP stat round trips. Fills ssh_bps,
+ * sftp_rtt_s and ssh_cipher. Returns 0 or -1 (error set).
+ */
+struct ssh_session_struct;
+int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_results *r);
+
+/* What probe_all measures, and with what. */
+struct probe_plan {
+	struct agent_client *agent;
+	const char *src_root;
+	const struct manifest *manifest;
+	struct ssh_session_struct *ssh_session;	/* NULL: no SSH probes */
+	unsigned streams;
+	int zstd_level;
+	unsigned zstd_threads;
+	double seconds;		/* budget of each probe */
+	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
+	bool warm_source;	/* skip probe_source: it would leave the source cold */
+};
+
+/*
+ * Runs every probe: network, destination disk and creates, source reads
+ * (unless the source is to stay warm), zstd, and SSH when there is a session. progress (may be NULL) is told
+ * which probe starts. Returns 0 or -1 (error set, naming the probe).
+ */
+int probe_all(const struct probe_plan *plan, struct probe_results *r,
+	      void (*progress)(void *ctx, const char *what), void *ctx);
+
+json_object *probe_results_json(const struct probe_results *r);
+
+#endif

@@ -1,0 +1,618 @@
+/*
+ * The sampling thread and the window summary. The thread sleeps on a
+ * condition variable against an absolute monotonic deadline, so ticks do not
+ * drift and sampler_stop() wakes it at once instead of waiting out a tick.
+ */
+#define _GNU_SOURCE
+#include "measure/sampler.h"
+
+#include "clock.h"
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- readings ---- */
+
+static int open_proc(const char *path, int *fd)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return err_errno("cannot open '%s'", path);
+	return 0;
+}
+
+static void close_files(struct sampler *s)
+{
+	int *fds[] = { &s->fd_stat, &s->fd_pid, &s->fd_disk, &s->fd_net };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = 0;
+}
+
+/* Reads every open file once into r. Returns 0 or -1 (error set). */
+static int take_reading(struct sampler *s, struct sampler_reading *r)
+{
+	int rc;
+
+	r->t_ns = clock_now();
+	if (procstat_pread_all(s->fd_stat, "/proc/stat", &s->buf, &s->cap) < 0 ||
+	    procstat_parse_cpu(s->buf, &r->cpu) < 0)
+		return -1;
+	if (procstat_pread_all(s->fd_pid, s->pid_path, &s->buf, &s->cap) < 0 ||
+	    procstat_parse_pid_cpu(s->buf, &r->proc_ticks) < 0)
+		return -1;
+	if (s->fd_disk >= 0) {
+		if (procstat_pread_all(s->fd_disk, "/proc/diskstats", &s->buf, &s->cap) < 0)
+			return -1;
+		rc = procstat_parse_disk(s->buf, s->disk_dev, &r->disk);
+		if (rc != 0)
+			return rc < 0 ? -1 : err_set("disk '%s' is not in /proc/diskstats",
+						     s->disk_dev);
+	}
+	if (s->fd_net >= 0) {
+		if (procstat_pread_all(s->fd_net, "/proc/net/dev", &s->buf, &s->cap) < 0)
+			return -1;
+		rc = procstat_parse_net(s->buf, s->iface, &r->net);
+		if (rc != 0)
+			return rc < 0 ? -1 : err_set("interface '%s' is not in /proc/net/dev",
+						     s->iface);
+	}
+	return 0;
+}
+
+/* b - a for a cumulative counter; 0 if it went backwards (device reset). */
+static uint64_t delta(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+static void bucket_add(struct sampler_bucket *b, const struct sampler_bucket *x)
+{
+	b->ns += x->ns;
+	b->cpu_total += x->cpu_total;
+	b->cpu_idle += x->cpu_idle;
+	b->io_ticks_ms += x->io_ticks_ms;
+	b->rx_bytes += x->rx_bytes;
+	b->tx_bytes += x->tx_bytes;
+}
+
+/*
+ * Adds the span prev..cur to the series. Buckets hold ticks_per_bucket ticks
+ * each; when all SAMPLER_SERIES_MAX are full, neighbours merge pairwise and
+ * the width doubles, so memory stays fixed and the points stay evenly spaced
+ * whatever the window's length.
+ */
+static void series_add(struct sampler *s, const struct sampler_reading *prev,
+		       const struct sampler_reading *cur)
+{
+	struct sampler_bucket x = {
+		.ns = delta(prev->t_ns, cur->t_ns),
+		.cpu_total = delta(cpu_times_total(&prev->cpu), cpu_times_total(&cur->cpu)),
+		.cpu_idle = delta(prev->cpu.idle + prev->cpu.iowait, cur->cpu.idle + cur->cpu.iowait),
+		.io_ticks_ms = delta(prev->disk.io_ticks_ms, cur->disk.io_ticks_ms),
+		.rx_bytes = delta(prev->net.rx_bytes, cur->net.rx_bytes),
+		.tx_bytes = delta(prev->net.tx_bytes, cur->net.tx_bytes),
+	};
+
+	if (s->ticks_in_bucket == s->ticks_per_bucket) {
+		if (s->nbuckets == SAMPLER_SERIES_MAX) {
+			for (unsigned i = 0; i < SAMPLER_SERIES_MAX / 2; i++) {
+				s->buckets[i] = s->buckets[2 * i];
+				bucket_add(&s->buckets[i], &s->buckets[2 * i + 1]);
+			}
+			s->nbuckets = SAMPLER_SERIES_MAX / 2;
+			s->ticks_per_bucket *= 2;
+		}
+		memset(&s->buckets[s->nbuckets], 0, sizeof(s->buckets[0]));
+		s->nbuckets++;
+		s->ticks_in_bucket = 0;
+	}
+	bucket_add(&s->buckets[s->nbuckets - 1], &x);
+	s->ticks_in_bucket++;
+}
+
+/* Takes a reading and adds it to the window. Returns 0 or -1 (error set). */
+static int tick(struct sampler *s)
+{
+	struct sampler_reading cur;
+
+	if (take_reading(s, &cur) < 0)
+		return -1;
+	series_add(s, &s->last, &cur);
+	s->last = cur;
+	s->samples++;
+	return 0;
+}
+
+/* ---- the thread ---- */
+
+static void timespec_add_ms(struct timespec *ts, unsigned ms)
+{
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static int timespec_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void *sampler_main(void *arg)
+{
+	struct sampler *s = arg;
+	struct timespec deadline, now, cpu;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		int rc;
+
+		timespec_add_ms(&deadline, s->interval_ms);
+		while (!s->stopping &&
+		       pthread_cond_timedwait(&s->wake, &s->lock, &deadline) != ETIMEDOUT)
+			;
+		if (s->stopping)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		rc = tick(s);
+		pthread_mutex_lock(&s->lock);
+		if (rc < 0) {
+			snprintf(s->error, sizeof(s->error), "%s", err_msg());
+			break;
+		}
+		/* after a stall, skip the missed ticks instead of firing them back to back */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (timespec_before(&deadline, &now))
+			deadline = now;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		s->thread_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+	return NULL;
+}
+
+/* ---- start and stop ---- */
+
+static int copy_name(char *dst, size_t len, const char *src, const char *what)
+{
+	size_t n = strlen(src);
+
+	if (n == 0 || n >= len)
+		return err_set("invalid %s name '%s'", what, src);
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+static int open_all(struct sampler *s, const struct sampler_config *c)
+{
+	if (c->pid == 0)
+		snprintf(s->pid_path, sizeof(s->pid_path), "/proc/self/stat");
+	else
+		snprintf(s->pid_path, sizeof(s->pid_path), "/proc/%ld/stat", (long)c->pid);
+	if (open_proc("/proc/stat", &s->fd_stat) < 0 || open_proc(s->pid_path, &s->fd_pid) < 0)
+		return -1;
+	if (c->disk_dev && (copy_name(s->disk_dev, sizeof(s->disk_dev), c->disk_dev, "disk") < 0 ||
+			    open_proc("/proc/diskstats", &s->fd_disk) < 0))
+		return -1;
+	if (c->iface && (copy_name(s->iface, sizeof(s->iface), c->iface, "interface") < 0 ||
+			 open_proc("/proc/net/dev", &s->fd_net) < 0))
+		return -1;
+	return 0;
+}
+
+/* Creates the thread with every signal blocked, so signals go to the caller's threads. */
+static int start_thread(struct sampler *s)
+{
+	pthread_condattr_t attr;
+	sigset_t all, old;
+	int rc;
+
+	if ((rc = pthread_condattr_init(&attr)) != 0 ||
+	    (rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)) != 0 ||
+	    (rc = pthread_cond_init(&s->wake, &attr)) != 0) {
+		errno = rc;
+		return err_errno("cannot set up the sampler's wake-up");
+	}
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_init(&s->lock, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&s->thread, NULL, sampler_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&s->wake);
+		pthread_mutex_destroy(&s->lock);
+		errno = rc;
+		return err_errno("cannot start the sampler thread");
+	}
+	return 0;
+}
+
+int sampler_start(struct sampler *s, const struct sampler_config *c)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd_stat = s->fd_pid = s->fd_disk = s->fd_net = -1;
+	s->interval_ms = c->interval_ms ? c->interval_ms : SAMPLER_DEFAULT_INTERVAL_MS;
+	if (open_all(s, c) < 0 || take_reading(s, &s->first) < 0)
+		goto fail;
+	s->last = s->first;
+	s->samples = 1;
+	s->nbuckets = 1;
+	s->ticks_per_bucket = 1;
+	if (start_thread(s) < 0)
+		goto fail;
+	return 0;
+fail:
+	close_files(s);
+	return -1;
+}
+
+static double per_second(double x, double seconds)
+{
+	return seconds > 0 ? x / seconds : 0;
+}
+
+static double fraction(uint64_t part, uint64_t whole)
+{
+	double f = whole ? (double)part / (double)whole : 0;
+
+	return f > 1 ? 1 : f;
+}
+
+static void summarize_series(const struct sampler *s, struct sampler_summary *out)
+{
+	uint64_t elapsed = 0;
+
+	out->npoints = s->nbuckets;
+	for (unsigned i = 0; i < s->nbuckets; i++) {
+		const struct sampler_bucket *b = &s->buckets[i];
+		struct sampler_point *p = &out->series[i];
+		double secs = (double)b->ns / 1e9;
+
+		elapsed += b->ns;
+		p->t = (double)elapsed / 1e9;
+		p->cpu_busy = b->cpu_total ? 1 - fraction(b->cpu_idle, b->cpu_total) : 0;
+		p->disk_busy = fraction(b->io_ticks_ms * 1000000u, b->ns);
+		p->net_bytes_s = per_second((double)(b->rx_bytes > b->tx_bytes ? b->rx_bytes :
+						     b->tx_bytes), secs);
+	}
+}
+
+static void summarize(const struct sampler *s, struct sampler_summary *out)
+{
+	const struct sampler_reading *a = &s->first, *b = &s->last;
+	uint64_t total = delta(cpu_times_total(&a->cpu), cpu_times_total(&b->cpu));
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double secs = (double)delta(a->t_ns, b->t_ns) / 1e9;
+
+	memset(out, 0, sizeof(*out));
+	out->seconds = secs;
+	out->samples = s->samples;
+	out->cpus = cpus > 0 ? (unsigned)cpus : 0;
+	out->cpu_user = fraction(delta(a->cpu.user + a->cpu.nice, b->cpu.user + b->cpu.nice), total);
+	out->cpu_system = fraction(delta(a->cpu.system + a->cpu.irq, b->cpu.system + b->cpu.irq),
+				   total);
+	out->cpu_iowait = fraction(delta(a->cpu.iowait, b->cpu.iowait), total);
+	out->cpu_softirq = fraction(delta(a->cpu.softirq, b->cpu.softirq), total);
+	out->cpu_steal = fraction(delta(a->cpu.steal, b->cpu.steal), total);
+	out->cpu_idle = fraction(delta(a->cpu.idle, b->cpu.idle), total);
+	out->cpu_busy = total ? 1 - out->cpu_idle - out->cpu_iowait : 0;
+	if (out->cpu_busy < 0)
+		out->cpu_busy = 0;
+	out->proc_cpu_s = (double)delta(a->proc_ticks, b->proc_ticks) /
+			  (double)procstat_clock_ticks();
+	out->proc_cores = per_second(out->proc_cpu_s, secs);
+	out->sampler_cpu_s = (double)s->thread_cpu_ns / 1e9;
+
+	if (s->fd_disk >= 0) {
+		out->has_disk = 1;
+		memcpy(out->disk_dev, s->disk_dev, sizeof(out->disk_dev));
+		out->disk_read_bytes = delta(a->disk.sectors_read, b->disk.sectors_read) *
+				       PROCSTAT_SECTOR;
+		out->disk_write_bytes = delta(a->disk.sectors_written, b->disk.sectors_written) *
+					PROCSTAT_SECTOR;
+		out->disk_busy = secs > 0 ? (double)delta(a->disk.io_ticks_ms, b->disk.io_ticks_ms) /
+						    1e3 / secs : 0;
+		if (out->disk_busy > 1)
+			out->disk_busy = 1;
+		out->disk_read_mb_s = per_second((double)out->disk_read_bytes, secs) / 1e6;
+		out->disk_write_mb_s = per_second((double)out->disk_write_bytes, secs) / 1e6;
+	}
+	if (s->fd_net >= 0) {
+		out->has_net = 1;
+		memcpy(out->iface, s->iface, sizeof(out->iface));
+		out->net_rx_bytes = delta(a->net.rx_bytes, b->net.rx_bytes);
+		out->net_tx_bytes = delta(a->net.tx_bytes, b->net.tx_bytes);
+		out->net_rx_packets = delta(a->net.rx_packets, b->net.rx_packets);
+		out->net_tx_packets = delta(a->net.tx_packets, b->net.tx_packets);
+		out->net_rx_gbit_s = per_second((double)out->net_rx_bytes * 8, secs) / 1e9;
+		out->net_tx_gbit_s = per_second((double)out->net_tx_bytes * 8, secs) / 1e9;
+		out->net_gbit_s = out->net_rx_gbit_s > out->net_tx_gbit_s ? out->net_rx_gbit_s :
+									   out->net_tx_gbit_s;
+	}
+	summarize_series(s, out);
+}
+
+int sampler_stop(struct sampler *s, struct sampler_summary *out)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	s->stopping = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+
+	if (s->error[0])
+		rc = err_set("sampling /proc failed: %s", s->error);
+	else if (tick(s) < 0)
+		rc = err_wrap("sampling /proc failed");
+	else
+		summarize(s, out);
+	close_files(s);
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+static void add_double(json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, json_object_new_double(isfinite(v) ? v : 0));
+}
+
+static void add_u64(json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static json_object *series_json(const struct sampler_summary *sum)
+{
+	json_object *o = json_object_new_object();
+	json_object *cols[4];
+	static const char *const names[4] = { "t", "cpu_busy", "disk_busy", "net_bytes_s" };
+
+	for (size_t k = 0; k < 4; k++)
+		cols[k] = json_object_new_array_ext((int)sum->npoints);
+	for (unsigned i = 0; i < sum->npoints && i < SAMPLER_SERIES_MAX; i++) {
+		const struct sampler_point *p = &sum->series[i];
+		const double v[4] = { p->t, p->cpu_busy, p->disk_busy, p->net_bytes_s };
+
+		for (size_t k = 0; k < 4; k++)
+			json_object_array_add(cols[k],
+					      json_object_new_double(isfinite(v[k]) ? v[k] : 0));
+	}
+	for (size_t k = 0; k < 4; k++)
+		json_object_object_add(o, names[k], cols[k]);
+	return o;
+}
+
+json_object *sampler_summary_json(const struct sampler_summary *sum)
+{
+	json_object *o = json_object_new_object(), *cpu = json_object_new_object();
+	json_object *proc = json_object_new_object();
+
+	add_double(o, "seconds", sum->seconds);
+	add_u64(o, "samples", sum->samples);
+	add_u64(cpu, "cpus", sum->cpus);
+	add_double(cpu, "user", sum->cpu_user);
+	add_double(cpu, "system", sum->cpu_system);
+	add_double(cpu, "iowait", sum->cpu_iowait);
+	add_double(cpu, "softirq", sum->cpu_softirq);
+	add_double(cpu, "steal", sum->cpu_steal);
+	add_double(cpu, "idle", sum->cpu_idle);
+	add_double(cpu, "busy", sum->cpu_busy);
+	json_object_object_add(o, "cpu", cpu);
+	add_double(proc, "cpu_seconds", sum->proc_cpu_s);
+	add_double(proc, "cores", sum->proc_cores);
+	add_double(proc, "sampler_cpu_seconds", sum->sampler_cpu_s);
+	json_object_object_add(o, "process", proc);
+	if (sum->has_disk) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "device", json_object_new_string(sum->disk_dev));
+		add_u64(d, "read_bytes", sum->disk_read_bytes);
+		add_u64(d, "write_bytes", sum->disk_write_bytes);
+		add_double(d, "busy", sum->disk_busy);
+		add_double(d, "read_mb_s", sum->disk_read_mb_s);
+		add_double(d, "write_mb_s", sum->disk_write_mb_s);
+		json_object_object_add(o, "disk", d);
+	} else {
+		json_object_object_add(o, "disk", NULL);
+	}
+	if (sum->has_net) {
+		json_object *n = json_object_new_object();
+
+		json_object_object_add(n, "iface", json_object_new_string(sum->iface));
+		add_u64(n, "rx_bytes", sum->net_rx_bytes);
+		add_u64(n, "tx_bytes", sum->net_tx_bytes);
+		add_u64(n, "rx_packets", sum->net_rx_packets);
+		add_u64(n, "tx_packets", sum->net_tx_packets);
+		add_double(n, "rx_gbit_s", sum->net_rx_gbit_s);
+		add_double(n, "tx_gbit_s", sum->net_tx_gbit_s);
+		add_double(n, "gbit_s", sum->net_gbit_s);
+		json_object_object_add(o, "net", n);
+	} else {
+		json_object_object_add(o, "net", NULL);
+	}
+	json_object_object_add(o, "series", series_json(sum));
+	return o;
+}
+
+static int get_field(json_object *o, const char *key, json_type want, json_object **v)
+{
+	if (!json_object_object_get_ex(o, key, v) || !*v)
+		return err_set("sampler summary: missing '%s'", key);
+	if (json_object_is_type(*v, want) ||
+	    (want == json_type_double && json_object_is_type(*v, json_type_int)))
+		return 0;
+	return err_set("sampler summary: '%s' has the wrong type", key);
+}
+
+static int get_double(json_object *o, const char *key, double *out)
+{
+	json_object *v;
+
+	if (get_field(o, key, json_type_double, &v) < 0)
+		return -1;
+	*out = json_object_get_double(v);
+	return 0;
+}
+
+static int get_u64(json_object *o, const char *key, uint64_t *out)
+{
+	json_object *v;
+
+	if (get_field(o, key, json_type_int, &v) < 0)
+		return -1;
+	/* a uint64 above INT64_MAX reads back as INT64_MAX here, never negative */
+	if (json_object_get_int64(v) < 0)
+		return err_set("sampler summary: '%s' is negative", key);
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static int get_unsigned(json_object *o, const char *key, unsigned *out)
+{
+	uint64_t v;
+
+	if (get_u64(o, key, &v) < 0)
+		return -1;
+	if (v > UINT32_MAX)
+		return err_set("sampler summary: '%s' is too large", key);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int get_name(json_object *o, const char *key, char *out, size_t len)
+{
+	json_object *v;
+	const char *s;
+
+	if (get_field(o, key, json_type_string, &v) < 0)
+		return -1;
+	s = json_object_get_string(v);
+	if (strlen(s) >= len)
+		return err_set("sampler summary: '%s' is too long", key);
+	memcpy(out, s, strlen(s) + 1);
+	return 0;
+}
+
+/* An optional section: 1 when present, 0 when null or missing. */
+static int get_section(json_object *o, const char *key, json_object **v)
+{
+	if (!json_object_object_get_ex(o, key, v) || !*v)
+		return 0;
+	if (!json_object_is_type(*v, json_type_object))
+		return err_set("sampler summary: '%s' is not an object", key);
+	return 1;
+}
+
+static int series_from_json(json_object *o, struct sampler_summary *out)
+{
+	static const char *const names[4] = { "t", "cpu_busy", "disk_busy", "net_bytes_s" };
+	json_object *series, *cols[4];
+	size_t n = 0;
+
+	if (get_field(o, "series", json_type_object, &series) < 0)
+		return -1;
+	for (size_t k = 0; k < 4; k++) {
+		if (get_field(series, names[k], json_type_array, &cols[k]) < 0)
+			return -1;
+		if (k == 0)
+			n = json_object_array_length(cols[0]);
+		if (json_object_array_length(cols[k]) != n || n > SAMPLER_SERIES_MAX)
+			return err_set("sampler summary: series '%s' has %zu points (want %zu, at most %d)",
+				       names[k], json_object_array_length(cols[k]), n,
+				       SAMPLER_SERIES_MAX);
+	}
+	out->npoints = (unsigned)n;
+	for (size_t i = 0; i < n; i++) {
+		double v[4];
+
+		for (size_t k = 0; k < 4; k++) {
+			json_object *x = json_object_array_get_idx(cols[k], i);
+
+			if (!json_object_is_type(x, json_type_double) &&
+			    !json_object_is_type(x, json_type_int))
+				return err_set("sampler summary: series '%s' holds a non-number",
+					       names[k]);
+			v[k] = json_object_get_double(x);
+		}
+		out->series[i] = (struct sampler_point){ v[0], v[1], v[2], v[3] };
+	}
+	return 0;
+}
+
+int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
+{
+	json_object *cpu, *proc, *d, *n;
+	int has;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_object_is_type(o, json_type_object))
+		return err_set("sampler summary: not a JSON object");
+	if (get_double(o, "seconds", &out->seconds) < 0 ||
+	    get_unsigned(o, "samples", &out->samples) < 0 ||
+	    get_field(o, "cpu", json_type_object, &cpu) < 0 ||
+	    get_unsigned(cpu, "cpus", &out->cpus) < 0 ||
+	    get_double(cpu, "user", &out->cpu_user) < 0 ||
+	    get_double(cpu, "system", &out->cpu_system) < 0 ||
+	    get_double(cpu, "iowait", &out->cpu_iowait) < 0 ||
+	    get_double(cpu, "softirq", &out->cpu_softirq) < 0 ||
+	    get_double(cpu, "steal", &out->cpu_steal) < 0 ||
+	    get_double(cpu, "idle", &out->cpu_idle) < 0 ||
+	    get_double(cpu, "busy", &out->cpu_busy) < 0 ||
+	    get_field(o, "process", json_type_object, &proc) < 0 ||
+	    get_double(proc, "cpu_seconds", &out->proc_cpu_s) < 0 ||
+	    get_double(proc, "cores", &out->proc_cores) < 0 ||
+	    get_double(proc, "sampler_cpu_seconds", &out->sampler_cpu_s) < 0)
+		return -1;
+
+	has = get_section(o, "disk", &d);
+	if (has < 0)
+		return -1;
+	if (has && (get_name(d, "device", out->disk_dev, sizeof(out->disk_dev)) < 0 ||
+		    get_u64(d, "read_bytes", &out->disk_read_bytes) < 0 ||
+		    get_u64(d, "write_bytes", &out->disk_write_bytes) < 0 ||
+		    get_double(d, "busy", &out->disk_busy) < 0 ||
+		    get_double(d, "read_mb_s", &out->disk_read_mb_s) < 0 ||
+		    get_double(d, "write_mb_s", &out->disk_write_mb_s) < 0))
+		return -1;
+	out->has_disk = has;
+
+	has = get_section(o, "net", &n);
+	if (has < 0)
+		return -1;
+	if (has && (get_name(n, "iface", out->iface, sizeof(out->iface)) < 0 ||
+		    get_u64(n, "rx_bytes", &out->net_rx_bytes) < 0 ||
+		    get_u64(n, "tx_bytes", &out->net_tx_bytes) < 0 ||
+		    get_u64(n, "rx_packets", &out->net_rx_packets) < 0 ||
+		    get_u64(n, "tx_packets", &out->net_tx_packets) < 0 ||
+		    get_double(n, "rx_gbit_s", &out->net_rx_gbit_s) < 0 ||
+		    get_double(n, "tx_gbit_s", &out->net_tx_gbit_s) < 0 ||
+		    get_double(n, "gbit_s", &out->net_gbit_s) < 0))
+		return -1;
+	out->has_net = has;
+
+	return series_from_json(o, out);
+}

@@ -1,0 +1,21 @@
+#ifndef XFERCMP_VERDICT_H
+#define XFERCMP_VERDICT_H
+
+/*
+ * From one strategy's result and the probed ceilings to the attribution
+ * arithmetic's inputs: which ceiling applies to which strategy (one stream or
+ * several, compressed or not, per-file round trips or a stream) is decided
+ * here, from the strategy's flags, and nowhere else.
+ */
+
+#include "measure/attribution.h"
+#include "measure/probes.h"
+#include "client/runner.h"
+
+void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
+		    struct attribution_input *in, struct ceilings *c);
+
+/* Fills r->attribution and sets r->have_attribution for a result that ran. */
+void verdict_compute(struct strategy_result *r, const struct probe_results *p);
+
+#endif

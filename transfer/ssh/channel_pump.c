@@ -1,0 +1,170 @@
+/*
+ * The pump between a socket pair and an SSH channel (channel_pump.h). OpenSSH's
+ * scp runs `ssh -s sftp` as a child and talks to it over a socket pair; every
+ * SFTP request and reply of a real `scp -r` crosses it. A model without that
+ * hop ran 0.72-0.81x the real scp's time on 120,000 small files, whose four
+ * round trips each are where the hop costs (docs/BENCHMARKS.md).
+ */
+#define _GNU_SOURCE
+#include "ssh/channel_pump.h"
+
+#include "err.h"
+#include "fsutil.h"
+#include "ssh/ssh_conn.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/*
+ * What one read moves. OpenSSH's ssh reads its side of the pair up to 32 KiB
+ * at a time (CHANNEL_MAX_READ); the fidelity figures of docs/BENCHMARKS.md
+ * were measured with this 64 KiB.
+ */
+#define PUMP_CHUNK (64u << 10)
+
+static void stopped(struct channel_pump *p, const char *what)
+{
+	char e[400];
+
+	snprintf(p->error, sizeof(p->error), "%s: %s", what,
+		 ssh_conn_error_text(ssh_channel_get_session(p->ch), e, sizeof(e),
+				     "connection lost"));
+}
+
+/* Replies: whatever the channel holds goes to the caller. 1 moved, 0 none, -1 stop. */
+static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
+{
+	int avail = ssh_channel_poll(p->ch, 0);
+	int n;
+
+	if (avail == SSH_ERROR) {
+		stopped(p, "the ssh connection broke");
+		return -1;
+	}
+	if (avail == SSH_EOF) {
+		snprintf(p->error, sizeof(p->error), "the host closed the sftp channel");
+		return -1;
+	}
+	if (avail == 0)
+		return 0;
+	n = ssh_channel_read_nonblocking(p->ch, buf, avail < (int)PUMP_CHUNK ? (uint32_t)avail :
+									       PUMP_CHUNK, 0);
+	if (n == SSH_ERROR) {
+		stopped(p, "cannot read the sftp channel");
+		return -1;
+	}
+	/*
+	 * the caller closed its end: it stops, so does the pump (send, not
+	 * write: EPIPE rather than SIGPIPE, which once killed a test tool in CI)
+	 */
+	return fs_send_all(p->fd, buf, (size_t)n) < 0 ? -1 : 1;
+}
+
+/* Requests: what the caller wrote goes on the channel. 0 went on, -1 stop. */
+static int caller_to_channel(struct channel_pump *p, uint8_t *buf)
+{
+	ssize_t n = read(p->fd, buf, PUMP_CHUNK);
+
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0) {
+		/* the caller is done: the host's sftp-server sees EOF and exits */
+		ssh_channel_send_eof(p->ch);
+		return -1;
+	}
+	if (ssh_channel_write(p->ch, buf, (uint32_t)n) != (int)n) {
+		stopped(p, "cannot write the sftp channel (or the ssh session has a timeout)");
+		return -1;
+	}
+	return 0;
+}
+
+static void *pump_main(void *arg)
+{
+	struct channel_pump *p = arg;
+	uint8_t *buf = malloc(PUMP_CHUNK);
+	int rc = buf ? 0 : -1;
+
+	if (!buf)
+		snprintf(p->error, sizeof(p->error), "out of memory for the ssh pump");
+	while (rc == 0) {
+		ssh_session s = ssh_channel_get_session(p->ch);
+		struct pollfd pf[2] = {
+			{ .fd = p->fd, .events = POLLIN },
+			{ .fd = ssh_get_fd(s), .events = POLLIN },
+		};
+
+		/* libssh may hold replies it read while writing: hand those over before sleeping */
+		rc = channel_to_caller(p, buf);
+		if (rc != 0) {
+			rc = rc > 0 ? 0 : -1;
+			continue;
+		}
+		/*
+		 * ... and bytes it queued because the socket was full then (a non-
+		 * blocking read sends window adjusts). Sleeping on input alone can
+		 * wait for replies the host will not send before those bytes arrive:
+		 * a bench run hung so for 20 minutes, gdb showing SSH_WRITE_PENDING
+		 * and both TCP queues empty. Wake when the socket can take them too,
+		 * and send them (timeout 0: without blocking).
+		 */
+		if (ssh_get_poll_flags(s) & SSH_WRITE_PENDING)
+			pf[1].events |= POLLOUT;
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(p->error, sizeof(p->error), "ssh pump: poll: %s", strerror(errno));
+			break;
+		}
+		if ((pf[1].revents & POLLOUT) && ssh_blocking_flush(s, 0) == SSH_ERROR) {
+			stopped(p, "cannot write to the ssh connection");
+			break;
+		}
+		if (pf[0].revents)
+			rc = caller_to_channel(p, buf);
+	}
+	free(buf);
+	/* the caller, blocked on its end, sees EOF */
+	shutdown(p->fd, SHUT_RDWR);
+	return NULL;
+}
+
+int channel_pump_start(struct channel_pump *p, ssh_channel ch, int *caller_fd)
+{
+	int sv[2], e;
+
+	p->ch = ch;
+	p->fd = -1;
+	p->running = 0;
+	p->error[0] = '\0';
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_errno("cannot create the socket pair to the ssh pump");
+	p->fd = sv[1];
+	e = pthread_create(&p->thread, NULL, pump_main, p);
+	if (e != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		p->fd = -1;
+		errno = e;
+		return err_errno("cannot start the ssh pump thread");
+	}
+	p->running = 1;
+	*caller_fd = sv[0];
+	return 0;
+}
+
+void channel_pump_stop(struct channel_pump *p)
+{
+	if (!p->running)
+		return;
+	pthread_join(p->thread, NULL);
+	p->running = 0;
+	close(p->fd);
+	p->fd = -1;
+}

@@ -1,0 +1,155 @@
+/*
+ * The pipes between tar, zstd and ssh (pipe_hop.h). Without them the tar-ssh
+ * model ran 0.83-0.91x the time of `tar | ssh` on one 4 GiB file: on two
+ * cores the pipe's copies and wake-ups are part of what the real pipeline
+ * costs (docs/BENCHMARKS.md).
+ */
+#define _GNU_SOURCE
+#include "ssh/pipe_hop.h"
+
+#include "fsutil.h"
+#include "ssh/ssh_exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * The pipe keeps its default size (64 KiB), as a shell pipe does. What the
+ * hop gathers before one write to the next sink: an SSH channel wants large
+ * writes (each ssh_exec_write ends with a blocking flush), so at least
+ * HOP_MIN_WRITE unless the stream ends first.
+ */
+#define HOP_BUF SSH_EXEC_WRITE_MAX
+#define HOP_MIN_WRITE (256u << 10)
+
+static void *hop_main(void *arg)
+{
+	struct pipe_hop *h = arg;
+	char *buf = malloc(HOP_BUF);
+	size_t fill = 0;
+
+	if (!buf) {
+		snprintf(h->error, sizeof(h->error), "out of memory for the pipe to %s", h->reader);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(h->rfd, buf + fill, HOP_BUF - fill);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(h->error, sizeof(h->error), "cannot read the pipe to %s: %s",
+				 h->reader, strerror(errno));
+			break;
+		}
+		if (n == 0 && atomic_load(&h->abandoned))
+			break;
+		fill += (size_t)n;
+		if ((n == 0 || fill >= HOP_MIN_WRITE) && fill > 0) {
+			if (h->next->write(h->next->ctx, buf, fill) < 0) {
+				snprintf(h->error, sizeof(h->error), "%s", err_msg());
+				break;
+			}
+			fill = 0;
+		}
+		if (n == 0) {
+			if (h->next->close(h->next->ctx) < 0)
+				snprintf(h->error, sizeof(h->error), "%s", err_msg());
+			break;
+		}
+	}
+out:
+	free(buf);
+	/* a writer still writing gets EPIPE and takes h->error */
+	close(h->rfd);
+	h->rfd = -1;
+	return NULL;
+}
+
+int pipe_hop_start(struct pipe_hop *h, struct byte_sink *next, const char *reader)
+{
+	int fds[2], e;
+
+	memset(h, 0, sizeof(*h));
+	h->next = next;
+	h->reader = reader;
+	h->wfd = h->rfd = -1;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return err_errno("cannot create the pipe to %s", reader);
+	h->rfd = fds[0];
+	h->wfd = fds[1];
+	e = pthread_create(&h->thread, NULL, hop_main, h);
+	if (e != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		h->wfd = h->rfd = -1;
+		errno = e;
+		return err_errno("cannot start the thread reading the pipe to %s", reader);
+	}
+	h->running = 1;
+	return 0;
+}
+
+/* Waits for the thread; its error, if any, becomes this thread's. Returns 0 or -1. */
+static int hop_join(struct pipe_hop *h)
+{
+	if (h->running) {
+		pthread_join(h->thread, NULL);
+		h->running = 0;
+	}
+	return h->error[0] ? err_set("%s", h->error) : 0;
+}
+
+static int hop_write(void *ctx, const void *buf, size_t len)
+{
+	struct pipe_hop *h = ctx;
+
+	if (h->wfd < 0)
+		return err_set("write after the end of the stream");
+	if (fs_write_all(h->wfd, buf, len) == 0)
+		return 0;
+	if (errno == EPIPE) {
+		/* the hop stopped: its reason is the one to give */
+		close(h->wfd);
+		h->wfd = -1;
+		if (hop_join(h) < 0)
+			return -1;
+		errno = EPIPE;
+	}
+	return err_errno("cannot write the pipe to %s", h->reader);
+}
+
+static int hop_close(void *ctx)
+{
+	struct pipe_hop *h = ctx;
+
+	if (h->wfd >= 0) {
+		close(h->wfd);
+		h->wfd = -1;
+	}
+	return hop_join(h);
+}
+
+void pipe_hop_sink(struct pipe_hop *h, struct byte_sink *out)
+{
+	out->write = hop_write;
+	out->close = hop_close;
+	out->ctx = h;
+}
+
+void pipe_hop_release(struct pipe_hop *h)
+{
+	if (h->wfd >= 0) {
+		atomic_store(&h->abandoned, 1);
+		close(h->wfd);
+		h->wfd = -1;
+	}
+	if (h->running) {
+		pthread_join(h->thread, NULL);
+		h->running = 0;
+	}
+}

@@ -1,0 +1,333 @@
+#define _GNU_SOURCE
+#include "ssh/ssh_target.h"
+
+#include "agent/agent.h"
+#include "err.h"
+#include "tree.h"
+#include "version.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <libssh/sftp.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define DISCOVER_TIMEOUT_MS 15000
+#define AGENT_START_TIMEOUT_MS 20000
+#define UPLOAD_CHUNK (255 * 1024)	/* OpenSSH's sftp-server drops writes over 256 KiB */
+
+/* One exec: runs command and reads `lines` lines of its output. */
+static int run_lines(ssh_session s, const char *command, char lines[][512], int nlines)
+{
+	struct ssh_exec x;
+	int rc = 0;
+
+	if (ssh_exec_start(s, command, &x) < 0) {
+		ssh_exec_release(&x);
+		return -1;
+	}
+	for (int i = 0; i < nlines && rc == 0; i++)
+		if (ssh_exec_read_line(&x, lines[i], sizeof(lines[i]), DISCOVER_TIMEOUT_MS) < 0)
+			rc = -1;
+	if (rc == 0 && ssh_exec_finish(&x, NULL) < 0)
+		rc = -1;
+	ssh_exec_release(&x);
+	return rc;
+}
+
+/* What the host has: its architecture, a matching xfercmp, tar, zstd, $HOME. */
+static int discover(struct ssh_target *t, char *home, size_t len, int *proto)
+{
+	static const char script[] =
+		"uname -m; "
+		"if command -v xfercmp >/dev/null 2>&1; then xfercmp serve --protocol 2>/dev/null || echo 0; else echo 0; fi; "
+		"command -v tar >/dev/null 2>&1 && echo tar || echo no-tar; "
+		"command -v zstd >/dev/null 2>&1 && echo zstd || echo no-zstd; "
+		"echo \"$HOME\"";
+	char lines[5][512];
+
+	if (run_lines(t->session, script, lines, 5) < 0)
+		return err_wrap("cannot look at the host");
+	snprintf(t->remote_arch, sizeof(t->remote_arch), "%.63s", lines[0]);
+	*proto = atoi(lines[1]);
+	t->has_tar = !strcmp(lines[2], "tar");
+	t->has_zstd = !strcmp(lines[3], "zstd");
+	snprintf(home, len, "%s", lines[4]);
+	return 0;
+}
+
+/*
+ * The static agent built beside this binary; failing that (a sanitizer
+ * build), this very binary, which then needs our shared libraries on the host.
+ */
+static int local_agent_path(char *buf, size_t len)
+{
+	char self[PATH_MAX], dir[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return err_errno("cannot find this program's path");
+	self[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", self);
+	if (snprintf(buf, len, "%s/xfercmp-agent", dirname(dir)) >= (int)len)
+		return err_set("path too long");
+	if (access(buf, R_OK) == 0)
+		return 0;
+	if (snprintf(buf, len, "%s", self) >= (int)len)
+		return err_set("path too long");
+	return 0;
+}
+
+static int sftp_err(sftp_session sftp, const char *what, const char *path)
+{
+	return err_set("cannot %s '%s' on the host: %s (SFTP error %d)", what, path,
+		       ssh_get_error(sftp->session), sftp_get_error(sftp));
+}
+
+/* Uploads the agent to ~/.cache/xfercmp/ unless an identical-size copy is there. */
+static int upload_agent(struct ssh_target *t, const char *home, char *remote, size_t len)
+{
+	char local[PATH_MAX], dir[600], tmp[700];
+	sftp_session sftp = NULL;
+	sftp_attributes attrs;
+	sftp_file f = NULL;
+	struct stat st;
+	char *buf = NULL;
+	int fd = -1, rc = -1;
+
+	uint64_t hash, size;
+
+	if (local_agent_path(local, sizeof(local)) < 0)
+		return -1;
+	if (stat(local, &st) < 0)
+		return err_errno("cannot read '%s'", local);
+	buf = malloc(UPLOAD_CHUNK);
+	if (!buf)
+		return err_set("out of memory uploading the agent");
+	/* the content's hash in the name: a rebuilt agent never passes for the cached one */
+	if (tree_hash_file(local, buf, UPLOAD_CHUNK, 0, &hash, &size) < 0) {
+		free(buf);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
+	if (snprintf(remote, len, "%s/xfercmp-agent-%s-p%d-%016llx", dir, XFERCMP_VERSION, WIRE_PROTO,
+		     (unsigned long long)hash) >= (int)len) {
+		free(buf);
+		return err_set("remote path too long under '%s'", home);
+	}
+	sftp = sftp_new(t->session);
+	if (!sftp || sftp_init(sftp) != SSH_OK) {
+		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
+		goto out;
+	}
+	attrs = sftp_stat(sftp, remote);
+	if (attrs) {
+		int same = attrs->size == (uint64_t)st.st_size;
+
+		sftp_attributes_free(attrs);
+		if (same) {
+			rc = 0;
+			goto out;
+		}
+	}
+	{
+		char cache[600];
+
+		snprintf(cache, sizeof(cache), "%s/.cache", home);
+		sftp_mkdir(sftp, cache, 0700);
+		sftp_mkdir(sftp, dir, 0700);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
+	f = sftp_open(sftp, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	if (!f) {
+		sftp_err(sftp, "create", tmp);
+		goto out;
+	}
+	fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_errno("cannot read '%s'", local);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, UPLOAD_CHUNK);
+
+		if (n < 0) {
+			err_errno("cannot read '%s'", local);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (sftp_write(f, buf, (size_t)n) != n) {
+			sftp_err(sftp, "write", tmp);
+			goto out;
+		}
+	}
+	if (sftp_close(f) != SSH_OK) {
+		f = NULL;
+		sftp_err(sftp, "write", tmp);
+		goto out;
+	}
+	f = NULL;
+	sftp_chmod(sftp, tmp, 0700);
+	if (sftp_rename(sftp, tmp, remote) != SSH_OK) {
+		sftp_unlink(sftp, remote);
+		if (sftp_rename(sftp, tmp, remote) != SSH_OK) {
+			sftp_err(sftp, "install", remote);
+			sftp_unlink(sftp, tmp);
+			goto out;
+		}
+	}
+	t->uploaded = 1;
+	rc = 0;
+out:
+	if (f)
+		sftp_close(f);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (sftp)
+		sftp_free(sftp);
+	return rc;
+}
+
+static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
+{
+	char quoted_agent[700], quoted_root[700], command[2048], line[512];
+	const char *colon;
+	int rc;
+
+	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
+	    ssh_shell_quote(t->remote_root, quoted_root, sizeof(quoted_root)) < 0)
+		return -1;
+	/*
+	 * Listen on the address this SSH connection reached (the third word of
+	 * SSH_CONNECTION), so the agent's port is open where we already are
+	 * allowed to connect, and nowhere else.
+	 */
+	snprintf(command, sizeof(command),
+		 "c=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
+		 "case $3 in *:*) l=0.0.0.0;; *) l=$3;; esac; "
+		 "exec %s serve --listen \"$l:0\" --once --token-file - --root %s",
+		 quoted_agent, quoted_root);
+	(void)o;
+	if (ssh_exec_start(t->session, command, &t->agent) < 0)
+		return err_wrap("cannot start the agent on the host");
+	t->agent_running = 1;
+	if (ssh_exec_write(&t->agent, t->token, WIRE_TOKEN_HEX) < 0 || ssh_exec_write(&t->agent, "\n", 1) < 0)
+		return err_wrap("cannot hand the agent its token");
+	rc = ssh_exec_read_line(&t->agent, line, sizeof(line), AGENT_START_TIMEOUT_MS);
+	if (rc < 0)
+		return err_wrap("agent did not start on the host");
+	if (strncmp(line, "xfercmp-agent listening ", 24) || !(colon = strrchr(line, ':')))
+		return err_set("agent did not start on the host: it said '%.200s'", line);
+	snprintf(t->agent_port, sizeof(t->agent_port), "%s", colon + 1);
+	snprintf(t->agent_host, sizeof(t->agent_host), "%.*s", (int)(colon - (line + 24)), line + 24);
+	if (!strcmp(t->agent_host, "0.0.0.0")) {
+		char *host = NULL;
+
+		if (ssh_options_get(t->session, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
+			snprintf(t->agent_host, sizeof(t->agent_host), "%s", host);
+			ssh_string_free_char(host);
+		}
+	}
+	return 0;
+}
+
+int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
+{
+	char home[512], remote_agent[600], hex[WIRE_TOKEN_HEX + 1];
+	struct utsname u;
+	int proto = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (ssh_conn_open(&o->conn, &t->session) < 0)
+		return -1;
+	if (discover(t, home, sizeof(home), &proto) < 0)
+		goto fail;
+	if (!t->has_tar) {
+		err_set("host '%s' has no tar: install the tar package there", o->conn.target);
+		goto fail;
+	}
+	if (wire_token_generate(t->token) < 0 || wire_token_generate(hex) < 0)
+		goto fail;
+	if (o->remote_dir)
+		snprintf(t->remote_root, sizeof(t->remote_root), "%s", o->remote_dir);
+	else
+		snprintf(t->remote_root, sizeof(t->remote_root), "/var/tmp/xfercmp.%.8s", hex);
+	uname(&u);
+	if (proto == WIRE_PROTO) {
+		snprintf(t->agent_command, sizeof(t->agent_command), "xfercmp");
+	} else {
+		if (strcmp(t->remote_arch, u.machine)) {
+			err_set("host '%s' is %s and this machine is %s: install xfercmp %s on the host (the agent is uploaded only to hosts of the same architecture)",
+				o->conn.target, t->remote_arch, u.machine, XFERCMP_VERSION);
+			goto fail;
+		}
+		if (upload_agent(t, home, remote_agent, sizeof(remote_agent)) < 0)
+			goto fail;
+		snprintf(t->agent_command, sizeof(t->agent_command), "%s", remote_agent);
+	}
+	if (start_agent(t, o) < 0)
+		goto fail;
+	return 0;
+fail: {
+	/* closing runs the agent's channel to its end, which sets errors of its own */
+	char saved[ERR_MAX];
+
+	snprintf(saved, sizeof(saved), "%s", err_msg());
+	ssh_target_close(t);
+	return err_set("%s", saved);
+}
+}
+
+/*
+ * The agent removes its scratch root when it ends; one that was killed
+ * (kill -9, the OOM killer) could not. Remove it over the SSH session, but
+ * only if it still holds the agent's marker: never remove what is not ours.
+ * Best effort: the session may be gone too.
+ */
+static void remove_dead_agents_root(struct ssh_target *t)
+{
+	char quoted[700], command[1600], line[512];
+	struct ssh_exec x;
+
+	if (!t->remote_root[0] || ssh_shell_quote(t->remote_root, quoted, sizeof(quoted)) < 0)
+		return;
+	snprintf(command, sizeof(command),
+		 "if [ -f %s/" AGENT_ROOT_MARKER " ]; then rm -rf -- %s && echo removed; else echo absent; fi",
+		 quoted, quoted);
+	if (ssh_exec_start(t->session, command, &x) == 0 &&
+	    ssh_exec_read_line(&x, line, sizeof(line), DISCOVER_TIMEOUT_MS) >= 0)
+		ssh_exec_finish(&x, NULL);
+	ssh_exec_release(&x);
+}
+
+void ssh_target_close(struct ssh_target *t)
+{
+	if (t->agent_running) {
+		int status = -1;
+
+		/* EOF on its stdin tells the agent to clean up and exit */
+		ssh_exec_send_eof(&t->agent);
+		ssh_exec_finish(&t->agent, &status);
+		t->agent_running = 0;
+		if (status != 0 && t->session && ssh_is_connected(t->session)) {
+			char saved[ERR_MAX];
+
+			snprintf(saved, sizeof(saved), "%s", err_msg());
+			remove_dead_agents_root(t);
+			err_set("%s", saved);
+		}
+	}
+	ssh_exec_release(&t->agent);
+	if (t->session) {
+		ssh_conn_close(t->session);
+		t->session = NULL;
+	}
+}

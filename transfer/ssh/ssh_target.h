@@ -1,0 +1,46 @@
+#ifndef XFERCMP_SSH_TARGET_H
+#define XFERCMP_SSH_TARGET_H
+
+/*
+ * A destination reached over SSH with nothing installed there by hand: the
+ * SSH session the SSH strategies use, and the agent this module starts on
+ * the host through an exec channel (uploading xfercmp-agent over SFTP when
+ * the host lacks a matching xfercmp). The agent lives as long as that
+ * channel: when we exit, are killed, or lose the connection, sshd closes
+ * the agent's stdin and the agent removes its scratch directory and exits.
+ */
+
+#include "ssh/ssh_conn.h"
+#include "ssh/ssh_exec.h"
+#include "stream/wire.h"
+
+struct ssh_target_opts {
+	struct ssh_conn_opts conn;
+	const char *remote_dir;	/* scratch root on the host; NULL = /var/tmp/xfercmp.<random> */
+};
+
+/* The longest scratch root on the host (--remote-dir), in bytes. */
+#define SSH_TARGET_ROOT_MAX 511
+
+struct ssh_target {
+	ssh_session session;
+	struct ssh_exec agent;	/* the agent's exec channel */
+	int agent_running;
+	char agent_host[256];	/* where its TCP port is reached */
+	char agent_port[16];
+	char token[WIRE_TOKEN_HEX + 1];
+	char remote_root[SSH_TARGET_ROOT_MAX + 1];
+	char remote_arch[64];
+	char agent_command[600];/* the agent binary that runs on the host */
+	int uploaded;		/* 1 when xfercmp-agent was uploaded this time */
+	int has_zstd;		/* the host has the zstd program */
+	int has_tar;
+};
+
+/* Connects, looks at the host, starts the agent. Returns 0 or -1 (error set). */
+int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o);
+
+/* Stops the agent (closing its channel) and disconnects. Safe on a zeroed t. */
+void ssh_target_close(struct ssh_target *t);
+
+#endif

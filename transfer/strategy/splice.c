@@ -1,0 +1,33 @@
+/*
+ * splice: the whole tree as one record stream (frames.h) to the agent, file
+ * content moved file→pipe→socket by io_uring splice. The agent's mirror is
+ * frames_receiver.c.
+ */
+#include "client/raw_stream.h"
+#include "stream/send_plan.h"
+#include "stream/splice_sender.h"
+#include "strategy/strategy.h"
+
+static int splice_run(struct xfer_run *run)
+{
+	struct send_plan plan;
+	int fd, rc;
+
+	if (send_plan_whole(run->manifest, &plan) < 0)
+		return -1;
+	if (raw_stream_open(run, "frames", 1, &fd) < 0) {
+		send_plan_release(&plan);
+		return -1;
+	}
+	rc = splice_send(fd, run->src_root, plan.items, plan.count, !run->opts->keep_cached,
+			 &run->sent);
+	send_plan_release(&plan);
+	return raw_stream_finish(run, &fd, 1, rc);
+}
+
+const struct strategy strategy_splice = {
+	.name = "splice",
+	.summary = "one TCP stream to the agent, zero-copy splice; creates overlapped on the receiver",
+	.flags = STRATEGY_RAW_TCP,
+	.run = splice_run,
+};

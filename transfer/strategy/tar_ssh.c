@@ -1,0 +1,127 @@
+/*
+ * tar-ssh and zstd-ssh: `tar -cf - dir | ssh host tar -xf -`, and the same
+ * with zstd in the pipe. The tar stream (tar_writer.c) crosses the pipes of
+ * that pipeline (pipe_hop.c) into an exec channel running the host's own GNU
+ * tar; its exit status and stderr decide success. The host's tar is the
+ * mirror here, not the agent.
+ */
+#include "err.h"
+#include "ssh/pipe_hop.h"
+#include "ssh/ssh_exec.h"
+#include "ssh/ssh_target.h"
+#include "strategy/strategy.h"
+#include "stream/tar_stream.h"
+#include "stream/zstd_sink.h"
+
+#include <stdio.h>
+
+static int needs_zstd(const struct xfer_target *t, char *why, size_t len)
+{
+	if (strategy_needs_ssh(t, why, len))
+		return 1;
+	if (t->ssh->has_zstd)
+		return 0;
+	snprintf(why, len, "host '%s' has no zstd program (install the zstd package there)", t->label);
+	return 1;
+}
+
+/*
+ * The stream goes to the channel the way the real pipeline's bytes go: tar
+ * writes into the pipe ssh reads; with compress, into the pipe zstd reads,
+ * and zstd into the pipe to ssh. Each pipe is a pipe_hop, each reader a thread.
+ */
+static int tar_through_pipes(struct xfer_run *run, int compress, struct byte_sink *channel)
+{
+	struct pipe_hop to_ssh, to_zstd;
+	struct byte_sink ssh_in, zstd_in;
+	struct zstd_sink z;
+	int rc;
+
+	if (pipe_hop_start(&to_ssh, channel, "ssh") < 0)
+		return -1;
+	pipe_hop_sink(&to_ssh, &ssh_in);
+	if (!compress) {
+		rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached, &ssh_in,
+				      &run->sent);
+		pipe_hop_release(&to_ssh);
+		return rc;
+	}
+	rc = zstd_sink_init(&z, &ssh_in, run->opts->zstd_level, (int)run->opts->zstd_threads);
+	if (rc == 0) {
+		rc = pipe_hop_start(&to_zstd, zstd_sink_as_sink(&z), "zstd");
+		if (rc == 0) {
+			/* closing the stream ends the zstd frame, which closes the pipe to ssh */
+			pipe_hop_sink(&to_zstd, &zstd_in);
+			rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached,
+					      &zstd_in, &run->sent);
+			pipe_hop_release(&to_zstd);
+			run->sent.wire_bytes = z.bytes_out;
+		}
+		zstd_sink_release(&z);
+	}
+	pipe_hop_release(&to_ssh);
+	return rc;
+}
+
+static int tar_into_channel(struct xfer_run *run, int compress)
+{
+	char dest[4200], command[4400];
+	struct ssh_exec x;
+	struct byte_sink channel;
+	int rc;
+
+	if (ssh_shell_quote(run->dest, dest, sizeof(dest)) < 0)
+		return -1;
+	/* GNU tar warns about pax keywords it does not know; say nothing about them */
+	snprintf(command, sizeof(command), "tar %s-xf - -C %s --warning=no-unknown-keyword",
+		 compress ? "--zstd " : "", dest);
+	if (ssh_exec_start(run->target->ssh->session, command, &x) < 0) {
+		ssh_exec_release(&x);
+		return -1;
+	}
+	ssh_exec_sink(&x, &channel);
+	rc = tar_through_pipes(run, compress, &channel);
+	/*
+	 * A local failure keeps its own message (the remote tar only saw a
+	 * truncated stream); otherwise the remote tar's exit status decides, and
+	 * a write that failed because tar died already carries tar's stderr.
+	 */
+	if (rc == 0) {
+		if (ssh_exec_finish(&x, NULL) < 0)
+			rc = -1;
+	} else {
+		char saved[ERR_MAX];
+
+		snprintf(saved, sizeof(saved), "%s", err_msg());
+		ssh_exec_finish(&x, NULL);
+		err_set("%s", saved);
+	}
+	ssh_exec_release(&x);
+	return rc;
+}
+
+static int tar_ssh_run(struct xfer_run *run)
+{
+	return tar_into_channel(run, 0);
+}
+
+static int zstd_ssh_run(struct xfer_run *run)
+{
+	return tar_into_channel(run, 1);
+}
+
+const struct strategy strategy_tar_ssh = {
+	.name = "tar-ssh",
+	.summary = "tar -cf - | ssh host tar -xf -: one stream through sshd into the host's tar",
+	.flags = STRATEGY_SSH,
+	.available = strategy_needs_ssh,
+	.run = tar_ssh_run,
+};
+
+const struct strategy strategy_zstd_ssh = {
+	.name = "zstd-ssh",
+	.summary = "the same with zstd in the pipe: compressed here, tar --zstd -x on the host",
+	.flags = STRATEGY_SSH | STRATEGY_COMPRESSED,
+	.available = needs_zstd,
+	.run = zstd_ssh_run,
+};

@@ -1,0 +1,36 @@
+/*
+ * zstd: a tar stream (libarchive) compressed with multi-threaded libzstd,
+ * over one TCP stream to the agent, which decompresses and extracts it
+ * (tar_extract.c is the mirror).
+ */
+#include "client/raw_stream.h"
+#include "strategy/strategy.h"
+#include "stream/tar_stream.h"
+#include "stream/zstd_sink.h"
+
+static int zstd_run(struct xfer_run *run)
+{
+	struct byte_sink fd_sink;
+	struct zstd_sink z;
+	int fd, rc;
+
+	if (raw_stream_open(run, "tar", 1, &fd) < 0)
+		return -1;
+	byte_sink_fd(&fd_sink, &fd);
+	rc = zstd_sink_init(&z, &fd_sink, run->opts->zstd_level, (int)run->opts->zstd_threads);
+	if (rc == 0) {
+		/* tar_stream_write closes its sink: that finishes the zstd frame */
+		rc = tar_stream_write(run->src_root, run->manifest, !run->opts->keep_cached,
+				      zstd_sink_as_sink(&z), &run->sent);
+		run->sent.wire_bytes = z.bytes_out;
+		zstd_sink_release(&z);
+	}
+	return raw_stream_finish(run, &fd, 1, rc);
+}
+
+const struct strategy strategy_zstd = {
+	.name = "zstd",
+	.summary = "tar stream compressed with multi-threaded zstd, one TCP stream to the agent",
+	.flags = STRATEGY_RAW_TCP | STRATEGY_COMPRESSED,
+	.run = zstd_run,
+};

@@ -1,0 +1,75 @@
+#include "stream/frames.h"
+
+#include "err.h"
+
+#include <string.h>
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+void frame_encode(const struct frame *f, unsigned char out[FRAME_HEADER])
+{
+	memset(out, 0, FRAME_HEADER);
+	put32(out, FRAME_MAGIC);
+	out[4] = (unsigned char)f->type;
+	out[6] = (unsigned char)(f->path_len >> 8);
+	out[7] = (unsigned char)f->path_len;
+	put32(out + 8, f->mode);
+	put64(out + 16, f->offset);
+	put64(out + 24, f->length);
+}
+
+int frame_decode(const unsigned char in[FRAME_HEADER], struct frame *f)
+{
+	if (get32(in) != FRAME_MAGIC)
+		return err_set("bad record: wrong magic 0x%08x (not an xfercmp stream?)", get32(in));
+	if (in[5] || get32(in + 12))
+		return err_set("bad record: reserved bytes not zero");
+	f->type = (enum frame_type)in[4];
+	f->path_len = (uint16_t)(in[6] << 8 | in[7]);
+	f->mode = get32(in + 8);
+	f->offset = get64(in + 16);
+	f->length = get64(in + 24);
+	switch (f->type) {
+	case FRAME_FILE:
+	case FRAME_RANGE:
+		if (f->path_len == 0 || f->path_len > FRAME_PATH_MAX)
+			return err_set("bad record: path length %u (1..%d)", f->path_len, FRAME_PATH_MAX);
+		if (f->mode > 07777)
+			return err_set("bad record: mode 0%o is not permission bits", f->mode);
+		if (f->length > FRAME_MAX_LENGTH || f->offset > FRAME_MAX_LENGTH)
+			return err_set("bad record: length %llu at offset %llu too large",
+				       (unsigned long long)f->length, (unsigned long long)f->offset);
+		if (f->type == FRAME_FILE && f->offset != 0)
+			return err_set("bad record: file record with offset %llu",
+				       (unsigned long long)f->offset);
+		return 0;
+	case FRAME_END:
+		if (f->path_len || f->mode)
+			return err_set("bad record: end record with a path or mode");
+		return 0;
+	default:
+		return err_set("bad record: unknown type %u", in[4]);
+	}
+}

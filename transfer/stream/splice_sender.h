@@ -1,0 +1,37 @@
+#ifndef XFERCMP_SPLICE_SENDER_H
+#define XFERCMP_SPLICE_SENDER_H
+
+#include "stream/send_plan.h"
+#include "stream/xfer_stats.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The sending half of the `splice` strategy; frames_receiver.h is its mirror.
+ * Whole files of at most SPLICE_SMALL_MAX bytes are opened and read ahead of
+ * the one being sent, many at once through io_uring (a single reader of cold
+ * small files would spend its time waiting on the disk), and go out in
+ * batches of records per syscall. Larger files and ranges go
+ * file -> pipe -> socket with io_uring splice, never through user memory.
+ */
+
+#define SPLICE_SMALL_MAX (256u << 10)
+
+/*
+ * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h):
+ * FILE for whole items, RANGE for the others, each followed by its content,
+ * then an END record with the totals. sock may be blocking or not; a send
+ * timeout on a blocking socket is an error. With drop_cache, every file read
+ * is dropped from the page cache again (posix_fadvise DONTNEED).
+ * A file whose size is not the planned file_size is an error naming it.
+ * Fills *st (files and ranges sent, content bytes read, bytes handed to the
+ * socket, framing included; round_trips 0), also after an error; st may be NULL.
+ * Returns 0, or -1 with the error set naming the file; after an error the
+ * stream is unusable and the caller should close sock. Either way sock stays
+ * open: the receiver (frames_receive) returns once the caller shuts it down.
+ */
+int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
+		bool drop_cache, struct send_stats *st);
+
+#endif

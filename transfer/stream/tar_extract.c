@@ -1,0 +1,313 @@
+/*
+ * Receiver side of the `zstd` strategy, run by the agent: the mirror of
+ * tar_writer.c. Reads a tar stream (plain or zstd) from a socket and
+ * extracts it under a destination with libarchive's write_disk, accepting
+ * only regular files and directories whose names stay inside it.
+ */
+#include "stream/tar_stream.h"
+
+#include "err.h"
+#include "stream/pathcheck.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TAR_READ_BLOCK (1u << 20)
+#define TAR_DRAIN_MAX (4u << 20)	/* bytes accepted after the end marker */
+
+/*
+ * TIME and PERM restore what the sender had. SECURE_NODOTDOT stands behind
+ * pathcheck_relative. SECURE_SYMLINKS costs an uncached fstatat per path
+ * component per entry (the destination's components included), a real
+ * share of the per-file cost on small files; it stays because this stream
+ * never makes symlinks, but the destination may already hold one (left by
+ * an earlier run, or planted), and writing through it would land outside
+ * the destination: correctness first.
+ * SECURE_NOABSOLUTEPATHS is left out on purpose: every name is rewritten to
+ * the absolute destination path plus the checked relative name, which that
+ * flag would refuse; the original names are refused when absolute by
+ * pathcheck_relative instead.
+ */
+#define TAR_EXTRACT_FLAGS \
+	(ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT | \
+	 ARCHIVE_EXTRACT_SECURE_SYMLINKS)
+
+struct tar_reader {
+	int fd;
+	void *buf;
+	struct recv_stats *st;
+};
+
+/* One read() of up to a block into r->buf, counted; 0 at the end, -1 (errno set). */
+static ssize_t tar_reader_fill(struct tar_reader *r)
+{
+	for (;;) {
+		ssize_t n = read(r->fd, r->buf, TAR_READ_BLOCK);
+
+		if (n >= 0) {
+			r->st->wire_bytes += (uint64_t)n;
+			return n;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+				return -1;
+			continue;
+		}
+		return -1;
+	}
+}
+
+static la_ssize_t tar_extract_read(struct archive *a, void *ctx, const void **out)
+{
+	struct tar_reader *r = ctx;
+	ssize_t n = tar_reader_fill(r);
+
+	if (n < 0) {
+		archive_set_error(a, errno, "cannot read the stream: %s", strerror(errno));
+		return -1;
+	}
+	*out = r->buf;
+	return n;
+}
+
+/*
+ * Reads fd to its end. libarchive stops at the end marker, which can come
+ * before the last bytes of a zstd frame or the padding of a tar record;
+ * left unread, they make the sender's last write fail (EPIPE, or a reset
+ * on TCP) and the wire count short. Returns 0 or -1 (error set).
+ */
+static int tar_extract_drain(struct tar_reader *r)
+{
+	uint64_t start = r->st->wire_bytes;
+
+	for (;;) {
+		ssize_t n = tar_reader_fill(r);
+
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return err_errno("tar stream: cannot read the stream's end");
+		if (r->st->wire_bytes - start > TAR_DRAIN_MAX)
+			return err_set("tar stream: more than %u bytes follow the end of the archive",
+				       TAR_DRAIN_MAX);
+	}
+}
+
+static int tar_extract_error(struct archive *a, const char *name)
+{
+	const char *msg = archive_error_string(a);
+
+	if (!msg)
+		msg = "unknown libarchive error";
+	if (name)
+		return err_set("tar stream: entry '%.200s': %s", name, msg);
+	return err_set("tar stream: %s", msg);
+}
+
+static const char *tar_extract_kind(struct archive_entry *e)
+{
+	if (archive_entry_hardlink(e))
+		return "a hard link";
+	switch (archive_entry_filetype(e)) {
+	case AE_IFREG:
+	case AE_IFDIR:
+		return NULL;
+	case AE_IFLNK:
+		return "a symbolic link";
+	case AE_IFCHR:
+		return "a character device";
+	case AE_IFBLK:
+		return "a block device";
+	case AE_IFIFO:
+		return "a fifo";
+	case AE_IFSOCK:
+		return "a socket";
+	default:
+		return "of an unknown type";
+	}
+}
+
+/*
+ * Checks the entry's name and points it under root. Returns 1 to extract,
+ * 0 to skip (the "." directory: root exists), -1 (error set) to stop.
+ */
+static int tar_extract_name(struct archive_entry *e, const char *root, char *full, size_t len)
+{
+	const char *name = archive_entry_pathname(e), *kind = NULL, *rel;
+	size_t n;
+
+	if (!name)
+		return err_set("tar stream: an entry's name cannot be read");
+	kind = tar_extract_kind(e);
+	if (kind)
+		return err_set("tar stream: entry '%.200s' is %s: only regular files and directories "
+			       "are accepted", name, kind);
+	rel = name;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	n = strlen(rel);
+	if (archive_entry_filetype(e) == AE_IFDIR) {
+		while (n > 0 && rel[n - 1] == '/')
+			n--;
+		if (n == 0 || (n == 1 && rel[0] == '.'))
+			return 0;
+	}
+	if (pathcheck_relative(rel, n) < 0)
+		return err_wrap("tar stream: entry '%.200s'", name);
+	if ((size_t)snprintf(full, len, "%s/%.*s", root, (int)n, rel) >= len)
+		return err_set("tar stream: entry '%.200s': path too long under '%s'", name, root);
+	archive_entry_copy_pathname(e, full);
+	/* A stream from the network must not plant set-id programs for the agent's user. */
+	archive_entry_set_perm(e, archive_entry_perm(e) & ~(mode_t)(S_ISUID | S_ISGID));
+	return 1;
+}
+
+static int tar_extract_data(struct archive *a, struct archive *w, const char *name,
+			    struct recv_stats *st)
+{
+	for (;;) {
+		const void *buf;
+		size_t size;
+		la_int64_t off;
+		int r = archive_read_data_block(a, &buf, &size, &off);
+
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r != ARCHIVE_OK)
+			return tar_extract_error(a, name);
+		if (archive_write_data_block(w, buf, size, off) < ARCHIVE_OK)
+			return tar_extract_error(w, name);
+		st->bytes += size;
+	}
+}
+
+/*
+ * Refuses a file whose declared size is beyond the size this process may
+ * write (ulimit -f). Past it the file would end short, and libarchive 3.6.2,
+ * failing to give it its declared size at the end of the entry ("Write to
+ * restore size failed"), keeps the file's descriptor open for good: seen
+ * with the fuzzer's cap (strace: ftruncate and the 1-byte write at the end
+ * fail with EFBIG, no close). fsize_cap is RLIMIT_FSIZE's soft limit, read
+ * once per stream. Returns 0, or -1 with the error set.
+ */
+static int tar_extract_over_fsize(struct archive_entry *e, const char *name, rlim_t fsize_cap)
+{
+	la_int64_t size = archive_entry_size(e);
+
+	if (fsize_cap == RLIM_INFINITY || size <= 0 || (rlim_t)size <= fsize_cap)
+		return 0;
+	return err_set("tar stream: entry '%.200s' declares %lld bytes, more than this process "
+		       "may write (ulimit -f: %llu bytes)",
+		       name, (long long)size, (unsigned long long)fsize_cap);
+}
+
+/*
+ * Extracts entries until the end marker; returns 0 or -1 (error set).
+ * libarchive also takes a stream that stops at an entry boundary without
+ * the two zero blocks of the end marker as complete; a sender that died
+ * there sent a short tree, so the marker is required: at the end, the
+ * uncompressed bytes consumed must be at least 1024 past the last entry.
+ */
+static int tar_extract_entries(struct archive *a, struct archive *w, const char *root,
+			       struct recv_stats *st)
+{
+	char full[PATH_MAX];
+	la_int64_t entry_end = 0;
+	struct rlimit fsize = { .rlim_cur = RLIM_INFINITY };
+
+	(void)getrlimit(RLIMIT_FSIZE, &fsize);
+
+	for (;;) {
+		struct archive_entry *e;
+		char name[256];
+		int r = archive_read_next_header(a, &e);
+
+		if (r == ARCHIVE_EOF) {
+			if (archive_filter_bytes(a, 0) < entry_end + 1024)
+				return err_set("tar stream: truncated: the stream ends after %llu files "
+					       "without its end-of-archive marker",
+					       (unsigned long long)st->files);
+			return 0;
+		}
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return tar_extract_error(a, NULL);
+		r = tar_extract_name(e, root, full, sizeof(full));
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		/* For messages: the name relative to root. */
+		snprintf(name, sizeof(name), "%s", full + strlen(root) + 1);
+		if (archive_entry_filetype(e) == AE_IFREG && tar_extract_over_fsize(e, name, fsize.rlim_cur) < 0)
+			return -1;
+		if (archive_write_header(w, e) != ARCHIVE_OK)
+			return tar_extract_error(w, name);
+		if (archive_entry_filetype(e) == AE_IFREG && tar_extract_data(a, w, name, st) < 0)
+			return -1;
+		if (archive_write_finish_entry(w) != ARCHIVE_OK)
+			return tar_extract_error(w, name);
+		if (archive_entry_filetype(e) == AE_IFREG)
+			st->files++;
+		/* Consumes the rest of the entry and its padding (a directory's nothing). */
+		if (archive_read_data_skip(a) != ARCHIVE_OK)
+			return tar_extract_error(a, name);
+		entry_end = archive_filter_bytes(a, 0);
+	}
+}
+
+int tar_stream_extract(int fd, const char *dest, struct recv_stats *st)
+{
+	struct tar_reader rd = { .fd = fd, .st = st };
+	struct archive *a = NULL, *w = NULL;
+	char root[PATH_MAX];
+	int rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	/* No symlink on the way to root, or SECURE_SYMLINKS would refuse every entry. */
+	if (!realpath(dest, root))
+		return err_errno("tar stream: cannot resolve '%s'", dest);
+	rd.buf = malloc(TAR_READ_BLOCK);
+	a = archive_read_new();
+	w = archive_write_disk_new();
+	if (!rd.buf || !a || !w) {
+		err_set("tar stream: out of memory");
+		goto out;
+	}
+	if (archive_write_disk_set_options(w, TAR_EXTRACT_FLAGS) != ARCHIVE_OK) {
+		tar_extract_error(w, NULL);
+		goto out;
+	}
+	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_none(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+	    archive_read_open(a, &rd, NULL, tar_extract_read, NULL) != ARCHIVE_OK) {
+		tar_extract_error(a, NULL);
+		goto out;
+	}
+	if (tar_extract_entries(a, w, root, st) < 0 || tar_extract_drain(&rd) < 0)
+		goto out;
+	/* Close sets the directories' times and modes, deferred until their files are in. */
+	if (archive_write_close(w) != ARCHIVE_OK) {
+		tar_extract_error(w, NULL);
+		goto out;
+	}
+	rc = 0;
+out:
+	archive_read_free(a);
+	archive_write_free(w);
+	free(rd.buf);
+	return rc;
+}
