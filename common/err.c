@@ -69,3 +69,15 @@ void err_clear(void)
 {
 	msg[0] = '\0';
 }
+
+void err_save(struct err_saved *s)
+{
+	memcpy(s->msg, msg, sizeof(s->msg));
+}
+
+int err_restore(const struct err_saved *s)
+{
+	if (s->msg != msg)
+		memcpy(msg, s->msg, sizeof(msg));
+	return -1;
+}

@@ -26,4 +26,18 @@ const char *err_msg(void);
 
 void err_clear(void);
 
+/*
+ * A message kept aside: across cleanup calls that may set messages of their
+ * own, or from a worker thread to the thread that joins it. err_save copies
+ * the current message into s (the empty message when none is set);
+ * err_restore makes s the current message again and returns -1, so that
+ * "return err_restore(&saved);" re-raises it.
+ */
+struct err_saved {
+	char msg[ERR_MAX];
+};
+
+void err_save(struct err_saved *s);
+int err_restore(const struct err_saved *s);
+
 #endif

@@ -104,14 +104,14 @@ static int prepare_dir(const char *dir)
 /* Removes what a failed generation wrote; a directory the user gave us stays, empty. */
 static void undo(const char *dir, int created)
 {
-	char saved[ERR_MAX];
+	struct err_saved saved;
 
-	snprintf(saved, sizeof(saved), "%s", err_msg());
+	err_save(&saved);
 	if (created)
 		fs_remove_tree(dir);
 	else
 		fs_clear_dir(dir);
-	err_set("%s", saved);
+	err_restore(&saved);
 }
 
 int workload_generate(const struct workload_spec *spec, const char *dir, unsigned threads,

@@ -1,11 +1,11 @@
 /*
  * Helpers shared by the cmocka unit tests (header only: every test_*.c is
- * built on its own against build/libxfercmp.a).
+ * built on its own against the role archives in build/lib/).
  *
  * Tests that demonstrate a known, unfixed library bug are kept in each file's
  * known_bugs[] table and run only when XFERCMP_KNOWN_BUGS is set in the
  * environment, so the default run stays green while the bug stays
- * reproducible:  XFERCMP_KNOWN_BUGS=1 build/tests/test_manifest
+ * reproducible:  XFERCMP_KNOWN_BUGS=1 build/tests/unit/workloads/test_manifest
  */
 #ifndef XFERCMP_TESTUTIL_H
 #define XFERCMP_TESTUTIL_H

@@ -278,11 +278,11 @@ int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 	return 0;
 fail: {
 	/* closing runs the agent's channel to its end, which sets errors of its own */
-	char saved[ERR_MAX];
+	struct err_saved saved;
 
-	snprintf(saved, sizeof(saved), "%s", err_msg());
+	err_save(&saved);
 	ssh_target_close(t);
-	return err_set("%s", saved);
+	return err_restore(&saved);
 }
 }
 
@@ -318,11 +318,11 @@ void ssh_target_close(struct ssh_target *t)
 		ssh_exec_finish(&t->agent, &status);
 		t->agent_running = 0;
 		if (status != 0 && t->session && ssh_is_connected(t->session)) {
-			char saved[ERR_MAX];
+			struct err_saved saved;
 
-			snprintf(saved, sizeof(saved), "%s", err_msg());
+			err_save(&saved);
 			remove_dead_agents_root(t);
-			err_set("%s", saved);
+			err_restore(&saved);
 		}
 	}
 	ssh_exec_release(&t->agent);

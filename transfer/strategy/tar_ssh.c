@@ -90,11 +90,11 @@ static int tar_into_channel(struct xfer_run *run, int compress)
 		if (ssh_exec_finish(&x, NULL) < 0)
 			rc = -1;
 	} else {
-		char saved[ERR_MAX];
+		struct err_saved saved;
 
-		snprintf(saved, sizeof(saved), "%s", err_msg());
+		err_save(&saved);
 		ssh_exec_finish(&x, NULL);
-		err_set("%s", saved);
+		err_restore(&saved);
 	}
 	ssh_exec_release(&x);
 	return rc;
