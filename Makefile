@@ -113,12 +113,34 @@ setup:
 # tests, the integration tests (loopback and the testbed host), the
 # integration tests again under ASan/UBSan, and each fuzzer for FUZZ_SECONDS
 # (60 in CI, 10 otherwise); ends with "N passed, N failed".
+# One part alone: check-unit (seconds), check-integration (about 10 min),
+# check-boundary, check-fuzz, check-asan (the sanitizers' run, about 5 min).
+UNIT_TESTS = $(UNIT_BIN)
+INTEGRATION_TESTS = $(sort $(wildcard tests/integration/*.t))
+check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh
 check: setup
 	@$(MAKE) --no-print-directory all unit-tests
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz-build
-	@FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh $(UNIT_BIN) \
-		$(sort $(wildcard tests/integration/*.t)) $(sort $(wildcard tests/checks/*.t))
+	$(check_part) $(UNIT_TESTS) $(INTEGRATION_TESTS) $(sort $(wildcard tests/checks/*.t))
+
+.PHONY: check-unit check-integration check-boundary check-fuzz check-asan
+check-unit: setup
+	@$(MAKE) --no-print-directory all unit-tests
+	$(check_part) $(UNIT_TESTS)
+check-integration: setup
+	@$(MAKE) --no-print-directory all unit-tests
+	$(check_part) $(INTEGRATION_TESTS)
+check-boundary: setup
+	@$(MAKE) --no-print-directory all
+	$(check_part) tests/checks/agent_boundary.t
+check-fuzz: setup
+	@$(MAKE) --no-print-directory fuzz-build
+	$(check_part) tests/checks/fuzz.t
+check-asan: setup
+	@$(MAKE) --no-print-directory all unit-tests
+	@$(MAKE) --no-print-directory asan
+	$(check_part) tests/checks/sanitizers.t
 
 CHECK_FUZZ_SECONDS ?= $(if $(filter true,$(CI)),60,10)
 
@@ -127,7 +149,7 @@ demo: setup
 	@scripts/demo.sh
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build in its own tree:
-# build/asan/xfercmp. Run the integration tests with it: make check-asan.
+# build/asan/xfercmp. make check-asan runs the integration tests with it.
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/xfercmp \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
