@@ -176,7 +176,8 @@ static void *sampler_main(void *arg)
 		rc = tick(s);
 		pthread_mutex_lock(&s->lock);
 		if (rc < 0) {
-			snprintf(s->error, sizeof(s->error), "%s", err_msg());
+			s->failed = 1;
+			err_save(&s->error);
 			break;
 		}
 		/* after a stall, skip the missed ticks instead of firing them back to back */
@@ -364,8 +365,10 @@ int sampler_stop(struct sampler *s, struct sampler_summary *out)
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 
-	if (s->error[0])
-		rc = err_set("sampling /proc failed: %s", s->error);
+	if (s->failed) {
+		err_restore(&s->error);
+		rc = err_wrap("sampling /proc failed");
+	}
 	else if (tick(s) < 0)
 		rc = err_wrap("sampling /proc failed");
 	else
