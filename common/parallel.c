@@ -17,7 +17,7 @@ struct pool {
 	parallel_fn fn;
 	void *ctx;
 	pthread_mutex_t lock;
-	char error[ERR_MAX];
+	struct err_saved error;	/* the first failure's message, from its worker */
 };
 
 struct worker_arg {
@@ -42,7 +42,7 @@ static void *worker_main(void *p)
 				pthread_mutex_lock(&pool->lock);
 				if (!pool->failed) {
 					pool->failed = 1;
-					snprintf(pool->error, sizeof(pool->error), "%s", err_msg());
+					err_save(&pool->error);
 				}
 				pthread_mutex_unlock(&pool->lock);
 				return NULL;
@@ -102,7 +102,7 @@ int parallel_for(uint64_t n, unsigned threads, unsigned chunk, parallel_fn fn, v
 	free(tids);
 	free(args);
 	if (pool.failed)
-		return err_set("%s", pool.error);
+		return err_restore(&pool.error);
 	return 0;
 }
 

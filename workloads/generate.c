@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
+#include "hash_bufs.h"
 #include "parallel.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@ struct gen_job {
 	const struct workload_spec *spec;
 	const char *dir;
 	uint64_t *hashes;
-	unsigned char **bufs;
+	struct hash_bufs bufs;
 	uint64_t total;
 	mode_t umask;
 };
@@ -32,7 +33,7 @@ struct gen_job {
 static int write_file(void *ctx, unsigned worker, uint64_t i)
 {
 	struct gen_job *job = ctx;
-	unsigned char *buf = job->bufs[worker];
+	unsigned char *buf = job->bufs.buf[worker];
 	struct workload_entry e;
 	char path[PATH_MAX];
 	XXH3_state_t state;
@@ -131,19 +132,15 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 	created = prepare_dir(dir);
 	if (created < 0)
 		return -1;
-	if (threads == 0)
-		threads = 1;
 	job.hashes = calloc(n ? n : 1, sizeof(*job.hashes));
-	job.bufs = calloc(threads, sizeof(*job.bufs));
-	if (!job.hashes || !job.bufs) {
+	if (!job.hashes) {
 		err_set("out of memory for %llu files", (unsigned long long)n);
 		goto out;
 	}
-	for (unsigned w = 0; w < threads; w++)
-		if (!(job.bufs[w] = malloc(WRITE_CHUNK))) {
-			err_set("out of memory for write buffers");
-			goto out;
-		}
+	if (hash_bufs_init(&job.bufs, threads, WRITE_CHUNK) < 0) {
+		err_set("out of memory for write buffers");
+		goto out;
+	}
 	for (uint64_t d = 0; d < ndirs; d++) {
 		char rel[64], path[PATH_MAX];
 
@@ -168,10 +165,7 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 	st->seconds = clock_seconds(start, clock_now());
 	rc = 0;
 out:
-	if (job.bufs)
-		for (unsigned w = 0; w < threads; w++)
-			free(job.bufs[w]);
-	free(job.bufs);
+	hash_bufs_release(&job.bufs);
 	free(job.hashes);
 	if (rc < 0) {
 		manifest_release(m);

@@ -3,6 +3,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "hash_bufs.h"
 #include "parallel.h"
 #include "tree.h"
 
@@ -15,7 +16,7 @@ struct hash_job {
 	const char *root;
 	struct tree *tree;
 	uint64_t *hashes;
-	char **bufs;
+	struct hash_bufs bufs;
 };
 
 static int hash_one(void *ctx, unsigned worker, uint64_t i)
@@ -29,7 +30,7 @@ static int hash_one(void *ctx, unsigned worker, uint64_t i)
 		return 0;
 	if (fs_join(path, sizeof(path), job->root, f->path) < 0)
 		return -1;
-	if (tree_hash_file(path, job->bufs[worker], HASH_BUF, 0, &job->hashes[i], &size) < 0)
+	if (tree_hash_file(path, job->bufs.buf[worker], job->bufs.size, 0, &job->hashes[i], &size) < 0)
 		return -1;
 	if (size != f->size)
 		return err_set("'%s' changed while it was read (size %llu, then %llu)", path,
@@ -47,19 +48,11 @@ int manifest_from_tree(struct manifest *m, const char *root, unsigned threads, u
 	*skipped = 0;
 	if (tree_scan(root, &t) < 0)
 		return -1;
-	if (threads == 0)
-		threads = 1;
 	job.hashes = calloc(t.count ? t.count : 1, sizeof(*job.hashes));
-	job.bufs = calloc(threads, sizeof(*job.bufs));
-	if (!job.hashes || !job.bufs) {
+	if (!job.hashes || hash_bufs_init(&job.bufs, threads, HASH_BUF) < 0) {
 		err_set("out of memory hashing '%s'", root);
 		goto out;
 	}
-	for (unsigned w = 0; w < threads; w++)
-		if (!(job.bufs[w] = malloc(HASH_BUF))) {
-			err_set("out of memory hashing '%s'", root);
-			goto out;
-		}
 	if (parallel_for(t.count, threads, 16, hash_one, &job, NULL) < 0)
 		goto out;
 	for (size_t i = 0; i < t.count; i++) {
@@ -73,10 +66,7 @@ int manifest_from_tree(struct manifest *m, const char *root, unsigned threads, u
 	manifest_sort(m);
 	rc = 0;
 out:
-	if (job.bufs)
-		for (unsigned w = 0; w < threads; w++)
-			free(job.bufs[w]);
-	free(job.bufs);
+	hash_bufs_release(&job.bufs);
 	free(job.hashes);
 	tree_release(&t);
 	if (rc < 0)

@@ -2,6 +2,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "hash_bufs.h"
 #include "parallel.h"
 #include "tree.h"
 #include "units.h"
@@ -19,7 +20,7 @@ struct check_job {
 	const struct tree *t;
 	const struct manifest_entry **expect;	/* per tree file, NULL when extra */
 	uint64_t *hashes;
-	char **bufs;
+	struct hash_bufs bufs;
 };
 
 static int hash_expected(void *ctx, unsigned worker, uint64_t i)
@@ -34,7 +35,7 @@ static int hash_expected(void *ctx, unsigned worker, uint64_t i)
 	if (fs_join(path, sizeof(path), job->root, f->path) < 0)
 		return -1;
 	/* the copy is read once and removed: its pages need not fill the cache */
-	return tree_hash_file(path, job->bufs[worker], HASH_BUF, 1, &job->hashes[i], &size);
+	return tree_hash_file(path, job->bufs.buf[worker], job->bufs.size, 1, &job->hashes[i], &size);
 }
 
 static void example(struct verify_report *r, const char *fmt, ...)
@@ -109,20 +110,12 @@ int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 	memset(r, 0, sizeof(*r));
 	if (tree_scan(root, &t) < 0)
 		return err_wrap("verify");
-	if (threads == 0)
-		threads = 1;
 	job.expect = calloc(t.count ? t.count : 1, sizeof(*job.expect));
 	job.hashes = calloc(t.count ? t.count : 1, sizeof(*job.hashes));
-	job.bufs = calloc(threads, sizeof(*job.bufs));
-	if (!job.expect || !job.hashes || !job.bufs) {
+	if (!job.expect || !job.hashes || hash_bufs_init(&job.bufs, threads, HASH_BUF) < 0) {
 		err_set("out of memory verifying '%s'", root);
 		goto out;
 	}
-	for (unsigned w = 0; w < threads; w++)
-		if (!(job.bufs[w] = malloc(HASH_BUF))) {
-			err_set("out of memory verifying '%s'", root);
-			goto out;
-		}
 	for (size_t j = 0; j < t.count; j++)
 		job.expect[j] = manifest_find(m, t.files[j].path);
 	if (parallel_for(t.count, threads, 16, hash_expected, &job, NULL) < 0) {
@@ -132,10 +125,7 @@ int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 	compare(&job, r);
 	rc = 0;
 out:
-	if (job.bufs)
-		for (unsigned w = 0; w < threads; w++)
-			free(job.bufs[w]);
-	free(job.bufs);
+	hash_bufs_release(&job.bufs);
 	free(job.hashes);
 	free(job.expect);
 	tree_release(&t);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +176,8 @@ static void *sampler_main(void *arg)
 		rc = tick(s);
 		pthread_mutex_lock(&s->lock);
 		if (rc < 0) {
-			snprintf(s->error, sizeof(s->error), "%s", err_msg());
+			s->failed = 1;
+			err_save(&s->error);
 			break;
 		}
 		/* after a stall, skip the missed ticks instead of firing them back to back */
@@ -363,8 +365,10 @@ int sampler_stop(struct sampler *s, struct sampler_summary *out)
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 
-	if (s->error[0])
-		rc = err_set("sampling /proc failed: %s", s->error);
+	if (s->failed) {
+		err_restore(&s->error);
+		rc = err_wrap("sampling /proc failed");
+	}
 	else if (tick(s) < 0)
 		rc = err_wrap("sampling /proc failed");
 	else
@@ -375,84 +379,171 @@ int sampler_stop(struct sampler *s, struct sampler_summary *out)
 
 /* ---- JSON ---- */
 
-static void add_double(json_object *o, const char *key, double v)
+/*
+ * The summary's JSON is driven by one table, read by both the encoder and
+ * the decoder: a field is one line in its section, its JSON type taken from
+ * the member's C type. Sections appear in this order; an optional one is
+ * null in the JSON when its has_ flag is 0.
+ */
+enum field_type {
+	FIELD_DOUBLE,
+	FIELD_U64,
+	FIELD_UNSIGNED,
+	FIELD_NAME,	/* a char array holding a string */
+};
+
+struct field {
+	const char *key;
+	enum field_type type;
+	size_t offset, size;
+};
+
+#define MEMBER(m) (((struct sampler_summary *)0)->m)
+#define FIELD(key, m)                                                                     \
+	{ key,                                                                            \
+	  _Generic(MEMBER(m), double: FIELD_DOUBLE, uint64_t: FIELD_U64,                  \
+		   unsigned: FIELD_UNSIGNED, char *: FIELD_NAME),                         \
+	  offsetof(struct sampler_summary, m), sizeof(MEMBER(m)) }
+
+static const struct field top_fields[] = {
+	FIELD("seconds", seconds),
+	FIELD("samples", samples),
+};
+
+static const struct field cpu_fields[] = {
+	FIELD("cpus", cpus),
+	FIELD("user", cpu_user),
+	FIELD("system", cpu_system),
+	FIELD("iowait", cpu_iowait),
+	FIELD("softirq", cpu_softirq),
+	FIELD("steal", cpu_steal),
+	FIELD("idle", cpu_idle),
+	FIELD("busy", cpu_busy),
+};
+
+static const struct field process_fields[] = {
+	FIELD("cpu_seconds", proc_cpu_s),
+	FIELD("cores", proc_cores),
+	FIELD("sampler_cpu_seconds", sampler_cpu_s),
+};
+
+static const struct field disk_fields[] = {
+	FIELD("device", disk_dev),
+	FIELD("read_bytes", disk_read_bytes),
+	FIELD("write_bytes", disk_write_bytes),
+	FIELD("busy", disk_busy),
+	FIELD("read_mb_s", disk_read_mb_s),
+	FIELD("write_mb_s", disk_write_mb_s),
+};
+
+static const struct field net_fields[] = {
+	FIELD("iface", iface),
+	FIELD("rx_bytes", net_rx_bytes),
+	FIELD("tx_bytes", net_tx_bytes),
+	FIELD("rx_packets", net_rx_packets),
+	FIELD("tx_packets", net_tx_packets),
+	FIELD("rx_gbit_s", net_rx_gbit_s),
+	FIELD("tx_gbit_s", net_tx_gbit_s),
+	FIELD("gbit_s", net_gbit_s),
+};
+
+#define REQUIRED SIZE_MAX
+
+struct section {
+	const char *key;	/* NULL: the fields sit in the top-level object */
+	size_t has_offset;	/* the int member saying it is present, or REQUIRED */
+	const struct field *fields;
+	size_t nfields;
+};
+
+#define SECTION(key, has, f) { key, has, f, sizeof(f) / sizeof((f)[0]) }
+
+static const struct section sections[] = {
+	SECTION(NULL, REQUIRED, top_fields),
+	SECTION("cpu", REQUIRED, cpu_fields),
+	SECTION("process", REQUIRED, process_fields),
+	SECTION("disk", offsetof(struct sampler_summary, has_disk), disk_fields),
+	SECTION("net", offsetof(struct sampler_summary, has_net), net_fields),
+};
+
+/* The series: one array a member of struct sampler_point, all doubles. */
+static const struct {
+	const char *key;
+	size_t offset;
+} point_fields[] = {
+	{ "t", offsetof(struct sampler_point, t) },
+	{ "cpu_busy", offsetof(struct sampler_point, cpu_busy) },
+	{ "disk_busy", offsetof(struct sampler_point, disk_busy) },
+	{ "net_bytes_s", offsetof(struct sampler_point, net_bytes_s) },
+};
+
+#define NPOINT_FIELDS (sizeof(point_fields) / sizeof(point_fields[0]))
+
+static json_object *new_double(double v)
 {
-	json_object_object_add(o, key, json_object_new_double(isfinite(v) ? v : 0));
+	return json_object_new_double(isfinite(v) ? v : 0);
 }
 
-static void add_u64(json_object *o, const char *key, uint64_t v)
+static void add_field(json_object *o, const struct field *f, const struct sampler_summary *sum)
 {
-	json_object_object_add(o, key, json_object_new_uint64(v));
+	const char *p = (const char *)sum + f->offset;
+	json_object *v = NULL;
+
+	switch (f->type) {
+	case FIELD_DOUBLE:
+		v = new_double(*(const double *)p);
+		break;
+	case FIELD_U64:
+		v = json_object_new_uint64(*(const uint64_t *)p);
+		break;
+	case FIELD_UNSIGNED:
+		v = json_object_new_uint64(*(const unsigned *)p);
+		break;
+	case FIELD_NAME:
+		v = json_object_new_string(p);
+		break;
+	}
+	json_object_object_add(o, f->key, v);
 }
 
 static json_object *series_json(const struct sampler_summary *sum)
 {
 	json_object *o = json_object_new_object();
-	json_object *cols[4];
-	static const char *const names[4] = { "t", "cpu_busy", "disk_busy", "net_bytes_s" };
+	json_object *cols[NPOINT_FIELDS];
 
-	for (size_t k = 0; k < 4; k++)
+	for (size_t k = 0; k < NPOINT_FIELDS; k++)
 		cols[k] = json_object_new_array_ext((int)sum->npoints);
 	for (unsigned i = 0; i < sum->npoints && i < SAMPLER_SERIES_MAX; i++) {
-		const struct sampler_point *p = &sum->series[i];
-		const double v[4] = { p->t, p->cpu_busy, p->disk_busy, p->net_bytes_s };
+		const char *p = (const char *)&sum->series[i];
 
-		for (size_t k = 0; k < 4; k++)
+		for (size_t k = 0; k < NPOINT_FIELDS; k++)
 			json_object_array_add(cols[k],
-					      json_object_new_double(isfinite(v[k]) ? v[k] : 0));
+					      new_double(*(const double *)(p + point_fields[k].offset)));
 	}
-	for (size_t k = 0; k < 4; k++)
-		json_object_object_add(o, names[k], cols[k]);
+	for (size_t k = 0; k < NPOINT_FIELDS; k++)
+		json_object_object_add(o, point_fields[k].key, cols[k]);
 	return o;
 }
 
 json_object *sampler_summary_json(const struct sampler_summary *sum)
 {
-	json_object *o = json_object_new_object(), *cpu = json_object_new_object();
-	json_object *proc = json_object_new_object();
+	json_object *o = json_object_new_object();
 
-	add_double(o, "seconds", sum->seconds);
-	add_u64(o, "samples", sum->samples);
-	add_u64(cpu, "cpus", sum->cpus);
-	add_double(cpu, "user", sum->cpu_user);
-	add_double(cpu, "system", sum->cpu_system);
-	add_double(cpu, "iowait", sum->cpu_iowait);
-	add_double(cpu, "softirq", sum->cpu_softirq);
-	add_double(cpu, "steal", sum->cpu_steal);
-	add_double(cpu, "idle", sum->cpu_idle);
-	add_double(cpu, "busy", sum->cpu_busy);
-	json_object_object_add(o, "cpu", cpu);
-	add_double(proc, "cpu_seconds", sum->proc_cpu_s);
-	add_double(proc, "cores", sum->proc_cores);
-	add_double(proc, "sampler_cpu_seconds", sum->sampler_cpu_s);
-	json_object_object_add(o, "process", proc);
-	if (sum->has_disk) {
-		json_object *d = json_object_new_object();
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+		const struct section *sec = &sections[s];
+		json_object *dst = o;
 
-		json_object_object_add(d, "device", json_object_new_string(sum->disk_dev));
-		add_u64(d, "read_bytes", sum->disk_read_bytes);
-		add_u64(d, "write_bytes", sum->disk_write_bytes);
-		add_double(d, "busy", sum->disk_busy);
-		add_double(d, "read_mb_s", sum->disk_read_mb_s);
-		add_double(d, "write_mb_s", sum->disk_write_mb_s);
-		json_object_object_add(o, "disk", d);
-	} else {
-		json_object_object_add(o, "disk", NULL);
-	}
-	if (sum->has_net) {
-		json_object *n = json_object_new_object();
-
-		json_object_object_add(n, "iface", json_object_new_string(sum->iface));
-		add_u64(n, "rx_bytes", sum->net_rx_bytes);
-		add_u64(n, "tx_bytes", sum->net_tx_bytes);
-		add_u64(n, "rx_packets", sum->net_rx_packets);
-		add_u64(n, "tx_packets", sum->net_tx_packets);
-		add_double(n, "rx_gbit_s", sum->net_rx_gbit_s);
-		add_double(n, "tx_gbit_s", sum->net_tx_gbit_s);
-		add_double(n, "gbit_s", sum->net_gbit_s);
-		json_object_object_add(o, "net", n);
-	} else {
-		json_object_object_add(o, "net", NULL);
+		if (sec->has_offset != REQUIRED &&
+		    !*(const int *)((const char *)sum + sec->has_offset)) {
+			json_object_object_add(o, sec->key, NULL);
+			continue;
+		}
+		if (sec->key)
+			dst = json_object_new_object();
+		for (size_t i = 0; i < sec->nfields; i++)
+			add_field(dst, &sec->fields[i], sum);
+		if (sec->key)
+			json_object_object_add(o, sec->key, dst);
 	}
 	json_object_object_add(o, "series", series_json(sum));
 	return o;
@@ -517,6 +608,24 @@ static int get_name(json_object *o, const char *key, char *out, size_t len)
 	return 0;
 }
 
+/* Reads field f of o into out. Returns 0 or -1 (error set naming it). */
+static int get_value(json_object *o, const struct field *f, struct sampler_summary *out)
+{
+	char *p = (char *)out + f->offset;
+
+	switch (f->type) {
+	case FIELD_DOUBLE:
+		return get_double(o, f->key, (double *)p);
+	case FIELD_U64:
+		return get_u64(o, f->key, (uint64_t *)p);
+	case FIELD_UNSIGNED:
+		return get_unsigned(o, f->key, (unsigned *)p);
+	case FIELD_NAME:
+		return get_name(o, f->key, p, f->size);
+	}
+	return err_set("sampler summary: '%s' has no reader", f->key);
+}
+
 /* An optional section: 1 when present, 0 when null or missing. */
 static int get_section(json_object *o, const char *key, json_object **v)
 {
@@ -529,90 +638,65 @@ static int get_section(json_object *o, const char *key, json_object **v)
 
 static int series_from_json(json_object *o, struct sampler_summary *out)
 {
-	static const char *const names[4] = { "t", "cpu_busy", "disk_busy", "net_bytes_s" };
-	json_object *series, *cols[4];
+	json_object *series, *cols[NPOINT_FIELDS];
 	size_t n = 0;
 
 	if (get_field(o, "series", json_type_object, &series) < 0)
 		return -1;
-	for (size_t k = 0; k < 4; k++) {
-		if (get_field(series, names[k], json_type_array, &cols[k]) < 0)
+	for (size_t k = 0; k < NPOINT_FIELDS; k++) {
+		const char *key = point_fields[k].key;
+
+		if (get_field(series, key, json_type_array, &cols[k]) < 0)
 			return -1;
 		if (k == 0)
 			n = json_object_array_length(cols[0]);
 		if (json_object_array_length(cols[k]) != n || n > SAMPLER_SERIES_MAX)
 			return err_set("sampler summary: series '%s' has %zu points (want %zu, at most %d)",
-				       names[k], json_object_array_length(cols[k]), n,
+				       key, json_object_array_length(cols[k]), n,
 				       SAMPLER_SERIES_MAX);
 	}
 	out->npoints = (unsigned)n;
 	for (size_t i = 0; i < n; i++) {
-		double v[4];
+		char *p = (char *)&out->series[i];
 
-		for (size_t k = 0; k < 4; k++) {
+		for (size_t k = 0; k < NPOINT_FIELDS; k++) {
 			json_object *x = json_object_array_get_idx(cols[k], i);
 
 			if (!json_object_is_type(x, json_type_double) &&
 			    !json_object_is_type(x, json_type_int))
 				return err_set("sampler summary: series '%s' holds a non-number",
-					       names[k]);
-			v[k] = json_object_get_double(x);
+					       point_fields[k].key);
+			*(double *)(p + point_fields[k].offset) = json_object_get_double(x);
 		}
-		out->series[i] = (struct sampler_point){ v[0], v[1], v[2], v[3] };
 	}
 	return 0;
 }
 
 int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 {
-	json_object *cpu, *proc, *d, *n;
-	int has;
-
 	memset(out, 0, sizeof(*out));
 	if (!json_object_is_type(o, json_type_object))
 		return err_set("sampler summary: not a JSON object");
-	if (get_double(o, "seconds", &out->seconds) < 0 ||
-	    get_unsigned(o, "samples", &out->samples) < 0 ||
-	    get_field(o, "cpu", json_type_object, &cpu) < 0 ||
-	    get_unsigned(cpu, "cpus", &out->cpus) < 0 ||
-	    get_double(cpu, "user", &out->cpu_user) < 0 ||
-	    get_double(cpu, "system", &out->cpu_system) < 0 ||
-	    get_double(cpu, "iowait", &out->cpu_iowait) < 0 ||
-	    get_double(cpu, "softirq", &out->cpu_softirq) < 0 ||
-	    get_double(cpu, "steal", &out->cpu_steal) < 0 ||
-	    get_double(cpu, "idle", &out->cpu_idle) < 0 ||
-	    get_double(cpu, "busy", &out->cpu_busy) < 0 ||
-	    get_field(o, "process", json_type_object, &proc) < 0 ||
-	    get_double(proc, "cpu_seconds", &out->proc_cpu_s) < 0 ||
-	    get_double(proc, "cores", &out->proc_cores) < 0 ||
-	    get_double(proc, "sampler_cpu_seconds", &out->sampler_cpu_s) < 0)
-		return -1;
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+		const struct section *sec = &sections[s];
+		json_object *src = o;
 
-	has = get_section(o, "disk", &d);
-	if (has < 0)
-		return -1;
-	if (has && (get_name(d, "device", out->disk_dev, sizeof(out->disk_dev)) < 0 ||
-		    get_u64(d, "read_bytes", &out->disk_read_bytes) < 0 ||
-		    get_u64(d, "write_bytes", &out->disk_write_bytes) < 0 ||
-		    get_double(d, "busy", &out->disk_busy) < 0 ||
-		    get_double(d, "read_mb_s", &out->disk_read_mb_s) < 0 ||
-		    get_double(d, "write_mb_s", &out->disk_write_mb_s) < 0))
-		return -1;
-	out->has_disk = has;
+		if (sec->has_offset != REQUIRED) {
+			int has = get_section(o, sec->key, &src);
 
-	has = get_section(o, "net", &n);
-	if (has < 0)
-		return -1;
-	if (has && (get_name(n, "iface", out->iface, sizeof(out->iface)) < 0 ||
-		    get_u64(n, "rx_bytes", &out->net_rx_bytes) < 0 ||
-		    get_u64(n, "tx_bytes", &out->net_tx_bytes) < 0 ||
-		    get_u64(n, "rx_packets", &out->net_rx_packets) < 0 ||
-		    get_u64(n, "tx_packets", &out->net_tx_packets) < 0 ||
-		    get_double(n, "rx_gbit_s", &out->net_rx_gbit_s) < 0 ||
-		    get_double(n, "tx_gbit_s", &out->net_tx_gbit_s) < 0 ||
-		    get_double(n, "gbit_s", &out->net_gbit_s) < 0))
-		return -1;
-	out->has_net = has;
-
+			if (has <= 0) {
+				if (has < 0)
+					return -1;
+				continue;
+			}
+		} else if (sec->key && get_field(o, sec->key, json_type_object, &src) < 0) {
+			return -1;
+		}
+		for (size_t i = 0; i < sec->nfields; i++)
+			if (get_value(src, &sec->fields[i], out) < 0)
+				return -1;
+		if (sec->has_offset != REQUIRED)
+			*(int *)((char *)out + sec->has_offset) = 1;
+	}
 	return series_from_json(o, out);
 }

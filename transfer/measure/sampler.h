@@ -11,6 +11,7 @@
  * is reported (sampler_cpu_s) so the cost of watching is known, not assumed.
  */
 
+#include "err.h"
 #include "measure/procstat.h"
 
 #include <json-c/json.h>
@@ -100,7 +101,8 @@ struct sampler {
 	unsigned nbuckets;	/* filled, the current one included */
 	unsigned ticks_per_bucket, ticks_in_bucket;
 	uint64_t thread_cpu_ns;
-	char error[256];	/* set by the thread when a read failed */
+	int failed;		/* set by the thread when a read failed */
+	struct err_saved error;	/* why, for sampler_stop to raise */
 };
 
 /*

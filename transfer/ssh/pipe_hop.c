@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +25,13 @@
 #define HOP_BUF SSH_EXEC_WRITE_MAX
 #define HOP_MIN_WRITE (256u << 10)
 
+/* Keeps this thread's message for the writer, who raises it when it joins. */
+static void hop_fail(struct pipe_hop *h)
+{
+	h->failed = 1;
+	err_save(&h->error);
+}
+
 static void *hop_main(void *arg)
 {
 	struct pipe_hop *h = arg;
@@ -33,7 +39,8 @@ static void *hop_main(void *arg)
 	size_t fill = 0;
 
 	if (!buf) {
-		snprintf(h->error, sizeof(h->error), "out of memory for the pipe to %s", h->reader);
+		err_set("out of memory for the pipe to %s", h->reader);
+		hop_fail(h);
 		goto out;
 	}
 	for (;;) {
@@ -42,8 +49,8 @@ static void *hop_main(void *arg)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			snprintf(h->error, sizeof(h->error), "cannot read the pipe to %s: %s",
-				 h->reader, strerror(errno));
+			err_errno("cannot read the pipe to %s", h->reader);
+			hop_fail(h);
 			break;
 		}
 		if (n == 0 && atomic_load(&h->abandoned))
@@ -51,14 +58,14 @@ static void *hop_main(void *arg)
 		fill += (size_t)n;
 		if ((n == 0 || fill >= HOP_MIN_WRITE) && fill > 0) {
 			if (h->next->write(h->next->ctx, buf, fill) < 0) {
-				snprintf(h->error, sizeof(h->error), "%s", err_msg());
+				hop_fail(h);
 				break;
 			}
 			fill = 0;
 		}
 		if (n == 0) {
 			if (h->next->close(h->next->ctx) < 0)
-				snprintf(h->error, sizeof(h->error), "%s", err_msg());
+				hop_fail(h);
 			break;
 		}
 	}
@@ -101,7 +108,7 @@ static int hop_join(struct pipe_hop *h)
 		pthread_join(h->thread, NULL);
 		h->running = 0;
 	}
-	return h->error[0] ? err_set("%s", h->error) : 0;
+	return h->failed ? err_restore(&h->error) : 0;
 }
 
 static int hop_write(void *ctx, const void *buf, size_t len)

@@ -26,7 +26,8 @@ struct pipe_hop {
 	pthread_t thread;
 	int running;
 	atomic_int abandoned;	/* released unclosed: the hop hands on nothing more */
-	char error[ERR_MAX];	/* why the hop stopped early; "" when it did not */
+	int failed;		/* the hop stopped early */
+	struct err_saved error;	/* why, for the writer to raise */
 };
 
 /*

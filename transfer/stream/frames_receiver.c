@@ -13,8 +13,10 @@
 #include "stream/frames_receiver.h"
 
 #include "err.h"
+#include "pipeutil.h"
 #include "stream/frames.h"
 #include "stream/pathcheck.h"
+#include "stream/uring_util.h"
 #include "cache_behind.h"
 
 #include <errno.h>
@@ -42,8 +44,6 @@
  */
 #define CHAINS 128
 #define IOWQ_WORKERS 16
-#define PIPE_WANT (1u << 20)
-#define PIPE_MIN (64u << 10)
 #define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)
 #define MODE_NEVER (S_ISUID | S_ISGID)
 
@@ -308,8 +308,9 @@ static void chain_done(struct receiver *r, struct chain *c)
 	r->busy--;
 }
 
-static void handle_cqe(struct receiver *r, uint64_t data, int res)
+static void handle_cqe(void *ctx, uint64_t data, int res)
 {
+	struct receiver *r = ctx;
 	struct chain *c = &r->chains[data >> 2];
 	enum chain_op op = (enum chain_op)(data & 3);
 
@@ -330,27 +331,14 @@ static void handle_cqe(struct receiver *r, uint64_t data, int res)
 /* Handles the completions that have arrived. Returns 0, or -1 if a chain failed. */
 static int reap(struct receiver *r)
 {
-	struct io_uring_cqe *cqe;
-	unsigned head, count = 0;
-
-	io_uring_for_each_cqe(&r->ring, head, cqe) {
-		handle_cqe(r, cqe->user_data, cqe->res);
-		count++;
-	}
-	io_uring_cq_advance(&r->ring, count);
+	uring_reap(&r->ring, handle_cqe, r);
 	return r->failed ? -1 : 0;
 }
 
 /* Waits for at least one completion. Returns 0, or -1 (error set). */
 static int wait_some(struct receiver *r)
 {
-	int rc;
-
-	do
-		rc = io_uring_submit_and_wait(&r->ring, 1);
-	while (rc == -EINTR || rc == -EAGAIN);
-	if (rc < 0) {
-		errno = -rc;
+	if (uring_submit_wait(&r->ring) < 0) {
 		if (!r->failed)
 			err_errno("io_uring wait failed");
 		r->failed = 1;
@@ -431,21 +419,6 @@ static int receive_small(struct receiver *r, const struct frame *f, mode_t mode)
 	return 0;
 }
 
-static int setup_pipe(struct receiver *r)
-{
-	int size;
-
-	if (pipe2(r->pipefd, O_CLOEXEC) < 0)
-		return err_errno("cannot create a pipe");
-	/* an unprivileged process may not exceed /proc/sys/fs/pipe-max-size: settle for less */
-	for (unsigned want = PIPE_WANT; want >= PIPE_MIN; want /= 2)
-		if (fcntl(r->pipefd[1], F_SETPIPE_SZ, want) >= 0)
-			break;
-	size = fcntl(r->pipefd[1], F_GETPIPE_SZ);
-	r->pipe_size = size > 0 ? (size_t)size : PIPE_MIN;
-	return 0;
-}
-
 static int pwrite_all(int fd, const unsigned char *p, size_t len, uint64_t off)
 {
 	while (len > 0) {
@@ -473,7 +446,7 @@ static int splice_in(struct receiver *r, int fd, uint64_t off, uint64_t len, uin
 	loff_t pos = (loff_t)off;
 
 	write_behind_init(&wb, fd, off);
-	if (r->pipefd[0] < 0 && setup_pipe(r) < 0)
+	if (r->pipefd[0] < 0 && pipe_open_large(r->pipefd, &r->pipe_size) < 0)
 		return -1;
 	if (submit_queued(r) < 0)
 		return -1;
@@ -600,10 +573,7 @@ static int receive_record(struct receiver *r, const struct frame *f)
 static int drain(struct receiver *r)
 {
 	while (r->busy > 0) {
-		int rc = io_uring_submit_and_wait(&r->ring, 1);
-
-		if (rc < 0 && rc != -EINTR && rc != -EAGAIN) {
-			errno = -rc;
+		if (uring_submit_wait(&r->ring) < 0) {
 			if (!r->failed)
 				err_errno("io_uring wait failed");
 			r->failed = 1;
@@ -680,25 +650,24 @@ static int receive_all(struct receiver *r)
 	}
 }
 
+/*
+ * Sets up the ring for small-file creates. Returns 0, or -1 with the error
+ * message as it was: without io_uring every file takes the plain path.
+ */
 static int setup_ring(struct receiver *r)
 {
-	unsigned workers[2] = { IOWQ_WORKERS, IOWQ_WORKERS };
+	struct err_saved before;
 
 	r->chains = calloc(CHAINS, sizeof(*r->chains));
 	if (!r->chains)
 		return -1;
-	if (io_uring_queue_init(CHAINS * 4, &r->ring, 0) < 0) {
+	err_save(&before);
+	if (uring_setup(&r->ring, CHAINS * 4, 0, CHAINS, IOWQ_WORKERS) < 0) {
+		err_restore(&before);
 		free(r->chains);
 		r->chains = NULL;
 		return -1;
 	}
-	if (io_uring_register_files_sparse(&r->ring, CHAINS) < 0) {
-		io_uring_queue_exit(&r->ring);
-		free(r->chains);
-		r->chains = NULL;
-		return -1;
-	}
-	io_uring_register_iowq_max_workers(&r->ring, workers);
 	for (unsigned i = CHAINS; i-- > 0;) {
 		r->chains[i].next_free = r->free_chains;
 		r->free_chains = &r->chains[i];

@@ -17,7 +17,9 @@
 
 #include "cache_behind.h"
 #include "err.h"
+#include "pipeutil.h"
 #include "stream/frames.h"
+#include "stream/uring_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,8 +48,6 @@
 #define WINDOW_BYTES (32u << 20)
 #define BATCH_FILES 64			/* records per sendmsg at most */
 #define BATCH_BYTES (1u << 20)		/* a batch is sent once it holds this much */
-#define PIPE_WANT (1u << 20)
-#define PIPE_MIN (64u << 10)
 /*
  * Cold opens and reads block in io-wq workers; the default bound (4 per CPU)
  * would let only 8 wait on the disk at once on this 2-core machine.
@@ -112,8 +112,9 @@ static int is_small(const struct send_item *it)
 	return it->whole && it->file_size <= SPLICE_SMALL_MAX;
 }
 
-static void handle_cqe(struct sender *s, uint64_t data, int res)
+static void handle_cqe(void *ctx, uint64_t data, int res)
 {
+	struct sender *s = ctx;
 	enum sender_op op = (enum sender_op)(data & ((1u << OP_BITS) - 1));
 	struct entry *e = &s->ents[data >> OP_BITS];
 
@@ -134,28 +135,14 @@ static void handle_cqe(struct sender *s, uint64_t data, int res)
 
 static void reap(struct sender *s)
 {
-	struct io_uring_cqe *cqe;
-	unsigned head, count = 0;
-
-	io_uring_for_each_cqe(&s->ring, head, cqe) {
-		handle_cqe(s, cqe->user_data, cqe->res);
-		count++;
-	}
-	io_uring_cq_advance(&s->ring, count);
+	uring_reap(&s->ring, handle_cqe, s);
 }
 
 /* Submits what is queued and waits for at least one completion. Returns 0 or -1. */
 static int wait_some(struct sender *s)
 {
-	int rc;
-
-	do
-		rc = io_uring_submit_and_wait(&s->ring, 1);
-	while (rc == -EINTR || rc == -EAGAIN);
-	if (rc < 0) {
-		errno = -rc;
+	if (uring_submit_wait(&s->ring) < 0)
 		return err_errno("io_uring wait failed");
-	}
 	reap(s);
 	return 0;
 }
@@ -526,41 +513,6 @@ static int send_all(struct sender *s)
 	return send_end(s);
 }
 
-static int setup_pipe(struct sender *s)
-{
-	int size;
-
-	if (pipe2(s->pipefd, O_CLOEXEC) < 0)
-		return err_errno("cannot create a pipe");
-	/* an unprivileged process may not exceed /proc/sys/fs/pipe-max-size: settle for less */
-	for (unsigned want = PIPE_WANT; want >= PIPE_MIN; want /= 2)
-		if (fcntl(s->pipefd[1], F_SETPIPE_SZ, want) >= 0)
-			break;
-	size = fcntl(s->pipefd[1], F_GETPIPE_SZ);
-	s->pipe_size = size > 0 ? (size_t)size : PIPE_MIN;
-	return 0;
-}
-
-static int setup_ring(struct sender *s)
-{
-	unsigned workers[2] = { IOWQ_WORKERS, IOWQ_WORKERS };
-	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = WINDOW * 8 };
-	int rc = io_uring_queue_init_params(WINDOW * 4, &s->ring, &p);
-
-	if (rc < 0) {
-		errno = -rc;
-		return err_errno("cannot set up io_uring");
-	}
-	rc = io_uring_register_files_sparse(&s->ring, WINDOW);
-	if (rc < 0) {
-		io_uring_queue_exit(&s->ring);
-		errno = -rc;
-		return err_errno("cannot register io_uring file slots");
-	}
-	/* a lower bound only costs parallelism: not an error */
-	io_uring_register_iowq_max_workers(&s->ring, workers);
-	return 0;
-}
 
 /* Waits for every request in flight: the kernel may still write into entry buffers. */
 static void drain(struct sender *s)
@@ -599,8 +551,8 @@ int splice_send(int sock, const char *src_root, const struct send_item *items, s
 		free(s);
 		return -1;
 	}
-	if (setup_pipe(s) == 0) {
-		if (setup_ring(s) == 0) {
+	if (pipe_open_large(s->pipefd, &s->pipe_size) == 0) {
+		if (uring_setup(&s->ring, WINDOW * 4, WINDOW * 8, WINDOW, IOWQ_WORKERS) == 0) {
 			rc = send_all(s);
 			drain(s);
 			io_uring_queue_exit(&s->ring);

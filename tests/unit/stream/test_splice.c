@@ -72,7 +72,7 @@ struct rx {
 	int sock;
 	const char *dest;
 	int rc;
-	char err[ERR_MAX];
+	struct err_saved err;	/* the thread's message, for the joiner */
 	struct recv_stats st;
 };
 
@@ -81,7 +81,7 @@ static void *rx_main(void *arg)
 	struct rx *r = arg;
 
 	r->rc = frames_receive(r->sock, r->dest, &r->st);
-	snprintf(r->err, sizeof(r->err), "%s", err_msg());
+	err_save(&r->err);
 	close(r->sock);
 	return NULL;
 }
@@ -100,7 +100,7 @@ struct tx {
 	const char *src;
 	const struct send_plan *plan;
 	int rc;
-	char err[ERR_MAX];
+	struct err_saved err;	/* the thread's message, for the joiner */
 	struct send_stats st;
 };
 
@@ -109,7 +109,7 @@ static void *tx_main(void *arg)
 	struct tx *t = arg;
 
 	t->rc = splice_send(t->sock, t->src, t->plan->items, t->plan->count, true, &t->st);
-	snprintf(t->err, sizeof(t->err), "%s", err_msg());
+	err_save(&t->err);
 	close(t->sock);
 	return NULL;
 }
@@ -182,7 +182,7 @@ static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size, i
 	close(a);
 	pthread_join(r.thread, NULL);
 	if (r.rc < 0)
-		print_error("frames_receive: %s\n", r.err);
+		print_error("frames_receive: %s\n", r.err.msg);
 	assert_int_equal(rc, 0);
 	assert_int_equal(r.rc, 0);
 	assert_verified(t.dst, &m);
@@ -250,9 +250,9 @@ static void split_tree(enum workload_kind kind, uint64_t files, uint64_t size)
 		pthread_join(s[i].thread, NULL);
 		pthread_join(r[i].thread, NULL);
 		if (s[i].rc < 0)
-			print_error("splice_send %d: %s\n", i, s[i].err);
+			print_error("splice_send %d: %s\n", i, s[i].err.msg);
 		if (r[i].rc < 0)
-			print_error("frames_receive %d: %s\n", i, r[i].err);
+			print_error("frames_receive %d: %s\n", i, r[i].err.msg);
 		assert_int_equal(s[i].rc, 0);
 		assert_int_equal(r[i].rc, 0);
 		assert_int_equal(s[i].st.files, plans[i].count);
@@ -352,7 +352,8 @@ static void changed_size(uint64_t real, uint64_t planned)
 	pthread_join(r.thread, NULL);
 	/* the receiver sees the stream end early: an error, not a hang */
 	assert_int_equal(r.rc, -1);
-	assert_contains(r.err, "stream ended");
+	err_restore(&r.err);
+	assert_contains(err_msg(), "stream ended");
 	free(data);
 	tmp_remove(&t);
 }

@@ -238,7 +238,7 @@ struct writer_job {
 	int rc;
 	struct send_stats st;
 	uint64_t zin, zout;
-	char err[ERR_MAX];
+	struct err_saved err;	/* the writer thread's message, for the joiner */
 };
 
 static void *writer_main(void *arg)
@@ -256,7 +256,7 @@ static void *writer_main(void *arg)
 	if (j->rc == 0)
 		j->rc = tar_stream_write(j->src, j->m, true, out, &j->st);
 	if (j->rc < 0)
-		snprintf(j->err, sizeof(j->err), "%s", err_msg());
+		err_save(&j->err);
 	if (j->zstd) {
 		j->zin = z.bytes_in;
 		j->zout = z.bytes_out;
@@ -289,7 +289,7 @@ static void through_pipe(struct writer_job *job, const char *dest, struct recv_s
 	close(p[0]);
 	pthread_join(t, NULL);
 	if (job->rc < 0)
-		print_error("writer: %s\n", job->err);
+		print_error("writer: %s\n", job->err.msg);
 	assert_int_equal(job->rc, 0);
 	assert_int_equal(rc, 0);
 	expect_verified(dest, job->m);

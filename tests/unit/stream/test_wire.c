@@ -1,9 +1,7 @@
-/* The agent's control protocol: frame headers, JSON frames, tokens, the record format, path checks. */
+/* The agent's control protocol (stream/wire): frame headers, JSON frames, tokens. */
 #include "testutil.h"
 
 #include "err.h"
-#include "stream/frames.h"
-#include "stream/pathcheck.h"
 #include "stream/wire.h"
 
 #include <sys/socket.h>
@@ -121,87 +119,12 @@ static void test_tokens(void **state)
 	assert_false(wire_token_valid(b));
 }
 
-static void test_frames(void **state)
-{
-	struct frame f = { .type = FRAME_RANGE, .path_len = 300, .mode = 0640, .offset = 1ull << 33,
-			   .length = 123456789 }, g;
-	unsigned char h[FRAME_HEADER];
-
-	(void)state;
-	frame_encode(&f, h);
-	assert_int_equal(frame_decode(h, &g), 0);
-	assert_int_equal(g.type, FRAME_RANGE);
-	assert_int_equal(g.path_len, 300);
-	assert_int_equal(g.mode, 0640);
-	assert_true(g.offset == 1ull << 33);
-	assert_int_equal(g.length, 123456789);
-	h[0] ^= 1;
-	assert_int_equal(frame_decode(h, &g), -1);
-	assert_contains(err_msg(), "magic");
-	f.type = FRAME_FILE;
-	frame_encode(&f, h);
-	assert_int_equal(frame_decode(h, &g), -1);	/* FILE with an offset */
-	f.offset = 0;
-	f.path_len = 0;
-	frame_encode(&f, h);
-	assert_int_equal(frame_decode(h, &g), -1);
-	assert_contains(err_msg(), "path length");
-	f.path_len = 10;
-	f.mode = 0100644;
-	frame_encode(&f, h);
-	assert_int_equal(frame_decode(h, &g), -1);
-	assert_contains(err_msg(), "mode");
-	f.mode = 0644;
-	f.length = FRAME_MAX_LENGTH + 1;
-	frame_encode(&f, h);
-	assert_int_equal(frame_decode(h, &g), -1);
-	f = (struct frame){ .type = FRAME_END, .offset = 5, .length = 99 };
-	frame_encode(&f, h);
-	assert_int_equal(frame_decode(h, &g), 0);
-	h[4] = 9;
-	assert_int_equal(frame_decode(h, &g), -1);
-	assert_contains(err_msg(), "unknown type");
-}
-
-static void test_pathcheck(void **state)
-{
-	static const char *const good[] = { "a", "a/b", "d0000/d01/f00000001", "x..y", ".hidden",
-					    "a/.b/c.." };
-	static const char *const bad[] = { "", "/etc/passwd", "..", "../x", "a/../b", "a/..", ".",
-					   "./a", "a//b", "a/", "a/./b" };
-	char deep[400] = "";
-
-	(void)state;
-	for (size_t i = 0; i < ARRAY_LEN(good); i++)
-		assert_int_equal(pathcheck_relative(good[i], strlen(good[i])), 0);
-	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-		err_clear();
-		assert_int_equal(pathcheck_relative(bad[i], strlen(bad[i])), -1);
-		assert_true(err_msg()[0] != '\0');
-	}
-	assert_int_equal(pathcheck_relative("a\0b", 3), -1);
-	assert_contains(err_msg(), "NUL");
-	for (int i = 0; i < PATHCHECK_MAX_DEPTH + 1; i++)
-		strcat(deep, i ? "/d" : "d");
-	assert_int_equal(pathcheck_relative(deep, strlen(deep)), -1);
-	assert_contains(err_msg(), "deeper");
-	{
-		char longname[300];
-
-		memset(longname, 'x', sizeof(longname));
-		assert_int_equal(pathcheck_relative(longname, sizeof(longname)), -1);
-		assert_contains(err_msg(), "255");
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_decode),
 		cmocka_unit_test(test_roundtrip_socketpair),
 		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_frames),
-		cmocka_unit_test(test_pathcheck),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
