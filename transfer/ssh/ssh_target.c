@@ -2,6 +2,7 @@
 #include "ssh/ssh_target.h"
 
 #include "agent/agent.h"
+#include "agent/agent_startup.h"
 #include "err.h"
 #include "tree.h"
 #include "version.h"
@@ -199,7 +200,6 @@ out:
 static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 {
 	char quoted_agent[700], quoted_root[700], command[2048], line[512];
-	const char *colon;
 	int rc;
 
 	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
@@ -224,10 +224,9 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	rc = ssh_exec_read_line(&t->agent, line, sizeof(line), AGENT_START_TIMEOUT_MS);
 	if (rc < 0)
 		return err_wrap("agent did not start on the host");
-	if (strncmp(line, "xfercmp-agent listening ", 24) || !(colon = strrchr(line, ':')))
-		return err_set("agent did not start on the host: it said '%.200s'", line);
-	snprintf(t->agent_port, sizeof(t->agent_port), "%s", colon + 1);
-	snprintf(t->agent_host, sizeof(t->agent_host), "%.*s", (int)(colon - (line + 24)), line + 24);
+	if (agent_listening_parse(line, t->agent_host, sizeof(t->agent_host), t->agent_port,
+				  sizeof(t->agent_port)) < 0)
+		return err_wrap("agent did not start on the host");
 	if (!strcmp(t->agent_host, "0.0.0.0")) {
 		char *host = NULL;
 

@@ -9,8 +9,8 @@
 #include "testutil.h"
 
 #include "agent/agent.h"
+#include "agent/agent_startup.h"
 #include "client/agent_client.h"
-#include "client/agent_launch.h"
 #include "fsutil.h"
 #include "manifest.h"
 
@@ -69,7 +69,7 @@ static void agent_child_start(struct agent_child *a)
 	assert_non_null(fgets(line, sizeof(line), f));
 	fclose(f);
 	line[strcspn(line, "\n")] = '\0';
-	assert_int_equal(agent_parse_listening(line, a->port, sizeof(a->port)), 0);
+	assert_int_equal(agent_listening_parse(line, NULL, 0, a->port, sizeof(a->port)), 0);
 }
 
 /* Waits for the agent to end its --once session; it must exit 0. */
