@@ -3,6 +3,7 @@
 #include "agent/agent.h"
 
 #include "agent/agent_gate.h"
+#include "agent/agent_startup.h"
 #include "err.h"
 #include "fsutil.h"
 
@@ -90,27 +91,12 @@ static void *watch_stdin(void *arg)
 	return NULL;
 }
 
+/* The token from --token-file, "-" being the first line of stdin. */
 static int read_token(const char *file, char token[WIRE_TOKEN_HEX + 1])
 {
-	char line[256];
-	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	size_t n;
-
-	if (!f)
-		return err_errno("cannot open token file '%s'", file);
-	if (!fgets(line, sizeof(line), f)) {
-		if (f != stdin)
-			fclose(f);
-		return err_set("token file '%s' is empty", file);
-	}
-	if (f != stdin)
-		fclose(f);
-	n = strcspn(line, "\r\n");
-	line[n] = '\0';
-	if (!wire_token_valid(line))
-		return err_set("token in '%s' is not 64 hex characters", file);
-	memcpy(token, line, WIRE_TOKEN_HEX + 1);
-	return 0;
+	if (!strcmp(file, "-"))
+		return agent_token_read(stdin, file, token);
+	return agent_token_load(file, token);
 }
 
 static int parse_listen(const char *spec, struct sockaddr_in *sa)
@@ -277,7 +263,7 @@ int agent_serve(const struct agent_opts *o)
 	if (!strcmp(o->token_file, "-"))
 		pthread_create(&watcher, NULL, watch_stdin, NULL);
 	pthread_create(&watcher, NULL, watch_signals, &stop_signals);
-	printf("xfercmp-agent listening %s\n", bound);
+	printf(AGENT_LISTENING_PREFIX "%s\n", bound);
 	fflush(stdout);
 
 	/*

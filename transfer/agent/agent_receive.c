@@ -31,7 +31,7 @@ struct stream_job {
 	int fd;
 	int rc;
 	struct recv_stats st;
-	char error[ERR_MAX];
+	struct err_saved error;
 };
 
 static void *stream_main(void *arg)
@@ -40,7 +40,7 @@ static void *stream_main(void *arg)
 
 	j->rc = j->rx->receive(j->fd, j->dest, &j->st);
 	if (j->rc < 0)
-		snprintf(j->error, sizeof(j->error), "%s", err_msg());
+		err_save(&j->error);
 	return NULL;
 }
 
@@ -106,54 +106,58 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	return rc;
 }
 
-int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,
-		  json_object *reply)
+/* The request's receiver and stream count, checked against what the receiver takes. */
+static int receive_request(json_object *req, const struct receiver **rx, unsigned *streams)
 {
 	const char *name;
-	const struct receiver *rx;
-	uint64_t streams;
-	struct stream_job *jobs;
-	pthread_t *tids;
-	int *fds, rc = 0;
-	struct recv_stats total = { 0 };
-	json_object *ready;
-	clock_ns start;
+	uint64_t n;
 
-	if (wire_get_str(req, "receiver", &name) < 0 || wire_get_u64(req, "streams", &streams) < 0)
+	if (wire_get_str(req, "receiver", &name) < 0 || wire_get_u64(req, "streams", &n) < 0)
 		return -1;
-	if (!(rx = receiver_find(name)))
+	if (!(*rx = receiver_find(name)))
 		return -1;
-	if (streams == 0 || streams > rx->max_streams || streams > AGENT_MAX_STREAMS)
+	if (n == 0 || n > (*rx)->max_streams || n > AGENT_MAX_STREAMS)
 		return err_set("receiver '%s' takes 1 to %u streams, not %llu", name,
-			       rx->max_streams < AGENT_MAX_STREAMS ? rx->max_streams : AGENT_MAX_STREAMS,
-			       (unsigned long long)streams);
-	/* tell the client to connect; the final answer comes when the streams end */
-	ready = json_object_new_object();
+			       (*rx)->max_streams < AGENT_MAX_STREAMS ? (*rx)->max_streams : AGENT_MAX_STREAMS,
+			       (unsigned long long)n);
+	*streams = (unsigned)n;
+	return 0;
+}
+
+/* Tells the client to connect: the final answer comes when the streams end. */
+static int send_ready(int fd)
+{
+	json_object *ready = json_object_new_object();
+	int rc;
+
 	json_object_object_add(ready, "ready", json_object_new_boolean(1));
-	rc = wire_send_json(s->fd, WIRE_OK, ready);
+	rc = wire_send_json(fd, WIRE_OK, ready);
 	json_object_put(ready);
-	if (rc < 0)
-		return -1;
-	jobs = calloc(streams, sizeof(*jobs));
-	tids = calloc(streams, sizeof(*tids));
-	fds = malloc(streams * sizeof(*fds));
-	if (!jobs || !tids || !fds) {
+	return rc;
+}
+
+/*
+ * Runs rx on each of the n connections in fds[] in a thread of its own,
+ * writing into dest, and adds what they received to *total. Returns 0, or -1
+ * (error set: the first stream that failed, or the thread that could not
+ * start). Leaves the fds open.
+ */
+static int run_receivers(const struct receiver *rx, const char *dest, const int *fds, unsigned n,
+			 struct recv_stats *total)
+{
+	struct stream_job *jobs = calloc(n, sizeof(*jobs));
+	pthread_t *tids = calloc(n, sizeof(*tids));
+	int rc = 0;
+
+	if (!jobs || !tids) {
 		free(jobs);
 		free(tids);
-		free(fds);
-		return err_set("out of memory for %llu streams", (unsigned long long)streams);
+		return err_set("out of memory for %u streams", n);
 	}
-	for (unsigned i = 0; i < streams; i++)
-		fds[i] = -1;
-	start = clock_now();
-	if (accept_streams(s, job->id, (unsigned)streams, fds) < 0) {
-		rc = -1;
-		goto out;
-	}
-	for (unsigned i = 0; i < streams; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		int e;
 
-		jobs[i] = (struct stream_job){ .rx = rx, .dest = job->dest, .fd = fds[i] };
+		jobs[i] = (struct stream_job){ .rx = rx, .dest = dest, .fd = fds[i] };
 		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
 			continue;
 		/*
@@ -161,24 +165,50 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		 * which nobody reads. The streams without a reader are cut, so
 		 * their senders fail at once rather than stall.
 		 */
-		rc = err_set("cannot start the receiver of stream %u of %llu: %s", i,
-			     (unsigned long long)streams, strerror(e));
-		for (unsigned k = i; k < streams; k++) {
+		rc = err_set("cannot start the receiver of stream %u of %u: %s", i, n, strerror(e));
+		for (unsigned k = i; k < n; k++) {
 			shutdown(fds[k], SHUT_RDWR);
 			tids[k] = 0;
 		}
 		break;
 	}
-	for (unsigned i = 0; i < streams; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		if (!tids[i])
 			continue;
 		pthread_join(tids[i], NULL);
-		if (jobs[i].rc < 0 && rc == 0)
-			rc = err_set("stream %u: %s", i, jobs[i].error);
-		total.files += jobs[i].st.files;
-		total.bytes += jobs[i].st.bytes;
-		total.wire_bytes += jobs[i].st.wire_bytes;
+		if (jobs[i].rc < 0 && rc == 0) {
+			err_restore(&jobs[i].error);
+			rc = err_wrap("stream %u", i);
+		}
+		total->files += jobs[i].st.files;
+		total->bytes += jobs[i].st.bytes;
+		total->wire_bytes += jobs[i].st.wire_bytes;
 	}
+	free(jobs);
+	free(tids);
+	return rc;
+}
+
+int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,
+		  json_object *reply)
+{
+	const struct receiver *rx = NULL;
+	unsigned streams = 0;
+	int *fds, rc;
+	struct recv_stats total = { 0 };
+	clock_ns start;
+
+	if (receive_request(req, &rx, &streams) < 0 || send_ready(s->fd) < 0)
+		return -1;
+	fds = malloc(streams * sizeof(*fds));
+	if (!fds)
+		return err_set("out of memory for %u streams", streams);
+	for (unsigned i = 0; i < streams; i++)
+		fds[i] = -1;
+	start = clock_now();
+	rc = accept_streams(s, job->id, streams, fds);
+	if (rc == 0)
+		rc = run_receivers(rx, job->dest, fds, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));
 		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
@@ -187,12 +217,9 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		json_object_object_add(reply, "seconds",
 				       json_object_new_double(clock_seconds(start, clock_now())));
 	}
-out:
 	for (unsigned i = 0; i < streams; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	free(jobs);
-	free(tids);
 	free(fds);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include "client/agent_client.h"
 
 #include "err.h"
+#include "measure/sampler.h"
 #include "netutil.h"
 
 #include <errno.h>
@@ -97,6 +98,36 @@ static int hello(int fd, const char *token, const char *role, uint64_t job, unsi
 	return rc < 0 ? err_wrap("agent refused the connection") : 0;
 }
 
+/* {"op":op} with "job" when job is not 0: a new object for the caller to fill further. */
+static json_object *request(const char *op, uint64_t job)
+{
+	json_object *req = json_object_new_object();
+
+	json_object_object_add(req, "op", json_object_new_string(op));
+	if (job)
+		json_object_object_add(req, "job", json_object_new_int64((int64_t)job));
+	return req;
+}
+
+/* Sends req (consumed); *reply as agent_client_call's. */
+static int call_request(struct agent_client *c, json_object *req, json_object **reply)
+{
+	int rc = agent_client_call(c, req, reply);
+
+	json_object_put(req);
+	return rc;
+}
+
+/* Sends req (consumed) and drops the reply. */
+static int call_and_drop(struct agent_client *c, json_object *req)
+{
+	json_object *reply = NULL;
+	int rc = call_request(c, req, &reply);
+
+	json_object_put(reply);
+	return rc;
+}
+
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
@@ -110,7 +141,7 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 	if (c->fd < 0)
 		return -1;
 	if (hello(c->fd, token, "control", 0, 0) < 0 ||
-	    agent_client_simple(c, "info", 0, &c->info) < 0) {
+	    call_request(c, request("info", 0), &c->info) < 0) {
 		close(c->fd);
 		c->fd = -1;
 		return -1;
@@ -140,7 +171,7 @@ static int connection_failed(struct agent_client *c)
 			c->label, c->host, c->port);
 	else
 		err_wrap("lost the connection to the agent on %s (%s:%s)", c->label, c->host, c->port);
-	snprintf(c->lost_why, sizeof(c->lost_why), "%s", err_msg());
+	err_save(&c->lost_why);
 	return -1;
 }
 
@@ -148,7 +179,7 @@ static int connection_failed(struct agent_client *c)
 static int check_alive(const struct agent_client *c)
 {
 	if (c->lost)
-		return err_set("%s", c->lost_why);
+		return err_restore(&c->lost_why);
 	if (c->fd < 0)
 		return err_set("not connected to the agent on %s", c->label);
 	return 0;
@@ -179,19 +210,6 @@ int agent_client_call(struct agent_client *c, json_object *req, json_object **re
 	if (wire_send_json(c->fd, WIRE_REQUEST, req) < 0)
 		return connection_failed(c);
 	return agent_client_await(c, reply);
-}
-
-int agent_client_simple(struct agent_client *c, const char *op, uint64_t job, json_object **reply)
-{
-	json_object *req = json_object_new_object();
-	int rc;
-
-	json_object_object_add(req, "op", json_object_new_string(op));
-	if (job)
-		json_object_object_add(req, "job", json_object_new_int64((int64_t)job));
-	rc = agent_client_call(c, req, reply);
-	json_object_put(req);
-	return rc;
 }
 
 int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
@@ -228,13 +246,145 @@ int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream
 void agent_client_close(struct agent_client *c)
 {
 	if (c->fd >= 0) {
-		json_object *reply = NULL;
-
-		agent_client_simple(c, "bye", 0, &reply);
-		json_object_put(reply);
+		call_and_drop(c, request("bye", 0));
 		close(c->fd);
 		c->fd = -1;
 	}
 	json_object_put(c->info);
 	c->info = NULL;
+}
+
+int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t *job, char *dest,
+			 size_t dest_len, char *fs, size_t fs_len)
+{
+	json_object *req = request("prepare", 0), *reply = NULL;
+	const char *d, *f;
+	int rc;
+
+	json_object_object_add(req, "strategy", json_object_new_string(strategy));
+	rc = call_request(c, req, &reply);
+	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest", &d) < 0 ||
+			wire_get_str(reply, "dest_fs", &f) < 0))
+		rc = err_wrap("agent");
+	if (rc == 0) {
+		if (dest)
+			snprintf(dest, dest_len, "%s", d);
+		snprintf(fs, fs_len, "%s", f);
+	}
+	json_object_put(reply);
+	return rc;
+}
+
+int agent_client_flush(struct agent_client *c, uint64_t job)
+{
+	return call_and_drop(c, request("flush", job));
+}
+
+int agent_client_verify(struct agent_client *c, uint64_t job, struct agent_verify *out)
+{
+	json_object *reply = NULL, *v, *ex;
+	const char *summary = "";
+
+	memset(out, 0, sizeof(*out));
+	if (call_request(c, request("verify", job), &reply) < 0)
+		return -1;
+	/* lenient: a reply without a summary or examples still says whether it verified */
+	wire_get_str(reply, "summary", &summary);
+	snprintf(out->summary, sizeof(out->summary), "%s", summary);
+	out->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
+	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
+		out->has_example = true;
+		snprintf(out->example, sizeof(out->example), "%s",
+			 json_object_get_string(json_object_array_get_idx(ex, 0)));
+	}
+	json_object_put(reply);
+	return 0;
+}
+
+int agent_client_cleanup(struct agent_client *c, uint64_t job, bool *parked)
+{
+	json_object *reply = NULL, *v;
+
+	if (call_request(c, request("cleanup", job), &reply) < 0)
+		return -1;
+	if (parked)
+		*parked = json_object_object_get_ex(reply, "parked", &v) && json_object_get_boolean(v);
+	json_object_put(reply);
+	return 0;
+}
+
+int agent_client_receive(struct agent_client *c, uint64_t job, const char *receiver,
+			 unsigned streams)
+{
+	json_object *req = request("receive", job);
+
+	json_object_object_add(req, "receiver", json_object_new_string(receiver));
+	json_object_object_add(req, "streams", json_object_new_int((int)streams));
+	return call_and_drop(c, req);
+}
+
+int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
+{
+	json_object *reply = NULL;
+	int rc = agent_client_await(c, &reply);
+
+	if (rc == 0 && (wire_get_u64(reply, "files", &got->files) < 0 ||
+			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||
+			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))
+		rc = err_wrap("agent");
+	json_object_put(reply);
+	return rc;
+}
+
+int agent_client_sample_start(struct agent_client *c, uint64_t job)
+{
+	json_object *req = request("sample_start", 0);
+
+	/* "job" even when 0, as the agent reads it: 0 names no destination */
+	json_object_object_add(req, "job", json_object_new_int64((int64_t)job));
+	return call_and_drop(c, req);
+}
+
+int agent_client_sample_stop(struct agent_client *c, struct sampler_summary *summary, bool *have)
+{
+	json_object *reply = NULL, *sum;
+
+	*have = false;
+	if (call_request(c, request("sample_stop", 0), &reply) < 0)
+		return -1;
+	if (json_object_object_get_ex(reply, "summary", &sum) &&
+	    sampler_summary_from_json(sum, summary) == 0)
+		*have = true;
+	json_object_put(reply);
+	return 0;
+}
+
+int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
+		       const char *rate_key, struct agent_probe_reply *out)
+{
+	json_object *req = request(op, 0), *reply = NULL, *v;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	json_object_object_add(req, "seconds", json_object_new_double(seconds));
+	if (max_bytes)
+		json_object_object_add(req, "max_bytes", json_object_new_int64((int64_t)max_bytes));
+	rc = call_request(c, req, &reply);
+	if (rc < 0)
+		return err_wrap("%s", op);
+	if (!json_object_object_get_ex(reply, rate_key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
+		json_object_put(reply);
+		return err_set("%s: agent: protocol error: field '%s' missing or not a number", op,
+			       rate_key);
+	}
+	out->rate = json_object_get_double(v);
+	if (json_object_object_get_ex(reply, "bytes", &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0)
+		out->bytes = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(out->fs, sizeof(out->fs), "%s", json_object_get_string(v));
+	json_object_put(reply);
+	return 0;
 }

@@ -6,8 +6,12 @@
 #include "err.h"
 #include "manifest.h"
 #include "stream/wire.h"
+#include "stream/xfer_stats.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+
+struct sampler_summary;
 
 struct agent_client {
 	int fd;			/* -1 once the connection is lost */
@@ -17,7 +21,7 @@ struct agent_client {
 	char port[16];
 	char token[WIRE_TOKEN_HEX + 1];
 	json_object *info;	/* the agent's answer to "info" */
-	char lost_why[ERR_MAX];	/* how the connection was lost, repeated by later calls */
+	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 };
 
 #define AGENT_CONNECT_TIMEOUT_MS 10000
@@ -34,13 +38,85 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
  */
 int agent_client_call(struct agent_client *c, json_object *req, json_object **reply);
 
-/* A request with only "op" and, if job is non-zero, "job". */
-int agent_client_simple(struct agent_client *c, const char *op, uint64_t job, json_object **reply);
-
 /* Waits for the reply that ends a receive. */
 int agent_client_await(struct agent_client *c, json_object **reply);
 
 int agent_client_send_manifest(struct agent_client *c, const struct manifest *m);
+
+/*
+ * The requests, one function each (the agent's side: agent/agent_session.c,
+ * agent_receive.c, agent_sampling.c, agent_probes.c). Each returns 0 or -1
+ * (error set): the agent's error, "lost the connection ..." as
+ * agent_client_call says, or "agent: protocol error: ..." for a reply that
+ * lacks a field the function returns.
+ */
+
+/*
+ * "prepare": a fresh destination for a run of the strategy named strategy
+ * ("probe" for the network probe). Fills *job, dest (its absolute path on the
+ * host; NULL when not wanted) and fs (its file system type).
+ */
+int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t *job, char *dest,
+			 size_t dest_len, char *fs, size_t fs_len);
+
+/* "flush": the job's destination is on durable storage when this returns 0. */
+int agent_client_flush(struct agent_client *c, uint64_t job);
+
+/* The agent's answer to "verify". */
+struct agent_verify {
+	bool verified;		/* the destination matches the manifest */
+	char summary[512];	/* "" when the agent gave none; the agent sends at most 511 */
+	bool has_example;
+	char example[ERR_MAX];	/* the first difference, when has_example */
+};
+
+/* "verify": compares the job's destination with the manifest sent before. */
+int agent_client_verify(struct agent_client *c, uint64_t job, struct agent_verify *out);
+
+/*
+ * "cleanup": the job's destination goes, now or when the session ends.
+ * *parked (may be NULL) says the agent kept it until then.
+ */
+int agent_client_cleanup(struct agent_client *c, uint64_t job, bool *parked);
+
+/*
+ * "receive": the agent runs its receiver named receiver on `streams` data
+ * connections of job. Returns once the agent is ready for them (open them
+ * with agent_client_open_data); its account comes with
+ * agent_client_receive_end.
+ */
+int agent_client_receive(struct agent_client *c, uint64_t job, const char *receiver,
+			 unsigned streams);
+
+/*
+ * Waits for the reply that ends a receive, once every data connection is
+ * closed, and fills *got with what the agent received.
+ */
+int agent_client_receive_end(struct agent_client *c, struct recv_stats *got);
+
+/* "sample_start": the agent samples its /proc counters for job until sample_stop. */
+int agent_client_sample_start(struct agent_client *c, uint64_t job);
+
+/*
+ * "sample_stop": ends the agent's sampling; *have says whether its reply held
+ * a summary, then in *summary.
+ */
+int agent_client_sample_stop(struct agent_client *c, struct sampler_summary *summary, bool *have);
+
+/* What one of the agent's own probes answered. */
+struct agent_probe_reply {
+	double rate;		/* the reply's rate field */
+	uint64_t bytes;		/* its "bytes", 0 when it has none */
+	char fs[32];		/* its "dest_fs", "" when it has none */
+};
+
+/*
+ * One of the agent's probes ("probe_disk", "probe_create"): op with the
+ * budget and, when max_bytes is not 0, that cap; out->rate from the reply's
+ * rate_key. Errors name op first.
+ */
+int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
+		       const char *rate_key, struct agent_probe_reply *out);
 
 /* Opens data connection `stream` of job; returns the fd or -1 (error set). */
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "client/agent_launch.h"
 
+#include "agent/agent_startup.h"
 #include "err.h"
 #include "fsutil.h"
 
@@ -16,25 +17,6 @@
 #include <unistd.h>
 
 #define LAUNCH_TIMEOUT_MS 10000
-
-int agent_parse_listening(const char *line, char *port, size_t len)
-{
-	static const char prefix[] = "xfercmp-agent listening ";
-	const char *colon;
-	size_t n;
-
-	if (strncmp(line, prefix, sizeof(prefix) - 1))
-		return err_set("agent did not start: it said '%.200s'", line);
-	colon = strrchr(line, ':');
-	if (!colon)
-		return err_set("agent did not start: it said '%.200s'", line);
-	n = strspn(colon + 1, "0123456789");
-	if (n == 0 || n >= len)
-		return err_set("agent did not start: no port in '%.200s'", line);
-	memcpy(port, colon + 1, n);
-	port[n] = '\0';
-	return 0;
-}
 
 /* Reads one line from fd within timeout_ms; used for the agent's first line. */
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
@@ -135,8 +117,10 @@ int agent_launch_local(struct agent_process *p, const char *root)
 		err_set("agent did not start: %s", errbuf[0] ? errbuf : "it exited");
 		goto fail;
 	}
-	if (agent_parse_listening(line, p->port, sizeof(p->port)) < 0)
+	if (agent_listening_parse(line, NULL, 0, p->port, sizeof(p->port)) < 0) {
+		err_wrap("agent did not start");
 		goto fail;
+	}
 	close(out[0]);
 	close(err_pipe[0]);
 	return 0;

@@ -21,9 +21,6 @@ struct agent_process {
 /* Starts `xfercmp serve` on 127.0.0.1 from this very binary. Returns 0 or -1 (error set). */
 int agent_launch_local(struct agent_process *p, const char *root);
 
-/* Parses "xfercmp-agent listening ADDR:PORT" into port; -1 (error set) otherwise. */
-int agent_parse_listening(const char *line, char *port, size_t len);
-
 /* Ends the agent (closes stdin, then TERM, then KILL) and reaps it. */
 void agent_process_stop(struct agent_process *p);
 

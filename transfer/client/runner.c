@@ -125,70 +125,30 @@ static void name_out_of_space(struct strategy_result *r)
 	snprintf(r->error, sizeof(r->error), "%s", msg);
 }
 
-static int prepare(struct xfer_target *t, const struct strategy *s, uint64_t *job, char *dest,
-		   size_t len, char *fs, size_t fslen)
-{
-	json_object *req = json_object_new_object(), *reply = NULL;
-	const char *d, *f;
-	int rc;
-
-	json_object_object_add(req, "op", json_object_new_string("prepare"));
-	json_object_object_add(req, "strategy", json_object_new_string(s->name));
-	rc = agent_client_call(t->agent, req, &reply);
-	json_object_put(req);
-	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest", &d) < 0 ||
-			wire_get_str(reply, "dest_fs", &f) < 0))
-		rc = -1;
-	if (rc == 0) {
-		snprintf(dest, len, "%s", d);
-		snprintf(fs, fslen, "%s", f);
-	}
-	json_object_put(reply);
-	return rc;
-}
-
-static int flush(struct xfer_target *t, uint64_t job)
-{
-	json_object *reply = NULL;
-	int rc = agent_client_simple(t->agent, "flush", job, &reply);
-
-	json_object_put(reply);
-	return rc;
-}
-
+/* The agent's verdict on the job's destination into r (verified, verify_summary, error). */
 static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r)
 {
-	json_object *reply = NULL, *v;
-	const char *summary = "";
-	int rc = agent_client_simple(t->agent, "verify", job, &reply);
+	struct agent_verify v;
 
-	if (rc < 0)
+	if (agent_client_verify(t->agent, job, &v) < 0)
 		return -1;
-	wire_get_str(reply, "summary", &summary);
-	snprintf(r->verify_summary, sizeof(r->verify_summary), "%s", summary);
-	r->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
+	snprintf(r->verify_summary, sizeof(r->verify_summary), "%s", v.summary);
+	r->verified = v.verified;
 	if (!r->verified) {
-		json_object *ex;
-		size_t n = 0;
+		size_t n;
 
-		snprintf(r->error, sizeof(r->error), "verification failed: %s", summary);
-		if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
+		snprintf(r->error, sizeof(r->error), "verification failed: %s", v.summary);
+		if (v.has_example) {
 			n = strlen(r->error);
-			snprintf(r->error + n, sizeof(r->error) - n, " (first: %s)",
-				 json_object_get_string(json_object_array_get_idx(ex, 0)));
+			snprintf(r->error + n, sizeof(r->error) - n, " (first: %s)", v.example);
 		}
 	}
-	json_object_put(reply);
 	return 0;
 }
 
 static int cleanup(struct xfer_target *t, uint64_t job)
 {
-	json_object *reply = NULL;
-	int rc = agent_client_simple(t->agent, "cleanup", job, &reply);
-
-	json_object_put(reply);
-	return rc;
+	return agent_client_cleanup(t->agent, job, NULL);
 }
 
 static int sample_cmp(const void *a, const void *b)
@@ -234,7 +194,8 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	clock_ns t0, t1, t2;
 	int rc;
 
-	if (prepare(t, s, &run.job, dest, sizeof(dest), r->dest_fs, sizeof(r->dest_fs)) < 0)
+	if (agent_client_prepare(t->agent, s->name, &run.job, dest, sizeof(dest), r->dest_fs,
+				 sizeof(r->dest_fs)) < 0)
 		return agent_refused(t, r, 0);
 	run.dest = dest;
 	if (!o->warm && runner_drop_source_cache(src_root, m) < 0) {
@@ -259,17 +220,17 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 			return -1;
 		return cleanup(t, run.job) < 0 ? -1 : 1;
 	}
-	rc = flush(t, run.job);
+	rc = agent_client_flush(t->agent, run.job);
 	t2 = clock_now();
 	/* the sampler threads work on meas, on this stack: stopped on every way out */
 	if (rc < 0) {
-		char why[ERR_MAX];
+		struct err_saved why;
 
-		snprintf(why, sizeof(why), "%s", err_msg());
+		err_save(&why);
 		if (o->sample)
 			(void)measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
 					   &samples->remote, &samples->have_remote);
-		err_set("%s", why);
+		err_restore(&why);
 		return agent_refused(t, r, run.job);
 	}
 	if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
@@ -290,28 +251,112 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	return r->verified ? 0 : 1;
 }
 
+/* The strategies after list[i] are skipped: the run stopped at list[i]. */
+static void skip_rest(const struct strategy *const *list, size_t i, size_t n,
+		      struct strategy_result *results)
+{
+	for (size_t j = i + 1; j < n; j++) {
+		memset(&results[j], 0, sizeof(results[j]));
+		results[j].strategy = list[j];
+		results[j].status = RESULT_SKIPPED;
+		snprintf(results[j].error, sizeof(results[j].error), "not run: the run stopped at %s",
+			 list[i]->name);
+	}
+}
+
+/*
+ * r's figures from its `done` (>= 1) verified runs: the median run's times
+ * and samples, min and max, the verdict. Sorts samples.
+ */
+static void summarize(struct strategy_result *r, struct run_sample *samples, unsigned done,
+		      const struct run_samples *measured, const struct probe_results *probes)
+{
+	qsort(samples, done, sizeof(samples[0]), sample_cmp);
+	r->median = samples[done / 2];
+	r->min_seconds = samples[0].transfer + samples[0].flush;
+	r->max_seconds = samples[done - 1].transfer + samples[done - 1].flush;
+	r->have_local = measured[r->median.index].have_local;
+	r->local = measured[r->median.index].local;
+	r->have_remote = measured[r->median.index].have_remote;
+	r->remote = measured[r->median.index].remote;
+	verdict_compute(r, probes);
+}
+
+/* What every run of every strategy shares: the inputs and the scratch arrays. */
+struct run_all {
+	const struct runner_opts *o;
+	unsigned repeat;
+	const char *src_root;
+	const struct manifest *m;
+	struct xfer_target *target;
+	struct run_sample samples[RUNNER_MAX_REPEAT];
+	struct run_samples *measured;	/* repeat of them */
+	struct src_stamp *stamps;	/* one a manifest entry */
+};
+
+/*
+ * Runs s up to `repeat` times into r (status, runs, the median's figures),
+ * stopping at the first run that fails. Returns 0, or -1 (error set) when
+ * the agent is gone: then r has failed with that error.
+ */
+static int run_strategy(struct run_all *all, const struct strategy *s, struct strategy_result *r)
+{
+	const struct runner_opts *o = all->o;
+	unsigned done = 0;
+
+	r->status = RESULT_OK;
+	for (unsigned k = 0; k < all->repeat; k++) {
+		int rc;
+
+		if (o->progress)
+			o->progress(o->progress_ctx, s, k + 1, all->repeat, NULL);
+		err_clear();
+		all->samples[done].index = done;
+		memset(&all->measured[done], 0, sizeof(all->measured[done]));
+		rc = run_once(o, all->src_root, all->m, all->target, s, r, &all->samples[done],
+			      &all->measured[done], all->stamps);
+		if (rc < 0) {
+			/* the agent is gone: this one failed, the rest cannot run */
+			err_wrap("strategy %s", s->name);
+			snprintf(r->error, sizeof(r->error), "%s", err_msg());
+			r->status = RESULT_FAILED;
+			r->verified = false;
+			return -1;
+		}
+		if (rc > 0) {
+			r->status = RESULT_FAILED;
+			r->verified = false;
+			break;
+		}
+		done++;
+	}
+	r->runs = done;
+	if (done)
+		summarize(r, all->samples, done, all->measured, o->probes);
+	return 0;
+}
+
 int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,
 	       struct xfer_target *target, const struct strategy *const *list, size_t n,
 	       struct strategy_result *results)
 {
-	unsigned repeat = o->repeat ? o->repeat : 1;
-	struct run_sample samples[RUNNER_MAX_REPEAT];
-	struct run_samples *measured;
-	struct src_stamp *stamps;
+	struct run_all all = {
+		.o = o, .repeat = o->repeat ? o->repeat : 1, .src_root = src_root, .m = m,
+		.target = target,
+	};
+	int rc = 0;
 
-	if (repeat > RUNNER_MAX_REPEAT)
+	if (all.repeat > RUNNER_MAX_REPEAT)
 		return err_set("--repeat: at most %d", RUNNER_MAX_REPEAT);
-	measured = calloc(repeat, sizeof(*measured));
-	stamps = calloc(m->count ? m->count : 1, sizeof(*stamps));
-	if (!measured || !stamps) {
-		free(measured);
-		free(stamps);
-		return err_set("out of memory for %u runs' samples", repeat);
+	all.measured = calloc(all.repeat, sizeof(*all.measured));
+	all.stamps = calloc(m->count ? m->count : 1, sizeof(*all.stamps));
+	if (!all.measured || !all.stamps) {
+		rc = err_set("out of memory for %u runs' samples", all.repeat);
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct strategy *s = list[i];
 		struct strategy_result *r = &results[i];
-		unsigned done = 0;
 
 		memset(r, 0, sizeof(*r));
 		r->strategy = s;
@@ -322,56 +367,16 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 				o->progress(o->progress_ctx, s, 0, 0, r);
 			continue;
 		}
-		r->status = RESULT_OK;
-		for (unsigned k = 0; k < repeat; k++) {
-			int rc;
-
-			if (o->progress)
-				o->progress(o->progress_ctx, s, k + 1, repeat, NULL);
-			err_clear();
-			samples[done].index = done;
-			memset(&measured[done], 0, sizeof(measured[done]));
-			rc = run_once(o, src_root, m, target, s, r, &samples[done], &measured[done], stamps);
-			if (rc < 0) {
-				/* the agent is gone: this one failed, the rest cannot run */
-				err_wrap("strategy %s", s->name);
-				snprintf(r->error, sizeof(r->error), "%s", err_msg());
-				r->status = RESULT_FAILED;
-				r->verified = false;
-				for (size_t j = i + 1; j < n; j++) {
-					memset(&results[j], 0, sizeof(results[j]));
-					results[j].strategy = list[j];
-					results[j].status = RESULT_SKIPPED;
-					snprintf(results[j].error, sizeof(results[j].error),
-						 "not run: the run stopped at %s", s->name);
-				}
-				free(measured);
-				free(stamps);
-				return -1;
-			}
-			if (rc > 0) {
-				r->status = RESULT_FAILED;
-				r->verified = false;
-				break;
-			}
-			done++;
-		}
-		r->runs = done;
-		if (done) {
-			qsort(samples, done, sizeof(samples[0]), sample_cmp);
-			r->median = samples[done / 2];
-			r->min_seconds = samples[0].transfer + samples[0].flush;
-			r->max_seconds = samples[done - 1].transfer + samples[done - 1].flush;
-			r->have_local = measured[r->median.index].have_local;
-			r->local = measured[r->median.index].local;
-			r->have_remote = measured[r->median.index].have_remote;
-			r->remote = measured[r->median.index].remote;
-			verdict_compute(r, o->probes);
+		if (run_strategy(&all, s, r) < 0) {
+			skip_rest(list, i, n, results);
+			rc = -1;
+			break;
 		}
 		if (o->progress)
-			o->progress(o->progress_ctx, s, done, repeat, r);
+			o->progress(o->progress_ctx, s, r->runs, all.repeat, r);
 	}
-	free(measured);
-	free(stamps);
-	return 0;
+out:
+	free(all.measured);
+	free(all.stamps);
+	return rc;
 }

@@ -9,10 +9,9 @@
 #include "measure/probes.h"
 
 #include "client/agent_client.h"
+#include "client/raw_stream.h"
 #include "clock.h"
 #include "err.h"
-#include "client/raw_stream.h"
-#include "strategy/strategy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -41,7 +40,7 @@ struct sender {
 	clock_ns deadline;
 	uint64_t cap, sent;
 	int rc;
-	char error[ERR_MAX];
+	struct err_saved error;
 };
 
 static void *sender_main(void *arg)
@@ -56,7 +55,7 @@ static void *sender_main(void *arg)
 			continue;
 		if (w < 0) {
 			s->rc = err_errno("cannot send on a probe stream");
-			snprintf(s->error, sizeof(s->error), "%s", err_msg());
+			err_save(&s->error);
 			break;
 		}
 		s->sent += (uint64_t)w;
@@ -72,21 +71,28 @@ static void set_send_timeout(int fd, double seconds)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+/* The probe's destination on the agent: the job its data connections belong to. */
+struct probe_job {
+	struct agent_client *agent;
+	uint64_t job;
+};
+
 /*
  * One throughput phase on n streams (one thread each when n > 1) for
  * `seconds`. *bps = bytes the agent received / (first send .. its reply).
  */
-static int throughput(struct xfer_run *run, unsigned n, double seconds, const unsigned char *buf,
+static int throughput(const struct probe_job *pj, unsigned n, double seconds, const unsigned char *buf,
 		      double *bps)
 {
 	struct sender snd[NET_MAX_STREAMS];
 	int fds[NET_MAX_STREAMS], send_rc = 0;
 	unsigned started = 0;
 	uint64_t sent = 0;
+	struct recv_stats received;
 	clock_ns start, deadline;
 	double took;
 
-	if (raw_stream_open(run, "discard", n, fds) < 0)
+	if (raw_stream_open(pj->agent, pj->job, "discard", n, fds) < 0)
 		return -1;
 	for (unsigned i = 0; i < n; i++)
 		set_send_timeout(fds[i], seconds);
@@ -109,15 +115,17 @@ static int throughput(struct xfer_run *run, unsigned n, double seconds, const un
 	}
 	for (unsigned i = 0; i < started; i++) {
 		sent += snd[i].sent;
-		if (snd[i].rc < 0 && send_rc == 0)
-			send_rc = err_set("stream %u: %s", i, snd[i].error);
+		if (snd[i].rc < 0 && send_rc == 0) {
+			err_restore(&snd[i].error);
+			send_rc = err_wrap("stream %u", i);
+		}
 	}
-	if (raw_stream_finish(run, fds, n, send_rc) < 0)
+	if (raw_stream_finish(pj->agent, fds, n, send_rc, &received) < 0)
 		return -1;
 	took = clock_seconds(start, clock_now());
-	if (run->received.wire_bytes != sent)
+	if (received.wire_bytes != sent)
 		return err_set("the agent received %llu bytes of the %llu sent",
-			       (unsigned long long)run->received.wire_bytes, (unsigned long long)sent);
+			       (unsigned long long)received.wire_bytes, (unsigned long long)sent);
 	if (sent == 0 || took <= 0)
 		return err_set("no probe bytes went out within %g s", seconds);
 	*bps = (double)sent / took;
@@ -168,16 +176,17 @@ static int ping(int fd, double *rtt)
 }
 
 /* RTT_WARMUP untimed then up to PROBE_RTT_COUNT timed round trips, within `seconds`. */
-static int round_trips(struct xfer_run *run, double seconds, double *p50, double *p99)
+static int round_trips(const struct probe_job *pj, double seconds, double *p50, double *p99)
 {
 	double *rtt = malloc(PROBE_RTT_COUNT * sizeof(*rtt)), t = 0;
+	struct recv_stats received;
 	unsigned count = 0;
 	clock_ns deadline;
 	int fd, one = 1, rc = 0;
 
 	if (!rtt)
 		return err_set("out of memory for %d round-trip times", PROBE_RTT_COUNT);
-	if (raw_stream_open(run, "echo", 1, &fd) < 0) {
+	if (raw_stream_open(pj->agent, pj->job, "echo", 1, &fd) < 0) {
 		free(rtt);
 		return -1;
 	}
@@ -190,7 +199,7 @@ static int round_trips(struct xfer_run *run, double seconds, double *p50, double
 		if (rc == 0 && k >= RTT_WARMUP)
 			rtt[count++] = t;
 	}
-	if (raw_stream_finish(run, &fd, 1, rc) < 0) {
+	if (raw_stream_finish(pj->agent, &fd, 1, rc, &received) < 0) {
 		free(rtt);
 		return -1;
 	}
@@ -201,26 +210,7 @@ static int round_trips(struct xfer_run *run, double seconds, double *p50, double
 	return 0;
 }
 
-/* "prepare" for the strategy name "probe": the job the data connections belong to. */
-static int prepare_job(struct agent_client *a, uint64_t *job, char *fs, size_t fslen)
-{
-	json_object *req = json_object_new_object(), *reply = NULL;
-	const char *f;
-	int rc;
-
-	json_object_object_add(req, "op", json_object_new_string("prepare"));
-	json_object_object_add(req, "strategy", json_object_new_string("probe"));
-	rc = agent_client_call(a, req, &reply);
-	json_object_put(req);
-	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest_fs", &f) < 0))
-		rc = err_wrap("agent");
-	if (rc == 0)
-		snprintf(fs, fslen, "%s", f);
-	json_object_put(reply);
-	return rc;
-}
-
-static int network_phases(struct xfer_run *run, unsigned streams, double seconds,
+static int network_phases(const struct probe_job *pj, unsigned streams, double seconds,
 			  struct probe_results *got)
 {
 	unsigned char *buf = malloc(NET_BUF);
@@ -236,13 +226,13 @@ static int network_phases(struct xfer_run *run, unsigned streams, double seconds
 		x ^= x << 17;
 		memcpy(buf + i, &x, 8);
 	}
-	rc = throughput(run, 1, seconds, buf, &got->net_bps_1);
+	rc = throughput(pj, 1, seconds, buf, &got->net_bps_1);
 	if (rc < 0)
 		err_wrap("1 stream");
 	got->net_bps_n = got->net_bps_1;
-	if (rc == 0 && streams > 1 && (rc = throughput(run, streams, seconds, buf, &got->net_bps_n)) < 0)
+	if (rc == 0 && streams > 1 && (rc = throughput(pj, streams, seconds, buf, &got->net_bps_n)) < 0)
 		err_wrap("%u streams", streams);
-	if (rc == 0 && (rc = round_trips(run, seconds, &got->rtt_p50_s, &got->rtt_p99_s)) < 0)
+	if (rc == 0 && (rc = round_trips(pj, seconds, &got->rtt_p50_s, &got->rtt_p99_s)) < 0)
 		err_wrap("round trips");
 	free(buf);
 	return rc;
@@ -251,10 +241,8 @@ static int network_phases(struct xfer_run *run, unsigned streams, double seconds
 int probe_network(struct agent_client *a, unsigned streams, double seconds,
 		  struct probe_results *r)
 {
-	struct xfer_target target = { .agent = a, .label = a->host };
-	struct xfer_run run = { .target = &target };
+	struct probe_job pj = { .agent = a };
 	struct probe_results got = { .net_streams = streams };
-	json_object *reply = NULL;
 	int rc;
 
 	if (probe_check_budget(seconds) < 0)
@@ -262,69 +250,26 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 	if (streams == 0 || streams > NET_MAX_STREAMS)
 		return err_set("the network probe takes 1 to %u streams, not %u", NET_MAX_STREAMS,
 			       streams);
-	if (prepare_job(a, &run.job, got.dest_fs, sizeof(got.dest_fs)) < 0)
+	/* the strategy name "probe": a job for the data connections, nothing written */
+	if (agent_client_prepare(a, "probe", &pj.job, NULL, 0, got.dest_fs, sizeof(got.dest_fs)) < 0)
 		return err_wrap("network probe");
-	rc = network_phases(&run, streams, seconds, &got);
+	rc = network_phases(&pj, streams, seconds, &got);
 	if (rc < 0) {
-		char saved[ERR_MAX];
+		struct err_saved saved;
 
-		snprintf(saved, sizeof(saved), "%s", err_msg());
-		agent_client_simple(a, "cleanup", run.job, &reply);
-		json_object_put(reply);
-		return err_set("network probe: %s", saved);
-	}
-	if (agent_client_simple(a, "cleanup", run.job, &reply) < 0)
+		err_save(&saved);
+		agent_client_cleanup(a, pj.job, NULL);
+		err_restore(&saved);
 		return err_wrap("network probe");
-	json_object_put(reply);
+	}
+	if (agent_client_cleanup(a, pj.job, NULL) < 0)
+		return err_wrap("network probe");
 	r->net_bps_1 = got.net_bps_1;
 	r->net_bps_n = got.net_bps_n;
 	r->net_streams = got.net_streams;
 	r->rtt_p50_s = got.rtt_p50_s;
 	r->rtt_p99_s = got.rtt_p99_s;
 	snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", got.dest_fs);
-	return 0;
-}
-
-/* What one agent-side probe answered. */
-struct agent_probe_reply {
-	double rate;		/* the reply's rate field */
-	uint64_t bytes;		/* its "bytes", 0 when it has none */
-	char fs[32];		/* its "dest_fs", "" when it has none */
-};
-
-/*
- * One agent-side probe: op with the budget and, when max_bytes is not 0, that
- * cap; out->rate from the reply's rate_key.
- */
-static int agent_probe(struct agent_client *a, const char *op, double seconds, uint64_t max_bytes,
-		       const char *rate_key, struct agent_probe_reply *out)
-{
-	json_object *req = json_object_new_object(), *reply = NULL, *v;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	json_object_object_add(req, "op", json_object_new_string(op));
-	json_object_object_add(req, "seconds", json_object_new_double(seconds));
-	if (max_bytes)
-		json_object_object_add(req, "max_bytes", json_object_new_int64((int64_t)max_bytes));
-	rc = agent_client_call(a, req, &reply);
-	json_object_put(req);
-	if (rc < 0)
-		return err_wrap("%s", op);
-	if (!json_object_object_get_ex(reply, rate_key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
-		json_object_put(reply);
-		return err_set("%s: agent: protocol error: field '%s' missing or not a number", op,
-			       rate_key);
-	}
-	out->rate = json_object_get_double(v);
-	if (json_object_object_get_ex(reply, "bytes", &v) && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) > 0)
-		out->bytes = (uint64_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
-	    json_object_is_type(v, json_type_string))
-		snprintf(out->fs, sizeof(out->fs), "%s", json_object_get_string(v));
-	json_object_put(reply);
 	return 0;
 }
 
@@ -336,9 +281,9 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 	if (probe_check_budget(seconds) < 0)
 		return -1;
 	/* a size given is written whole (the agent refuses one above PROBE_DISK_MAX_BYTES) */
-	if (agent_probe(a, "probe_disk", disk_bytes ? PROBE_MAX_SECONDS : seconds, disk_bytes, "bps",
+	if (agent_client_probe(a, "probe_disk", disk_bytes ? PROBE_MAX_SECONDS : seconds, disk_bytes, "bps",
 			&disk) < 0 ||
-	    agent_probe(a, "probe_create", seconds, 0, "per_s", &create) < 0)
+	    agent_client_probe(a, "probe_create", seconds, 0, "per_s", &create) < 0)
 		return -1;
 	r->disk_write_bps = disk.rate;
 	r->disk_write_bytes = disk.bytes;

@@ -2,6 +2,7 @@
 #include "ssh/ssh_target.h"
 
 #include "agent/agent.h"
+#include "agent/agent_startup.h"
 #include "err.h"
 #include "tree.h"
 #include "version.h"
@@ -90,65 +91,45 @@ static int sftp_err(sftp_session sftp, const char *what, const char *path)
 		       ssh_get_error(sftp->session), sftp_get_error(sftp));
 }
 
-/* Uploads the agent to ~/.cache/xfercmp/ unless an identical-size copy is there. */
-static int upload_agent(struct ssh_target *t, const char *home, char *remote, size_t len)
+/*
+ * Where the agent goes on the host: ~/.cache/xfercmp/, under a name with our
+ * version, the protocol and the content's hash, so a rebuilt agent never
+ * passes for the cached one. buf (UPLOAD_CHUNK bytes) is scratch for hashing.
+ */
+static int remote_agent_path(const char *local, const char *home, char *buf, char *remote,
+			     size_t len)
 {
-	char local[PATH_MAX], dir[600], tmp[700];
-	sftp_session sftp = NULL;
-	sftp_attributes attrs;
-	sftp_file f = NULL;
-	struct stat st;
-	char *buf = NULL;
-	int fd = -1, rc = -1;
-
 	uint64_t hash, size;
 
-	if (local_agent_path(local, sizeof(local)) < 0)
+	if (tree_hash_file(local, buf, UPLOAD_CHUNK, 0, &hash, &size) < 0)
 		return -1;
-	if (stat(local, &st) < 0)
-		return err_errno("cannot read '%s'", local);
-	buf = malloc(UPLOAD_CHUNK);
-	if (!buf)
-		return err_set("out of memory uploading the agent");
-	/* the content's hash in the name: a rebuilt agent never passes for the cached one */
-	if (tree_hash_file(local, buf, UPLOAD_CHUNK, 0, &hash, &size) < 0) {
-		free(buf);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
-	if (snprintf(remote, len, "%s/xfercmp-agent-%s-p%d-%016llx", dir, XFERCMP_VERSION, WIRE_PROTO,
-		     (unsigned long long)hash) >= (int)len) {
-		free(buf);
+	if (snprintf(remote, len, "%s/.cache/xfercmp/xfercmp-agent-%s-p%d-%016llx", home,
+		     XFERCMP_VERSION, WIRE_PROTO, (unsigned long long)hash) >= (int)len)
 		return err_set("remote path too long under '%s'", home);
-	}
-	sftp = sftp_new(t->session);
-	if (!sftp || sftp_init(sftp) != SSH_OK) {
-		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
-		goto out;
-	}
-	attrs = sftp_stat(sftp, remote);
-	if (attrs) {
-		int same = attrs->size == (uint64_t)st.st_size;
+	return 0;
+}
 
-		sftp_attributes_free(attrs);
-		if (same) {
-			rc = 0;
-			goto out;
-		}
-	}
-	{
-		char cache[600];
+/* Whether the host has a file at path of that size (an agent uploaded before). */
+static int sftp_has_copy(sftp_session sftp, const char *path, uint64_t size)
+{
+	sftp_attributes attrs = sftp_stat(sftp, path);
+	int same;
 
-		snprintf(cache, sizeof(cache), "%s/.cache", home);
-		sftp_mkdir(sftp, cache, 0700);
-		sftp_mkdir(sftp, dir, 0700);
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
-	f = sftp_open(sftp, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0700);
-	if (!f) {
-		sftp_err(sftp, "create", tmp);
-		goto out;
-	}
+	if (!attrs)
+		return 0;
+	same = attrs->size == size;
+	sftp_attributes_free(attrs);
+	return same;
+}
+
+/* Copies local to path on the host, UPLOAD_CHUNK bytes at a time through buf. */
+static int sftp_put_file(sftp_session sftp, const char *local, const char *path, char *buf)
+{
+	sftp_file f = sftp_open(sftp, path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	int fd = -1, rc = -1;
+
+	if (!f)
+		return sftp_err(sftp, "create", path);
 	fd = open(local, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err_errno("cannot read '%s'", local);
@@ -164,32 +145,71 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 		if (n == 0)
 			break;
 		if (sftp_write(f, buf, (size_t)n) != n) {
-			sftp_err(sftp, "write", tmp);
+			sftp_err(sftp, "write", path);
 			goto out;
 		}
 	}
-	if (sftp_close(f) != SSH_OK) {
-		f = NULL;
-		sftp_err(sftp, "write", tmp);
-		goto out;
-	}
+	rc = sftp_close(f) == SSH_OK ? 0 : sftp_err(sftp, "write", path);
 	f = NULL;
-	sftp_chmod(sftp, tmp, 0700);
-	if (sftp_rename(sftp, tmp, remote) != SSH_OK) {
-		sftp_unlink(sftp, remote);
-		if (sftp_rename(sftp, tmp, remote) != SSH_OK) {
-			sftp_err(sftp, "install", remote);
-			sftp_unlink(sftp, tmp);
-			goto out;
-		}
-	}
-	t->uploaded = 1;
-	rc = 0;
 out:
 	if (f)
 		sftp_close(f);
 	if (fd >= 0)
 		close(fd);
+	return rc;
+}
+
+/* Makes tmp executable and moves it to remote, over an older copy; removes tmp on failure. */
+static int sftp_install(sftp_session sftp, const char *tmp, const char *remote)
+{
+	sftp_chmod(sftp, tmp, 0700);
+	if (sftp_rename(sftp, tmp, remote) == SSH_OK)
+		return 0;
+	sftp_unlink(sftp, remote);
+	if (sftp_rename(sftp, tmp, remote) == SSH_OK)
+		return 0;
+	sftp_err(sftp, "install", remote);
+	sftp_unlink(sftp, tmp);
+	return -1;
+}
+
+/* Uploads the agent to ~/.cache/xfercmp/ unless an identical-size copy is there. */
+static int upload_agent(struct ssh_target *t, const char *home, char *remote, size_t len)
+{
+	char local[PATH_MAX], dir[600], tmp[700];
+	sftp_session sftp = NULL;
+	struct stat st;
+	char *buf = NULL;
+	int rc = -1;
+
+	if (local_agent_path(local, sizeof(local)) < 0)
+		return -1;
+	if (stat(local, &st) < 0)
+		return err_errno("cannot read '%s'", local);
+	buf = malloc(UPLOAD_CHUNK);
+	if (!buf)
+		return err_set("out of memory uploading the agent");
+	if (remote_agent_path(local, home, buf, remote, len) < 0)
+		goto out;
+	sftp = sftp_new(t->session);
+	if (!sftp || sftp_init(sftp) != SSH_OK) {
+		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
+		goto out;
+	}
+	if (sftp_has_copy(sftp, remote, (uint64_t)st.st_size)) {
+		rc = 0;
+		goto out;
+	}
+	snprintf(dir, sizeof(dir), "%s/.cache", home);
+	sftp_mkdir(sftp, dir, 0700);
+	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
+	sftp_mkdir(sftp, dir, 0700);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
+	if (sftp_put_file(sftp, local, tmp, buf) < 0 || sftp_install(sftp, tmp, remote) < 0)
+		goto out;
+	t->uploaded = 1;
+	rc = 0;
+out:
 	free(buf);
 	if (sftp)
 		sftp_free(sftp);
@@ -199,7 +219,6 @@ out:
 static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 {
 	char quoted_agent[700], quoted_root[700], command[2048], line[512];
-	const char *colon;
 	int rc;
 
 	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
@@ -224,10 +243,9 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	rc = ssh_exec_read_line(&t->agent, line, sizeof(line), AGENT_START_TIMEOUT_MS);
 	if (rc < 0)
 		return err_wrap("agent did not start on the host");
-	if (strncmp(line, "xfercmp-agent listening ", 24) || !(colon = strrchr(line, ':')))
-		return err_set("agent did not start on the host: it said '%.200s'", line);
-	snprintf(t->agent_port, sizeof(t->agent_port), "%s", colon + 1);
-	snprintf(t->agent_host, sizeof(t->agent_host), "%.*s", (int)(colon - (line + 24)), line + 24);
+	if (agent_listening_parse(line, t->agent_host, sizeof(t->agent_host), t->agent_port,
+				  sizeof(t->agent_port)) < 0)
+		return err_wrap("agent did not start on the host");
 	if (!strcmp(t->agent_host, "0.0.0.0")) {
 		char *host = NULL;
 

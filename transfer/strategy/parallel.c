@@ -50,7 +50,7 @@ static int parallel_run(struct xfer_run *run)
 		return err_set("parallel: at most %d streams", STRATEGY_MAX_STREAMS);
 	if (send_plan_split(run->manifest, n, RANGE_THRESHOLD, plans) < 0)
 		return -1;
-	if (raw_stream_open(run, "frames", n, fds) < 0) {
+	if (raw_stream_open(run->target->agent, run->job, "frames", n, fds) < 0) {
 		for (unsigned i = 0; i < n; i++)
 			send_plan_release(&plans[i]);
 		return -1;
@@ -79,7 +79,7 @@ static int parallel_run(struct xfer_run *run)
 	/* the streams counted records, and a file cut into ranges is several: count files */
 	if (rc == 0)
 		run->sent.files = run->manifest->count;
-	return raw_stream_finish(run, fds, n, rc);
+	return raw_stream_finish(run->target->agent, fds, n, rc, &run->received);
 }
 
 const struct strategy strategy_parallel = {

@@ -811,12 +811,12 @@ static int tar_nc_run(struct xfer_run *run)
 	int fd, rc;
 
 	ref_tar_create(&st[0].argv, run->src_root);
-	if (raw_stream_open(run, "tar", 1, &fd) < 0) {
+	if (raw_stream_open(run->target->agent, run->job, "tar", 1, &fd) < 0) {
 		ref_stages_free(st, 1);
 		return -1;
 	}
 	rc = ref_finish(run, st, 1, fd);
-	rc = raw_stream_finish(run, &fd, 1, rc);
+	rc = raw_stream_finish(run->target->agent, &fd, 1, rc, &run->received);
 	/* every byte tar wrote went through the one connection the agent counted */
 	if (rc == 0)
 		run->sent.wire_bytes = run->received.wire_bytes;

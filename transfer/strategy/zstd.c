@@ -14,7 +14,7 @@ static int zstd_run(struct xfer_run *run)
 	struct zstd_sink z;
 	int fd, rc;
 
-	if (raw_stream_open(run, "tar", 1, &fd) < 0)
+	if (raw_stream_open(run->target->agent, run->job, "tar", 1, &fd) < 0)
 		return -1;
 	byte_sink_fd(&fd_sink, &fd);
 	rc = zstd_sink_init(&z, &fd_sink, run->opts->zstd_level, (int)run->opts->zstd_threads);
@@ -25,7 +25,7 @@ static int zstd_run(struct xfer_run *run)
 		run->sent.wire_bytes = z.bytes_out;
 		zstd_sink_release(&z);
 	}
-	return raw_stream_finish(run, &fd, 1, rc);
+	return raw_stream_finish(run->target->agent, &fd, 1, rc, &run->received);
 }
 
 const struct strategy strategy_zstd = {

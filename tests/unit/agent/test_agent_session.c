@@ -9,8 +9,8 @@
 #include "testutil.h"
 
 #include "agent/agent.h"
+#include "agent/agent_startup.h"
 #include "client/agent_client.h"
-#include "client/agent_launch.h"
 #include "fsutil.h"
 #include "manifest.h"
 
@@ -69,7 +69,7 @@ static void agent_child_start(struct agent_child *a)
 	assert_non_null(fgets(line, sizeof(line), f));
 	fclose(f);
 	line[strcspn(line, "\n")] = '\0';
-	assert_int_equal(agent_parse_listening(line, a->port, sizeof(a->port)), 0);
+	assert_int_equal(agent_listening_parse(line, NULL, 0, a->port, sizeof(a->port)), 0);
 }
 
 /* Waits for the agent to end its --once session; it must exit 0. */
@@ -101,32 +101,25 @@ static int destinations(const char *root)
 
 static uint64_t prepare(struct agent_client *c)
 {
-	json_object *req = json_object_new_object(), *reply = NULL;
+	char dest[4096], fs[32];
 	uint64_t job = 0;
 	int rc;
 
-	json_object_object_add(req, "op", json_object_new_string("prepare"));
-	json_object_object_add(req, "strategy", json_object_new_string("splice"));
-	rc = agent_client_call(c, req, &reply);
-	json_object_put(req);
+	/* fails, too, when the reply lacks the job */
+	rc = agent_client_prepare(c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs));
 	if (rc < 0)
 		print_error("prepare: %s\n", err_msg());
 	assert_int_equal(rc, 0);
-	assert_int_equal(wire_get_u64(reply, "job", &job), 0);
-	json_object_put(reply);
+	assert_true(job != 0);
 	return job;
 }
 
 /* Returns whether the agent parked the destination rather than removed it. */
 static bool cleanup(struct agent_client *c, uint64_t job)
 {
-	json_object *reply = NULL, *parked;
-	bool was_parked;
+	bool was_parked = false;
 
-	assert_int_equal(agent_client_simple(c, "cleanup", job, &reply), 0);
-	was_parked = json_object_object_get_ex(reply, "parked", &parked) &&
-		     json_object_get_boolean(parked);
-	json_object_put(reply);
+	assert_int_equal(agent_client_cleanup(c, job, &was_parked), 0);
 	return was_parked;
 }
 

@@ -1,0 +1,256 @@
+/*
+ * Unit tests for the client's typed agent requests (agent_client.c) against
+ * a scripted agent on the other end of a socketpair: each function's request
+ * must be the exact bytes the agent reads (agent_session.c, agent_receive.c,
+ * agent_sampling.c, agent_probes.c), and each reply is parsed into the
+ * function's results. The reply is queued before the call (the socket
+ * buffers it), so no thread plays the agent.
+ */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include "client/agent_client.h"
+#include "err.h"
+#include "measure/sampler.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct pair {
+	struct agent_client c;
+	int peer;	/* the agent's end */
+};
+
+static int pair_setup(void **state)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+	int sv[2];
+
+	if (!p || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	p->c.fd = sv[0];
+	p->peer = sv[1];
+	snprintf(p->c.label, sizeof(p->c.label), "testhost");
+	snprintf(p->c.host, sizeof(p->c.host), "192.0.2.1");
+	snprintf(p->c.port, sizeof(p->c.port), "5210");
+	*state = p;
+	return 0;
+}
+
+static int pair_teardown(void **state)
+{
+	struct pair *p = *state;
+
+	if (p->c.fd >= 0)
+		close(p->c.fd);
+	if (p->peer >= 0)
+		close(p->peer);
+	free(p);
+	return 0;
+}
+
+/* Queues the agent's OK reply, given as JSON text. */
+static void reply_ok(struct pair *p, const char *json)
+{
+	json_object *o = json_tokener_parse(json);
+
+	assert_non_null(o);
+	assert_int_equal(wire_send_json(p->peer, WIRE_OK, o), 0);
+	json_object_put(o);
+}
+
+/* The next request the client sent must be exactly `want` on the wire. */
+static void expect_request(struct pair *p, const char *want)
+{
+	enum wire_type type;
+	char *payload = NULL;
+	uint32_t len = 0;
+
+	assert_int_equal(wire_recv(p->peer, 1000, &type, &payload, &len), 0);
+	assert_int_equal(type, WIRE_REQUEST);
+	if (strlen(want) != len || memcmp(payload, want, len))
+		fail_msg("request '%.*s', want '%s'", (int)len, payload, want);
+	free(payload);
+}
+
+/* Queues reply, makes the call, which must return rc, and checks the request it sent. */
+#define EXPECT_CALL(p, reply, call, rc, request) \
+	do { \
+		reply_ok((p), (reply)); \
+		assert_int_equal((call), (rc)); \
+		expect_request((p), (request)); \
+	} while (0)
+
+static void test_prepare(void **state)
+{
+	struct pair *p = *state;
+	char dest[64], fs[32];
+	uint64_t job = 0;
+
+	EXPECT_CALL(p, "{\"job\":7,\"dest\":\"/r/dest-7\",\"dest_fs\":\"ext4\"}",
+		    agent_client_prepare(&p->c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0,
+		    "{\"op\":\"prepare\",\"strategy\":\"splice\"}");
+	assert_int_equal(job, 7);
+	assert_string_equal(dest, "/r/dest-7");
+	assert_string_equal(fs, "ext4");
+
+	/* the probe does not want the path */
+	EXPECT_CALL(p, "{\"job\":8,\"dest\":\"/r/dest-8\",\"dest_fs\":\"xfs\"}",
+		    agent_client_prepare(&p->c, "probe", &job, NULL, 0, fs, sizeof(fs)), 0,
+		    "{\"op\":\"prepare\",\"strategy\":\"probe\"}");
+	assert_int_equal(job, 8);
+	assert_string_equal(fs, "xfs");
+
+	/* a reply without a field the function returns */
+	EXPECT_CALL(p, "{\"job\":7,\"dest_fs\":\"ext4\"}",
+		    agent_client_prepare(&p->c, "zstd", &job, dest, sizeof(dest), fs, sizeof(fs)), -1,
+		    "{\"op\":\"prepare\",\"strategy\":\"zstd\"}");
+	assert_string_equal(err_msg(), "agent: protocol error: field 'dest' missing or not a string");
+	assert_false(p->c.lost);
+}
+
+static void test_flush_and_cleanup(void **state)
+{
+	struct pair *p = *state;
+	bool parked = false;
+
+	EXPECT_CALL(p, "{}", agent_client_flush(&p->c, 7), 0, "{\"op\":\"flush\",\"job\":7}");
+	EXPECT_CALL(p, "{\"parked\":true}", agent_client_cleanup(&p->c, 7, &parked), 0,
+		    "{\"op\":\"cleanup\",\"job\":7}");
+	assert_true(parked);
+	EXPECT_CALL(p, "{}", agent_client_cleanup(&p->c, 9, &parked), 0,
+		    "{\"op\":\"cleanup\",\"job\":9}");
+	assert_false(parked);
+	EXPECT_CALL(p, "{}", agent_client_cleanup(&p->c, 9, NULL), 0,
+		    "{\"op\":\"cleanup\",\"job\":9}");
+}
+
+static void test_verify(void **state)
+{
+	struct pair *p = *state;
+	struct agent_verify v;
+	const char *want = "{\"op\":\"verify\",\"job\":3}";
+
+	EXPECT_CALL(p, "{\"verified\":false,\"summary\":\"1 difference\",\"examples\":[\"content differs: a\",\"b\"]}",
+		    agent_client_verify(&p->c, 3, &v), 0, want);
+	assert_false(v.verified);
+	assert_string_equal(v.summary, "1 difference");
+	assert_true(v.has_example);
+	assert_string_equal(v.example, "content differs: a");
+
+	EXPECT_CALL(p, "{\"verified\":true,\"summary\":\"all 2 files match\",\"examples\":[]}",
+		    agent_client_verify(&p->c, 3, &v), 0, want);
+	assert_true(v.verified);
+	assert_string_equal(v.summary, "all 2 files match");
+	assert_false(v.has_example);
+
+	/* lenient: no summary, no examples, no verdict */
+	EXPECT_CALL(p, "{}", agent_client_verify(&p->c, 3, &v), 0, want);
+	assert_false(v.verified);
+	assert_string_equal(v.summary, "");
+	assert_false(v.has_example);
+}
+
+static void test_receive(void **state)
+{
+	struct pair *p = *state;
+	struct recv_stats got = { 0 };
+
+	EXPECT_CALL(p, "{\"ready\":true}", agent_client_receive(&p->c, 5, "frames", 2), 0,
+		    "{\"op\":\"receive\",\"job\":5,\"receiver\":\"frames\",\"streams\":2}");
+	/* the end of a receive is a reply with no request */
+	reply_ok(p, "{\"files\":3,\"bytes\":1000,\"wire_bytes\":1234,\"seconds\":0.5}");
+	assert_int_equal(agent_client_receive_end(&p->c, &got), 0);
+	assert_int_equal(got.files, 3);
+	assert_int_equal(got.bytes, 1000);
+	assert_int_equal(got.wire_bytes, 1234);
+
+	reply_ok(p, "{\"files\":3,\"bytes\":1000}");
+	assert_int_equal(agent_client_receive_end(&p->c, &got), -1);
+	assert_string_equal(err_msg(), "agent: protocol error: field 'wire_bytes' missing or not a number");
+}
+
+static void test_sampling(void **state)
+{
+	struct pair *p = *state;
+	struct sampler_summary sum;
+	bool have = true;
+
+	EXPECT_CALL(p, "{}", agent_client_sample_start(&p->c, 4), 0,
+		    "{\"op\":\"sample_start\",\"job\":4}");
+	/* a reply without a summary: no remote samples, not an error */
+	EXPECT_CALL(p, "{}", agent_client_sample_stop(&p->c, &sum, &have), 0,
+		    "{\"op\":\"sample_stop\"}");
+	assert_false(have);
+}
+
+static void test_probe(void **state)
+{
+	struct pair *p = *state;
+	struct agent_probe_reply r;
+
+	EXPECT_CALL(p, "{\"bps\":2.5e9,\"bytes\":1048576,\"dest_fs\":\"ext4\",\"seconds\":0.4}",
+		    agent_client_probe(&p->c, "probe_disk", 0.5, 1048576, "bps", &r), 0,
+		    "{\"op\":\"probe_disk\",\"seconds\":0.5,\"max_bytes\":1048576}");
+	assert_true(r.rate == 2.5e9);
+	assert_int_equal(r.bytes, 1048576);
+	assert_string_equal(r.fs, "ext4");
+
+	EXPECT_CALL(p, "{\"per_s\":1200}", agent_client_probe(&p->c, "probe_create", 2, 0, "per_s", &r),
+		    0, "{\"op\":\"probe_create\",\"seconds\":2.0}");
+	assert_true(r.rate == 1200);
+	assert_int_equal(r.bytes, 0);
+	assert_string_equal(r.fs, "");
+
+	EXPECT_CALL(p, "{\"bps\":\"fast\"}", agent_client_probe(&p->c, "probe_disk", 1, 0, "bps", &r),
+		    -1, "{\"op\":\"probe_disk\",\"seconds\":1.0}");
+	assert_string_equal(err_msg(), "probe_disk: agent: protocol error: field 'bps' missing or not a number");
+}
+
+/* An ERROR reply fails the one request; the session goes on. */
+static void test_agent_error(void **state)
+{
+	struct pair *p = *state;
+
+	assert_int_equal(wire_send_error(p->peer, "syncfs failed: Input/output error"), 0);
+	assert_int_equal(agent_client_flush(&p->c, 2), -1);
+	expect_request(p, "{\"op\":\"flush\",\"job\":2}");
+	assert_string_equal(err_msg(), "agent: syncfs failed: Input/output error");
+	assert_false(p->c.lost);
+	EXPECT_CALL(p, "{}", agent_client_flush(&p->c, 2), 0, "{\"op\":\"flush\",\"job\":2}");
+}
+
+/* A lost connection: every later call fails at once with the same words. */
+static void test_lost_connection_is_repeated(void **state)
+{
+	struct pair *p = *state;
+	char first[ERR_MAX];
+
+	close(p->peer);
+	p->peer = -1;
+	assert_int_equal(agent_client_flush(&p->c, 2), -1);
+	assert_true(p->c.lost);
+	assert_contains(err_msg(), "lost the connection to the agent on testhost (192.0.2.1:5210)");
+	snprintf(first, sizeof(first), "%s", err_msg());
+	err_clear();
+	assert_int_equal(agent_client_cleanup(&p->c, 2, NULL), -1);
+	assert_string_equal(err_msg(), first);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_prepare, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_flush_and_cleanup, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_verify, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_receive, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_sampling, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_probe, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_error, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_lost_connection_is_repeated, pair_setup, pair_teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return test_run("agent_client", tests, ARRAY_LEN(tests), NULL, 0);
+}
