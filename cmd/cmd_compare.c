@@ -9,7 +9,7 @@
 #include "fsutil.h"
 #include "generate.h"
 #include "parallel.h"
-#include "strategy/reference_cmd.h"
+#include "strategy/list.h"
 #include "report.h"
 #include "client/runner.h"
 #include "ssh/ssh_target.h"
@@ -112,6 +112,13 @@ static char temp_source[PATH_MAX];
 static struct agent_process *running_agent;
 /* Set once an interrupt is being handled: its thread says how the run ends. */
 static atomic_int interrupted;
+/*
+ * What the interrupt stops besides: each chosen strategy's stop, once.
+ * Copied, since the cmd: strategies are freed at the end while an
+ * interrupt may still come.
+ */
+static void (*interrupt_stops[MAX_STRATEGIES])(void);
+static size_t ninterrupt_stops;
 
 /*
  * The interrupt pulls the agent and the source from under the run, which
@@ -140,7 +147,8 @@ static void *watch_interrupt(void *arg)
 		;
 	atomic_store(&interrupted, 1);
 	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
-	reference_stop_running();
+	for (size_t i = 0; i < ninterrupt_stops; i++)
+		interrupt_stops[i]();
 	if (running_agent)
 		agent_process_stop(running_agent);
 	if (temp_source[0]) {
@@ -158,6 +166,22 @@ static void *watch_interrupt(void *arg)
 	}
 	_exit(EXIT_INTERRUPTED);
 	return NULL;
+}
+
+/* Keeps each distinct stop of list[] for the interrupt. */
+static void keep_stops(const struct strategy *const *list, size_t n)
+{
+	ninterrupt_stops = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		if (!list[i]->stop)
+			continue;
+		while (k < ninterrupt_stops && interrupt_stops[k] != list[i]->stop)
+			k++;
+		if (k == ninterrupt_stops && ninterrupt_stops < MAX_STRATEGIES)
+			interrupt_stops[ninterrupt_stops++] = list[i]->stop;
+	}
 }
 
 static void start_interrupt_watch(void)
@@ -495,6 +519,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 		if (n < 0)
 			return cmd_usage_error(NULL, "%s", err_msg());
 	}
+	keep_stops(list, (size_t)n);
 	start_interrupt_watch();
 	manifest_init(&m);
 	memset(&ssh, 0, sizeof(ssh));
@@ -583,7 +608,7 @@ static int compare_main(int argc, char **argv, int probe_only)
 out:
 	leave_exit_to_interrupt();
 	for (int i = 0; i < n; i++)
-		reference_cmd_strategy_free(list[i]);
+		strategy_free(list[i]);
 	free(results);
 	agent_client_close(&agent);
 	ssh_target_close(&ssh);
