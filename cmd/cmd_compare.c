@@ -1,20 +1,21 @@
-/* xfercmp [OPTIONS] [HOST]: the comparison. Parses, sets up source and target, runs, reports. */
+/*
+ * xfercmp [OPTIONS] [HOST]: the comparison. Parses, sets up source and
+ * target, runs, reports. `xfercmp probe` (cmd_probe.c) shares the options
+ * and the setup (compare.h).
+ */
 #define _GNU_SOURCE
-#include "client/agent_client.h"
-#include "client/agent_launch.h"
+#include "agent/agent_startup.h"
 #include "commands.h"
+#include "compare.h"
 #include "environment.h"
 #include "err.h"
 #include "exitcode.h"
 #include "fsutil.h"
 #include "generate.h"
 #include "parallel.h"
-#include "strategy/reference_cmd.h"
 #include "report.h"
-#include "client/runner.h"
-#include "ssh/ssh_target.h"
+#include "strategy/list.h"
 #include "units.h"
-#include "workload_opts.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -41,6 +42,8 @@ static const char compare_help[] =
 	"  -s, --strategies LIST    comma-separated strategies, or all (default all); real =\n"
 	"                           the system's own scp, rsync, tar (real-*); cmd:NAME=COMMAND\n"
 	"                           = your own command with {src}, {host}, {dst} (see README)\n"
+	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
+	"                           reference strategy it models (or -), tab-separated\n"
 	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"
 	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"
 	"                           always refused)\n"
@@ -86,32 +89,18 @@ static void print_help(void)
 		printf("  %-*s  %s\n", width, strategy_table[i]->name, strategy_table[i]->summary);
 }
 
-struct compare_opts {
-	struct workload_opts wo;
-	const char *workload_name;
-	const char *source_dir;
-	const char *strategies;
-	const char *agent;
-	const char *token_file;
-	const char *json;
-	const char *html;
-	const char *host;
-	double probe_seconds;
-	uint64_t disk_probe_bytes;
-	int no_probes;
-	int probe_only;		/* xfercmp probe */
-	const char *ssh_config;
-	const char *remote_dir;
-	int accept_new_hostkey;
-	struct runner_opts run;
-	int verbose;
-};
-
 /* What an interrupt must remove: the temporary source, if we made one. */
 static char temp_source[PATH_MAX];
 static struct agent_process *running_agent;
 /* Set once an interrupt is being handled: its thread says how the run ends. */
 static atomic_int interrupted;
+/*
+ * What the interrupt stops besides: each chosen strategy's stop, once.
+ * Copied, since the cmd: strategies are freed at the end while an
+ * interrupt may still come.
+ */
+static void (*interrupt_stops[MAX_STRATEGIES])(void);
+static size_t ninterrupt_stops;
 
 /*
  * The interrupt pulls the agent and the source from under the run, which
@@ -124,8 +113,7 @@ static void leave_exit_to_interrupt(void)
 		pause();
 }
 
-/* The one way compare_main reports its own failure. */
-static int compare_fail(void)
+int compare_fail(void)
 {
 	leave_exit_to_interrupt();
 	return cmd_fail(NULL, EXIT_FAILED);
@@ -140,7 +128,8 @@ static void *watch_interrupt(void *arg)
 		;
 	atomic_store(&interrupted, 1);
 	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
-	reference_stop_running();
+	for (size_t i = 0; i < ninterrupt_stops; i++)
+		interrupt_stops[i]();
 	if (running_agent)
 		agent_process_stop(running_agent);
 	if (temp_source[0]) {
@@ -158,6 +147,22 @@ static void *watch_interrupt(void *arg)
 	}
 	_exit(EXIT_INTERRUPTED);
 	return NULL;
+}
+
+/* Keeps each distinct stop of list[] for the interrupt. */
+static void keep_stops(const struct strategy *const *list, size_t n)
+{
+	ninterrupt_stops = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		if (!list[i]->stop)
+			continue;
+		while (k < ninterrupt_stops && interrupt_stops[k] != list[i]->stop)
+			k++;
+		if (k == ninterrupt_stops && ninterrupt_stops < MAX_STRATEGIES)
+			interrupt_stops[ninterrupt_stops++] = list[i]->stop;
+	}
 }
 
 static void start_interrupt_watch(void)
@@ -190,17 +195,106 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 			done->status == RESULT_SKIPPED ? "skipped" : "failed", done->error);
 }
 
-static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
+static void set_defaults(struct compare_opts *o, int probe_only)
 {
-	enum {
-		OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
-		OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
-		OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE,
-	};
+	memset(o, 0, sizeof(*o));
+	o->probe_only = probe_only;
+	o->probe_seconds = 2.0;
+	workload_opts_init(&o->wo);
+	o->workload_name = "smallfiles";
+	o->strategies = "all";
+	o->run.repeat = 1;
+	o->run.strategy.streams = parallel_cpus();
+	if (o->run.strategy.streams > STRATEGY_MAX_STREAMS)
+		o->run.strategy.streams = STRATEGY_MAX_STREAMS;
+	o->run.strategy.zstd_level = 1;
+	o->run.strategy.zstd_threads = parallel_cpus();
+	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)
+		o->run.strategy.zstd_threads = STRATEGY_MAX_ZSTD_THREADS;
+}
+
+enum {
+	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
+	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
+	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
+};
+
+/* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
+static int parse_number(struct compare_opts *o, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_PROBE_SECONDS:
+		if (units_parse_double(arg, 0.05, 60, &o->probe_seconds) < 0)
+			return cmd_usage_error(NULL, "--probe-seconds: %s", err_msg());
+		break;
+	case OPT_DISK_PROBE_SIZE:
+		if (units_parse_size(arg, &o->disk_probe_bytes) < 0 ||
+		    o->disk_probe_bytes < DISK_PROBE_MIN || o->disk_probe_bytes > PROBE_DISK_MAX_BYTES)
+			return cmd_usage_error(NULL, "--disk-probe-size: expected 1M to 64G, got '%s'",
+					       arg);
+		break;
+	case OPT_REPEAT:
+		if (units_parse_count(arg, RUNNER_MAX_REPEAT, &v) < 0 || v == 0)
+			return cmd_usage_error(NULL, "--repeat: expected 1 to %d, got '%s'",
+					       RUNNER_MAX_REPEAT, arg);
+		o->run.repeat = (unsigned)v;
+		break;
+	case 'P':
+		if (units_parse_count(arg, STRATEGY_MAX_STREAMS, &v) < 0 || v == 0)
+			return cmd_usage_error(NULL, "--streams: expected 1 to %d, got '%s'",
+					       STRATEGY_MAX_STREAMS, arg);
+		o->run.strategy.streams = (unsigned)v;
+		break;
+	case OPT_ZLEVEL: {
+		char *end;
+		long level = strtol(arg, &end, 10);
+
+		if (*end || end == arg || level < -100 || level > 22)
+			return cmd_usage_error(NULL, "--zstd-level: expected -100 to 22, got '%s'",
+					       arg);
+		o->run.strategy.zstd_level = (int)level;
+		break;
+	}
+	case OPT_ZTHREADS:
+		if (units_parse_count(arg, STRATEGY_MAX_ZSTD_THREADS, &v) < 0)
+			return cmd_usage_error(NULL, "--zstd-threads: expected 0 to %d, got '%s'",
+					       STRATEGY_MAX_ZSTD_THREADS, arg);
+		o->run.strategy.zstd_threads = (unsigned)v;
+		break;
+	}
+	return 0;
+}
+
+/* What the options say together, once all are read. Returns 0, or cmd_usage_error's code. */
+static int check_opts(struct compare_opts *o, int argc, char **argv)
+{
+	if (argc - optind > 1)
+		return cmd_usage_error(NULL, "expected at most one HOST, got '%s' and '%s'",
+				       argv[optind], argv[optind + 1]);
+	o->host = optind < argc ? argv[optind] : "local";
+	if (workload_opts_finish(&o->wo) < 0)
+		return cmd_usage_error(NULL, "%s", err_msg());
+	if (o->probe_only && o->no_probes)
+		return cmd_usage_error("probe", "--no-probes leaves nothing to do");
+	if (!!o->agent != !!o->token_file)
+		return cmd_usage_error(NULL, "--agent and --token-file go together");
+	if (o->remote_dir && o->remote_dir[0] != '/')
+		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
+	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
+		return cmd_usage_error(NULL, "--remote-dir: at most %d bytes, not %zu", SSH_TARGET_ROOT_MAX,
+				       strlen(o->remote_dir));
+	return 0;
+}
+
+int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
+{
 	static const struct option longopts[] = {
 		WORKLOAD_LONG_OPTIONS,
 		{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
 		{ "strategies", required_argument, NULL, 's' },
+		{ "list-strategies", no_argument, NULL, OPT_LIST_STRATEGIES },
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "ssh-config", required_argument, NULL, 'F' },
 		{ "accept-new-hostkey", no_argument, NULL, OPT_ACCEPT_NEW },
@@ -221,23 +315,9 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int opt;
+	int opt, rc;
 
-	memset(o, 0, sizeof(*o));
-	o->probe_only = probe_only;
-	o->probe_seconds = 2.0;
-	workload_opts_init(&o->wo);
-	o->workload_name = "smallfiles";
-	o->strategies = "all";
-	o->run.repeat = 1;
-	o->run.strategy.streams = parallel_cpus();
-	if (o->run.strategy.streams > STRATEGY_MAX_STREAMS)
-		o->run.strategy.streams = STRATEGY_MAX_STREAMS;
-	o->run.strategy.zstd_level = 1;
-	o->run.strategy.zstd_threads = parallel_cpus();
-	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)
-		o->run.strategy.zstd_threads = STRATEGY_MAX_ZSTD_THREADS;
+	set_defaults(o, probe_only);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
 		int handled = workload_opts_parse(&o->wo, opt, optarg);
@@ -261,44 +341,11 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;
-		case OPT_PROBE_SECONDS:
-			if (units_parse_double(optarg, 0.05, 60, &o->probe_seconds) < 0)
-				return cmd_usage_error(NULL, "--probe-seconds: %s", err_msg());
-			break;
-		case OPT_DISK_PROBE_SIZE:
-			if (units_parse_size(optarg, &o->disk_probe_bytes) < 0 ||
-			    o->disk_probe_bytes < DISK_PROBE_MIN || o->disk_probe_bytes > PROBE_DISK_MAX_BYTES)
-				return cmd_usage_error(NULL, "--disk-probe-size: expected 1M to 64G, got '%s'",
-						       optarg);
-			break;
 		case 'v': o->verbose = 1; break;
-		case OPT_REPEAT:
-			if (units_parse_count(optarg, RUNNER_MAX_REPEAT, &v) < 0 || v == 0)
-				return cmd_usage_error(NULL, "--repeat: expected 1 to %d, got '%s'",
-						       RUNNER_MAX_REPEAT, optarg);
-			o->run.repeat = (unsigned)v;
-			break;
-		case 'P':
-			if (units_parse_count(optarg, STRATEGY_MAX_STREAMS, &v) < 0 || v == 0)
-				return cmd_usage_error(NULL, "--streams: expected 1 to %d, got '%s'",
-						       STRATEGY_MAX_STREAMS, optarg);
-			o->run.strategy.streams = (unsigned)v;
-			break;
-		case OPT_ZLEVEL: {
-			char *end;
-			long level = strtol(optarg, &end, 10);
-
-			if (*end || end == optarg || level < -100 || level > 22)
-				return cmd_usage_error(NULL, "--zstd-level: expected -100 to 22, got '%s'",
-						       optarg);
-			o->run.strategy.zstd_level = (int)level;
-			break;
-		}
-		case OPT_ZTHREADS:
-			if (units_parse_count(optarg, STRATEGY_MAX_ZSTD_THREADS, &v) < 0)
-				return cmd_usage_error(NULL, "--zstd-threads: expected 0 to %d, got '%s'",
-						       STRATEGY_MAX_ZSTD_THREADS, optarg);
-			o->run.strategy.zstd_threads = (unsigned)v;
+		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
+		case OPT_ZLEVEL: case OPT_ZTHREADS:
+			if ((rc = parse_number(o, opt, optarg)) != 0)
+				return rc;
 			break;
 		case OPT_VERSION:
 			printf("xfercmp %s\n", XFERCMP_VERSION);
@@ -306,27 +353,16 @@ static int parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case 'h':
 			print_help();
 			exit(EXIT_OK);
+		case OPT_LIST_STRATEGIES:
+			exit(strategy_list_print(stdout) < 0 ? cmd_fail(NULL, EXIT_FAILED) : EXIT_OK);
 		case ':':
 			return cmd_usage_error(NULL, "option '%s' needs a value", argv[optind - 1]);
 		default:
 			return cmd_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1)
-		return cmd_usage_error(NULL, "expected at most one HOST, got '%s' and '%s'",
-				       argv[optind], argv[optind + 1]);
-	o->host = optind < argc ? argv[optind] : "local";
-	if (workload_opts_finish(&o->wo) < 0)
-		return cmd_usage_error(NULL, "%s", err_msg());
-	if (probe_only && o->no_probes)
-		return cmd_usage_error("probe", "--no-probes leaves nothing to do");
-	if (!!o->agent != !!o->token_file)
-		return cmd_usage_error(NULL, "--agent and --token-file go together");
-	if (o->remote_dir && o->remote_dir[0] != '/')
-		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
-	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
-		return cmd_usage_error(NULL, "--remote-dir: at most %d bytes, not %zu", SSH_TARGET_ROOT_MAX,
-				       strlen(o->remote_dir));
+	if ((rc = check_opts(o, argc, argv)) != 0)
+		return rc;
 	o->run.progress = progress;
 	o->run.progress_ctx = o;
 	o->run.sample = true;
@@ -413,23 +449,6 @@ static int check_destination_space(const struct agent_client *c, const struct ma
 		       units_format_bytes(free_bytes, have, sizeof(have)));
 }
 
-static int read_token_file(const char *file, char *token, size_t len)
-{
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return err_errno("cannot open token file '%s'", file);
-	if (!fgets(token, (int)len, f)) {
-		fclose(f);
-		return err_set("token file '%s' is empty", file);
-	}
-	fclose(f);
-	token[strcspn(token, "\r\n")] = '\0';
-	if (!wire_token_valid(token))
-		return err_set("token in '%s' is not 64 hex characters", file);
-	return 0;
-}
-
 /*
  * Connects to the agent: one started by hand (--agent), one we start on
  * loopback (no HOST, or "local"), or one we start on HOST over SSH.
@@ -437,7 +456,7 @@ static int read_token_file(const char *file, char *token, size_t len)
 static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			 struct ssh_target *ssh, struct agent_client *c)
 {
-	char token[WIRE_TOKEN_HEX + 2], host[256];
+	char token[WIRE_TOKEN_HEX + 1], host[256];
 	const char *colon;
 
 	if (o->agent) {
@@ -446,7 +465,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			return err_set("--agent '%s': expected ADDR:PORT", o->agent);
 		memcpy(host, o->agent, (size_t)(colon - o->agent));
 		host[colon - o->agent] = '\0';
-		if (read_token_file(o->token_file, token, sizeof(token)) < 0)
+		if (agent_token_load(o->token_file, token) < 0)
 			return -1;
 		return agent_client_connect(c, host, colon + 1, token);
 	}
@@ -472,138 +491,150 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 	return agent_client_connect(c, proc->host, proc->port, proc->token);
 }
 
-static int compare_main(int argc, char **argv, int probe_only)
+/* Runs the probes into s->probes unless --no-probes. Returns 0 or -1 (error set). */
+static int run_probes(struct compare_session *s)
 {
-	struct compare_opts o;
-	const struct strategy *list[MAX_STRATEGIES];
-	struct strategy_result *results = NULL;
-	struct agent_process proc = { .pid = -1, .stdin_fd = -1 };
-	struct agent_client agent = { .fd = -1 };
-	struct ssh_target ssh;
-	struct xfer_target target = { 0 };
-	struct manifest m;
-	struct report rep = { 0 };
-	struct probe_results probes;
-	char source_fs[32] = "", error[ERR_MAX];
-	const char *root = NULL, *dest_fs = "";
-	int n = 0, rc, code = EXIT_OK;
+	struct compare_opts *o = &s->o;
+	struct probe_plan plan = {
+		.agent = &s->agent, .src_root = s->root, .manifest = &s->m,
+		.ssh_session = s->ssh.session, .streams = o->run.strategy.streams,
+		.zstd_level = o->run.strategy.zstd_level,
+		.zstd_threads = o->run.strategy.zstd_threads, .seconds = o->probe_seconds,
+		.disk_bytes = o->disk_probe_bytes, .warm_source = o->run.warm,
+	};
 
-	if ((rc = parse(argc, argv, &o, probe_only)) != 0)
-		return rc;
-	if (!probe_only) {
-		n = strategy_parse_list(o.strategies, list, MAX_STRATEGIES);
-		if (n < 0)
-			return cmd_usage_error(NULL, "%s", err_msg());
-	}
+	if (o->no_probes)
+		return 0;
+	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
+		return -1;
+	o->run.probes = &s->probes;
+	return 0;
+}
+
+int compare_open(struct compare_session *s, const struct strategy *const *list, size_t n)
+{
+	struct compare_opts *o = &s->o;
+
+	s->proc = (struct agent_process){ .pid = -1, .stdin_fd = -1 };
+	s->agent = (struct agent_client){ .fd = -1 };
+	s->target = (struct xfer_target){ 0 };
+	s->root = NULL;
+	keep_stops(list, n);
 	start_interrupt_watch();
-	manifest_init(&m);
-	memset(&ssh, 0, sizeof(ssh));
+	manifest_init(&s->m);
+	memset(&s->ssh, 0, sizeof(s->ssh));
 	/* connect first: a refused host key should not wait for a 20 GiB workload */
-	if (connect_agent(&o, &proc, &ssh, &agent) < 0 || prepare_source(&o, &m, &root) < 0 ||
-	    check_destination_space(&agent, &m, o.host) < 0 ||
-	    agent_client_send_manifest(&agent, &m) < 0) {
-		code = compare_fail();
-		goto out;
-	}
-	target.agent = &agent;
-	target.label = o.host;
-	target.ssh_config = o.ssh_config;
-	target.accept_new_hostkey = o.accept_new_hostkey;
-	target.ssh = ssh.session ? &ssh : NULL;
-	if (!o.no_probes) {
-		struct probe_plan plan = {
-			.agent = &agent, .src_root = root, .manifest = &m,
-			.ssh_session = ssh.session, .streams = o.run.strategy.streams,
-			.zstd_level = o.run.strategy.zstd_level,
-			.zstd_threads = o.run.strategy.zstd_threads, .seconds = o.probe_seconds,
-			.disk_bytes = o.disk_probe_bytes, .warm_source = o.run.warm,
-		};
+	if (connect_agent(o, &s->proc, &s->ssh, &s->agent) < 0 || prepare_source(o, &s->m, &s->root) < 0 ||
+	    check_destination_space(&s->agent, &s->m, o->host) < 0 ||
+	    agent_client_send_manifest(&s->agent, &s->m) < 0)
+		return compare_fail();
+	s->target.agent = &s->agent;
+	s->target.label = o->host;
+	s->target.ssh_config = o->ssh_config;
+	s->target.accept_new_hostkey = o->accept_new_hostkey;
+	s->target.ssh = s->ssh.session ? &s->ssh : NULL;
+	if (run_probes(s) < 0)
+		return compare_fail();
+	return EXIT_OK;
+}
 
-		if (probe_all(&plan, &probes, probe_progress, &o) < 0) {
-			code = compare_fail();
-			goto out;
-		}
-		o.run.probes = &probes;
-	}
-	if (probe_only) {
-		if (!o.json || strcmp(o.json, "-"))
-			report_ceilings(&probes, stdout);
-		if (o.json) {
-			rep = (struct report){ .host = o.host, .workload_name = o.workload_name,
-					       .spec = &o.wo.spec, .files = m.count,
-					       .bytes = m.total_bytes, .probes = &probes,
-					       .agent_info = agent.info };
-			if (report_json_write(&rep, o.json) < 0)
-				code = compare_fail();
-		}
-		goto out;
-	}
-	results = calloc(MAX_STRATEGIES, sizeof(*results));
-	if (!results) {
-		err_set("out of memory for results");
-		code = compare_fail();
-		goto out;
-	}
-	rc = runner_run(&o.run, root, &m, &target, list, (size_t)n, results);
-	/* an interrupted run's results are not a report */
+void compare_close(struct compare_session *s)
+{
 	leave_exit_to_interrupt();
-	fs_type_name(root, source_fs, sizeof(source_fs));
+	agent_client_close(&s->agent);
+	ssh_target_close(&s->ssh);
+	running_agent = NULL;
+	agent_process_stop(&s->proc);
+	manifest_release(&s->m);
+	if (temp_source[0]) {
+		fs_remove_tree(temp_source);
+		temp_source[0] = '\0';
+	}
+}
+
+/*
+ * Prints the report of the strategies' results (rc: runner_run's) and
+ * writes the files asked for. Returns the exit code.
+ */
+static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc)
+{
+	struct compare_opts *o = &s->o;
+	struct report rep;
+	struct err_saved error;
+	char source_fs[32] = "";
+	const char *dest_fs = "";
+	int code = EXIT_OK;
+
+	fs_type_name(s->root, source_fs, sizeof(source_fs));
 	for (int i = 0; i < n; i++)
 		if (results[i].dest_fs[0])
 			dest_fs = results[i].dest_fs;
 	rep = (struct report){
-		.host = o.host, .workload_name = o.workload_name, .spec = &o.wo.spec,
-		.files = m.count, .bytes = m.total_bytes, .source_fs = source_fs, .dest_fs = dest_fs,
-		.agent_info = agent.info, .results = results, .nresults = (size_t)n,
-		.repeat = o.run.repeat, .warm = o.run.warm,
-		.probes = o.run.probes,
-		.environment = environment_json(root, agent.host, agent.info),
+		.host = o->host, .workload_name = o->workload_name, .spec = &o->wo.spec,
+		.files = s->m.count, .bytes = s->m.total_bytes, .source_fs = source_fs, .dest_fs = dest_fs,
+		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
+		.repeat = o->run.repeat, .warm = o->run.warm,
+		.probes = o->run.probes,
+		.environment = environment_json(s->root, s->agent.host, s->agent.info),
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
-		snprintf(error, sizeof(error), "%s", err_msg());
-		rep.error = error;
+		err_save(&error);
+		rep.error = error.msg;
 		code = EXIT_FAILED;
 	}
 	for (int i = 0; rc == 0 && i < n; i++)
 		if (results[i].status == RESULT_FAILED)
 			code = EXIT_FAILED;
-	if (!o.json || strcmp(o.json, "-"))
+	if (!o->json || strcmp(o->json, "-"))
 		report_table(&rep, stdout, isatty(1) && !getenv("NO_COLOR"));
-	if (o.json && report_json_write(&rep, o.json) < 0)
+	if (o->json && report_json_write(&rep, o->json) < 0)
 		code = compare_fail();
-	if (o.html && report_html_write(&rep, o.html) < 0)
+	if (o->html && report_html_write(&rep, o->html) < 0)
 		code = compare_fail();
 	if (rc < 0) {
 		/* the report has it on stdout; stderr ends with it, as with every error */
-		err_set("%s", error);
+		err_restore(&error);
 		compare_fail();
 	}
 	json_object_put(rep.environment);
-out:
-	leave_exit_to_interrupt();
-	for (int i = 0; i < n; i++)
-		reference_cmd_strategy_free(list[i]);
-	free(results);
-	agent_client_close(&agent);
-	ssh_target_close(&ssh);
-	running_agent = NULL;
-	agent_process_stop(&proc);
-	manifest_release(&m);
-	if (temp_source[0]) {
-		fs_remove_tree(temp_source);
-		temp_source[0] = '\0';
+	return code;
+}
+
+/* Runs the n strategies of list and reports. Returns the exit code. */
+static int run_strategies(struct compare_session *s, const struct strategy **list, int n)
+{
+	struct strategy_result *results = calloc(MAX_STRATEGIES, sizeof(*results));
+	int rc, code;
+
+	if (!results) {
+		err_set("out of memory for results");
+		return compare_fail();
 	}
+	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
+	/* an interrupted run's results are not a report */
+	leave_exit_to_interrupt();
+	code = report_results(s, results, n, rc);
+	free(results);
 	return code;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	return compare_main(argc, argv, 0);
-}
+	struct compare_session s;
+	const struct strategy *list[MAX_STRATEGIES];
+	int n, rc, code;
 
-/* xfercmp probe [OPTIONS] [HOST]: the ceilings alone, with the comparison's options. */
-int cmd_probe(int argc, char **argv)
-{
-	return compare_main(argc, argv, 1);
+	if ((rc = compare_parse(argc, argv, &s.o, 0)) != 0)
+		return rc;
+	n = strategy_parse_list(s.o.strategies, list, MAX_STRATEGIES);
+	if (n < 0)
+		return cmd_usage_error(NULL, "%s", err_msg());
+	code = compare_open(&s, list, (size_t)n);
+	if (code == EXIT_OK)
+		code = run_strategies(&s, list, n);
+	compare_close(&s);
+	for (int i = 0; i < n; i++)
+		strategy_free(list[i]);
+	return code;
 }

@@ -10,7 +10,6 @@
 #include "strategy/strategy.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +23,7 @@ struct stream_arg {
 	bool drop_cache;
 	struct send_stats st;
 	int rc;
-	char error[ERR_MAX];
+	struct err_saved error;	/* the thread's message, raised again by the joiner */
 };
 
 static void *stream_main(void *p)
@@ -34,7 +33,7 @@ static void *stream_main(void *p)
 	a->rc = splice_send(a->fd, a->src_root, a->plan->items, a->plan->count, a->drop_cache,
 			    &a->st);
 	if (a->rc < 0)
-		snprintf(a->error, sizeof(a->error), "%s", err_msg());
+		err_save(&a->error);
 	return NULL;
 }
 
@@ -69,8 +68,10 @@ static int parallel_run(struct xfer_run *run)
 	for (unsigned i = 0; i < n; i++) {
 		if (tids[i])
 			pthread_join(tids[i], NULL);
-		if (args[i].rc < 0 && rc == 0)
-			rc = err_set("stream %u: %s", i, args[i].error);
+		if (args[i].rc < 0 && rc == 0) {
+			err_restore(&args[i].error);
+			rc = err_wrap("stream %u", i);
+		}
 		run->sent.files += args[i].st.files;
 		run->sent.bytes_read += args[i].st.bytes_read;
 		run->sent.wire_bytes += args[i].st.wire_bytes;
@@ -85,6 +86,6 @@ static int parallel_run(struct xfer_run *run)
 const struct strategy strategy_parallel = {
 	.name = "parallel",
 	.summary = "N TCP streams to the agent (-P), files sharded, large files split into ranges",
-	.flags = STRATEGY_RAW_TCP | STRATEGY_MULTI_STREAM,
+	.flags = STRATEGY_MULTI_STREAM,
 	.run = parallel_run,
 };

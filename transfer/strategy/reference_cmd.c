@@ -3,15 +3,16 @@
  * placeholders (the rules are in reference_cmd.h) and the strategy object.
  * One small lexer walks the command the way a POSIX shell tracks quotes,
  * for both jobs: parse walks without output to check, expand walks again
- * writing the result. Running it is reference.c's job.
+ * writing the result; running it, reference_run_shell, as the reference
+ * strategies run their pipelines (reference.h).
  */
 #define _GNU_SOURCE
 #include "strategy/reference_cmd.h"
 
 #include "err.h"
 #include "ssh/ssh_exec.h"
+#include "strategy/reference.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,9 +212,22 @@ int reference_cmd_expand(const struct reference_cmd *c, const char *src, const c
 	return 0;
 }
 
+/* ---------------------------------------------------------------- running it */
+
+int reference_run_shell(struct xfer_run *run, const char *label, const char *command)
+{
+	struct pipeline_stage st[1] = { 0 };
+
+	pipeline_arg(&st[0].argv, "sh");
+	pipeline_arg(&st[0].argv, "-c");
+	pipeline_arg(&st[0].argv, "%s", command);
+	st[0].label = label;
+	return reference_finish(run, st, 1, -1);
+}
+
 /* ---------------------------------------------------------------- the strategy */
 
-/* A cmd: strategy: the runner sees .strategy, the first member, so a pointer to it is one to this. */
+/* A cmd: strategy: .strategy.priv points back to it. */
 struct cmd_strategy {
 	struct strategy strategy;
 	struct reference_cmd cmd;
@@ -222,7 +236,7 @@ struct cmd_strategy {
 
 static int cmd_run(struct xfer_run *run)
 {
-	const struct cmd_strategy *c = (const struct cmd_strategy *)(const void *)run->strategy;
+	const struct cmd_strategy *c = run->strategy->priv;
 	char *command;
 	int rc;
 
@@ -241,6 +255,11 @@ static void cmd_strategy_free(struct cmd_strategy *c)
 	free(c);
 }
 
+static void cmd_release(const struct strategy *s)
+{
+	cmd_strategy_free(s->priv);
+}
+
 const struct strategy *reference_cmd_strategy(const char *spec)
 {
 	struct cmd_strategy *c = calloc(1, sizeof(*c));
@@ -251,11 +270,6 @@ const struct strategy *reference_cmd_strategy(const char *spec)
 	}
 	if (reference_cmd_parse(spec, &c->cmd) < 0) {
 		free(c);
-		return NULL;
-	}
-	if (strategy_find(c->cmd.name)) {
-		err_set("cmd strategy name '%s' is a built-in strategy's: choose another", c->cmd.name);
-		cmd_strategy_free(c);
 		return NULL;
 	}
 	if (!strcmp(c->cmd.name, "all") || !strcmp(c->cmd.name, "real")) {
@@ -275,14 +289,9 @@ const struct strategy *reference_cmd_strategy(const char *spec)
 		.flags = STRATEGY_REFERENCE | ((c->cmd.uses & REFERENCE_CMD_HOST) ? STRATEGY_SSH : 0),
 		.available = (c->cmd.uses & REFERENCE_CMD_HOST) ? strategy_needs_ssh : NULL,
 		.run = cmd_run,
+		.release = cmd_release,
+		.stop = pipeline_stop_running,
+		.priv = c,
 	};
 	return &c->strategy;
-}
-
-void reference_cmd_strategy_free(const struct strategy *s)
-{
-	if (!s || s->run != cmd_run)
-		return;
-	/* reference_cmd_strategy allocated it, not const */
-	cmd_strategy_free((struct cmd_strategy *)(uintptr_t)s);
 }

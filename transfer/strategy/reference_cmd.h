@@ -3,7 +3,7 @@
 
 /*
  * The reference strategies run the system's own programs (scp, rsync, tar,
- * ssh, zstd) and are measured like xfercmp's own: reference.c.
+ * ssh, zstd) and are measured like xfercmp's own: reference.h.
  * `--strategies 'cmd:NAME=COMMAND'` adds the user's own command, run the same
  * way; this header is its interface.
  *
@@ -79,33 +79,23 @@ int reference_cmd_expand(const struct reference_cmd *c, const char *src, const c
 			 const char *dst, char **out);
 
 /*
- * The strategy for a cmd: entry of --strategies, for strategy_parse_list.
+ * The strategy for a cmd: entry of --strategies, for strategy_parse_list
+ * (list.c, which also refuses a NAME taken by a built-in strategy).
  * Returns a heap-allocated strategy named NAME, flagged
- * STRATEGY_REFERENCE (and STRATEGY_SSH when the command uses {host}), to be
- * freed with reference_cmd_strategy_free; or NULL (error set) for a bad
- * spec, a NAME taken by a built-in strategy, "all" or "real".
+ * STRATEGY_REFERENCE (and STRATEGY_SSH when the command uses {host}), with
+ * the parsed command as its priv and a release, to be freed with
+ * strategy_free; or NULL (error set) for a bad spec, or the NAME "all" or
+ * "real".
  */
 const struct strategy *reference_cmd_strategy(const char *spec);
 
-/* Frees a strategy from reference_cmd_strategy; does nothing for any other (or NULL). */
-void reference_cmd_strategy_free(const struct strategy *s);
-
 /*
  * Runs command with /bin/sh -c as the reference strategies run their
- * programs (reference.c): stdin /dev/null, stdout discarded, its
- * own process group, stderr collected. On success, accounts run's whole
+ * programs (pipeline.h): stdin /dev/null, stdout discarded, its own
+ * process group, stderr collected. On success, accounts run's whole
  * manifest as sent. Returns 0, or -1 with the error "LABEL failed (exit N):
  * first line of stderr" (or "LABEL killed by signal S").
  */
 int reference_run_shell(struct xfer_run *run, const char *label, const char *command);
-
-/*
- * For the interrupt handler (a thread, not a signal handler): sends SIGTERM
- * to the process group of the reference programs running now, if any, so
- * that nothing they started outlives xfercmp. The programs xfercmp starts
- * itself also get SIGTERM when it dies (PR_SET_PDEATHSIG); this reaches
- * what a cmd: shell started in turn.
- */
-void reference_stop_running(void);
 
 #endif

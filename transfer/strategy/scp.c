@@ -16,7 +16,8 @@ static int scp_run(struct xfer_run *run)
 const struct strategy strategy_scp = {
 	.name = "scp",
 	.summary = "like OpenSSH scp -r (SFTP): one file at a time, each waiting on its replies",
-	.flags = STRATEGY_SSH | STRATEGY_PER_FILE,
+	.flags = STRATEGY_SSH,
+	.models = "real-scp",
 	.available = strategy_needs_ssh,
 	.run = scp_run,
 };

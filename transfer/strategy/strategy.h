@@ -7,6 +7,54 @@
  * runner knows nothing strategy-specific: it prepares a fresh destination,
  * makes the source cold, times run(), then flushes, verifies and removes the
  * destination through the agent.
+ *
+ * Adding a strategy, step by step (take zstd.c or scp.c as the example):
+ *
+ *  1. Create transfer/strategy/NAME.c (one file per strategy; the real-*
+ *     ones of one family share a file). Its opening comment says what the
+ *     strategy models and which code is the mirror on the receiving side.
+ *
+ *  2. In it, write a `static int NAME_run(struct xfer_run *run)` that moves
+ *     run->manifest's files from run->src_root to run->dest and fills
+ *     run->sent (and run->received when it learns what arrived). It returns
+ *     0, or -1 with err_set(): it never prints and never exits.
+ *
+ *  3. Define the strategy with designated initializers, not static (table.c
+ *     refers to it):
+ *
+ *         const struct strategy strategy_NAME = {
+ *             .name = "NAME",
+ *             .summary = "one line for --help",
+ *             .flags = STRATEGY_SSH,
+ *             .available = strategy_needs_ssh,
+ *             .run = NAME_run,
+ *         };
+ *
+ *     .flags: only what someone reads (enum strategy_flags says who);
+ *     STRATEGY_REFERENCE for a strategy that runs the system's own program
+ *     (real-*), which keeps it out of "all" and in "real".
+ *     .available: NULL when it runs everywhere; strategy_needs_ssh for an
+ *     SSH host; host_programs.h's checks for programs it needs.
+ *     .models: for our own strategy that models a reference one, that
+ *     strategy's name ("real-scp"); --list-strategies prints the pairs and
+ *     scripts/bench.sh sets them side by side. NULL otherwise.
+ *     .release and .stop: only for what holds memory or starts processes
+ *     (see below).
+ *
+ *  4. Register it in table.c: an `extern const struct strategy
+ *     strategy_NAME;` line and an entry in strategy_table[], at the place
+ *     where --strategies all (or real) should run it. The Makefile picks
+ *     up the new file by itself.
+ *
+ *  5. Test it: a unit test in tests/unit/strategy/test_NAME.c for whatever
+ *     it computes without a host (tests/unit/testutil.h); a strategy that
+ *     moves data is tested end to end against the testbed in
+ *     tests/integration/ (compare_local.t without SSH, compare_ssh.t or
+ *     reference.t with it), where every run ends in a verification.
+ *     tests/unit/strategy/test_strategy.c checks the table (names, models).
+ *
+ *  6. Add its row to README.md's "Strategies" table (name, what it models,
+ *     how), or name it among the reference strategies there.
  */
 
 #include "client/agent_client.h"
@@ -19,13 +67,12 @@
 
 struct ssh_target;
 
+/* Only flags that something reads: each says who. */
 enum strategy_flags {
-	STRATEGY_RAW_TCP = 1 << 0,	/* streams to the agent's port */
-	STRATEGY_SSH = 1 << 1,		/* goes through the host's sshd */
-	STRATEGY_PER_FILE = 1 << 2,	/* waits on the peer for every file */
-	STRATEGY_REFERENCE = 1 << 3,	/* runs a real tool, not in "all" */
-	STRATEGY_COMPRESSED = 1 << 4,	/* compresses with zstd at --zstd-level */
-	STRATEGY_MULTI_STREAM = 1 << 5,	/* several TCP streams at once (-P) */
+	STRATEGY_SSH = 1 << 0,		/* goes through the host's sshd: verdict.c counts the SSH ceilings */
+	STRATEGY_REFERENCE = 1 << 1,	/* runs a real tool: in "real", not in "all" (list.c) */
+	STRATEGY_COMPRESSED = 1 << 2,	/* compresses with zstd at --zstd-level: verdict.c, report_advice.c */
+	STRATEGY_MULTI_STREAM = 1 << 3,	/* several TCP streams at once (-P): verdict.c */
 };
 
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
@@ -71,7 +118,9 @@ struct xfer_run {
 struct strategy {
 	const char *name;
 	const char *summary;
-	unsigned flags;
+	unsigned flags;		/* enum strategy_flags */
+	/* The reference strategy this one models ("real-scp"), or NULL. */
+	const char *models;
 	/*
 	 * Optional. Returns 0 when the strategy can run against target, or 1
 	 * with a reason in why when it cannot (the run shows it as skipped).
@@ -79,22 +128,31 @@ struct strategy {
 	int (*available)(const struct xfer_target *target, char *why, size_t len);
 	/* Moves run->manifest's files from run->src_root to run->dest. Returns 0 or -1 (error set). */
 	int (*run)(struct xfer_run *run);
+	/*
+	 * Optional, for a strategy made at run time (a cmd: entry): frees it
+	 * and what it holds. The table's strategies are static and have none.
+	 * Call it through strategy_free.
+	 */
+	void (*release)(const struct strategy *s);
+	/*
+	 * Optional, for the interrupt handler (a thread, not a signal handler):
+	 * stops the processes this kind of strategy has running now, if any, so
+	 * that nothing it started outlives xfercmp. Safe to call at any time,
+	 * from any thread, and for every strategy of one kind at once.
+	 */
+	void (*stop)(void);
+	/* What run, available and release need of their own (a cmd: entry's command); NULL for most. */
+	void *priv;
 };
 
 /* For `available`: the SSH strategies need a HOST reached over SSH. */
 int strategy_needs_ssh(const struct xfer_target *target, char *why, size_t len);
 
-/* The table, in the order --strategies all runs them. */
+/* Frees s with its release; does nothing for a table's strategy (no release) or NULL. */
+void strategy_free(const struct strategy *s);
+
+/* The table (table.c), in the order --strategies all runs them. */
 extern const struct strategy *const strategy_table[];
 extern const size_t strategy_count;
-
-const struct strategy *strategy_find(const char *name);
-
-/*
- * Parses "all", "real" (the reference strategies) or a comma-separated list
- * of names into out[] (at most max, no duplicates). Returns the count or -1
- * (error set naming the unknown strategy and listing the known ones).
- */
-int strategy_parse_list(const char *list, const struct strategy **out, size_t max);
 
 #endif

@@ -9,6 +9,7 @@
 #include "ssh/pipe_hop.h"
 #include "ssh/ssh_exec.h"
 #include "ssh/ssh_target.h"
+#include "strategy/host_programs.h"
 #include "strategy/strategy.h"
 #include "stream/tar_stream.h"
 #include "stream/zstd_sink.h"
@@ -17,12 +18,7 @@
 
 static int needs_zstd(const struct xfer_target *t, char *why, size_t len)
 {
-	if (strategy_needs_ssh(t, why, len))
-		return 1;
-	if (t->ssh->has_zstd)
-		return 0;
-	snprintf(why, len, "host '%s' has no zstd program (install the zstd package there)", t->label);
-	return 1;
+	return strategy_needs_ssh(t, why, len) || host_programs_need(t, "zstd", why, len);
 }
 
 /*
@@ -114,6 +110,7 @@ const struct strategy strategy_tar_ssh = {
 	.name = "tar-ssh",
 	.summary = "tar -cf - | ssh host tar -xf -: one stream through sshd into the host's tar",
 	.flags = STRATEGY_SSH,
+	.models = "real-tar-ssh",
 	.available = strategy_needs_ssh,
 	.run = tar_ssh_run,
 };
@@ -122,6 +119,7 @@ const struct strategy strategy_zstd_ssh = {
 	.name = "zstd-ssh",
 	.summary = "the same with zstd in the pipe: compressed here, tar --zstd -x on the host",
 	.flags = STRATEGY_SSH | STRATEGY_COMPRESSED,
+	.models = "real-tar-zstd-ssh",
 	.available = needs_zstd,
 	.run = zstd_ssh_run,
 };

@@ -3,13 +3,16 @@
  * (names, placeholders, quotes), the substitution (checked by running the
  * result through /bin/sh, which must give back the exact values), the
  * strategy object, and reference_run_shell's account of how a command
- * ended. No network: the strategies themselves are tested against the
- * testbed in tests/integration/reference.t.
+ * ended. The refusal of a built-in strategy's NAME is list.c's, tested in
+ * test_strategy.c. No network: the strategies themselves are tested
+ * against the testbed in tests/integration/reference.t.
  */
 #include "testutil.h"
 
 #include "err.h"
 #include "manifest.h"
+#include "strategy/list.h"
+#include "strategy/pipeline.h"
 #include "strategy/reference_cmd.h"
 
 #include <signal.h>
@@ -186,26 +189,28 @@ static void test_strategy(void **state)
 	assert_null(s->available);
 	assert_non_null(s->run);
 	assert_contains(s->summary, "cp -r {src}/. {dst}");
-	reference_cmd_strategy_free(s);
+	assert_non_null(s->release);
+	assert_true(s->stop == pipeline_stop_running);
+	assert_null(s->models);
+	strategy_free(s);
 
 	s = reference_cmd_strategy("cmd:remote=scp -r {src}/. {host}:{dst}");
 	assert_non_null(s);
 	assert_int_equal(s->flags, STRATEGY_REFERENCE | STRATEGY_SSH);
 	assert_true(s->available == strategy_needs_ssh);
-	reference_cmd_strategy_free(s);
+	strategy_free(s);
 
 	err_clear();
-	assert_null(reference_cmd_strategy("cmd:tar-ssh=cp -r {src}/. {dst}"));
-	assert_contains(err_msg(), "'tar-ssh' is a built-in strategy's");
 	assert_null(reference_cmd_strategy("cmd:real=cp -r {src}/. {dst}"));
 	assert_contains(err_msg(), "'real' is reserved");
 	assert_null(reference_cmd_strategy("cmd:x=cp '{src}' {dst}"));
 	assert_contains(err_msg(), "inside '...' quotes");
 
-	/* not ours: left alone */
+	/* not made at run time: strategy_free leaves it alone */
 	assert_non_null(builtin);
-	reference_cmd_strategy_free(builtin);
-	reference_cmd_strategy_free(NULL);
+	assert_null(builtin->release);
+	strategy_free(builtin);
+	strategy_free(NULL);
 	assert_string_equal(strategy_find("scp")->name, "scp");
 }
 

@@ -1,0 +1,44 @@
+/*
+ * xfercmp probe [OPTIONS] [HOST]: the ceilings alone, with the comparison's
+ * options and setup (compare.h), then no strategy.
+ */
+#include "commands.h"
+#include "compare.h"
+#include "exitcode.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Prints the ceilings (unless the JSON goes to stdout) and writes --json. Returns the exit code. */
+static int report_probes(struct compare_session *s)
+{
+	const struct compare_opts *o = &s->o;
+	struct report rep;
+
+	if (!o->json || strcmp(o->json, "-"))
+		report_ceilings(&s->probes, stdout);
+	if (!o->json)
+		return EXIT_OK;
+	rep = (struct report){ .host = o->host, .workload_name = o->workload_name,
+			       .spec = &o->wo.spec, .files = s->m.count,
+			       .bytes = s->m.total_bytes, .probes = &s->probes,
+			       .agent_info = s->agent.info };
+	if (report_json_write(&rep, o->json) < 0)
+		return compare_fail();
+	return EXIT_OK;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct compare_session s;
+	int rc, code;
+
+	if ((rc = compare_parse(argc, argv, &s.o, 1)) != 0)
+		return rc;
+	code = compare_open(&s, NULL, 0);
+	if (code == EXIT_OK)
+		code = report_probes(&s);
+	compare_close(&s);
+	return code;
+}

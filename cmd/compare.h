@@ -1,0 +1,78 @@
+#ifndef XFERCMP_COMPARE_H
+#define XFERCMP_COMPARE_H
+
+/*
+ * What `xfercmp [OPTIONS] [HOST]` (cmd_compare.c) and `xfercmp probe`
+ * (cmd_probe.c) share: the options, and the session before the strategies
+ * run or the ceilings are reported: the agent, the source and its
+ * manifest, the probes, and the interrupt that cleans them up.
+ */
+
+#include "client/agent_client.h"
+#include "client/agent_launch.h"
+#include "client/runner.h"
+#include "manifest.h"
+#include "measure/probes.h"
+#include "ssh/ssh_target.h"
+#include "strategy/strategy.h"
+#include "workload_opts.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct compare_opts {
+	struct workload_opts wo;
+	const char *workload_name;
+	const char *source_dir;
+	const char *strategies;
+	const char *agent;
+	const char *token_file;
+	const char *json;
+	const char *html;
+	const char *host;
+	double probe_seconds;
+	uint64_t disk_probe_bytes;
+	int no_probes;
+	int probe_only;		/* xfercmp probe */
+	const char *ssh_config;
+	const char *remote_dir;
+	int accept_new_hostkey;
+	struct runner_opts run;
+	int verbose;
+};
+
+/* One comparison, or one probe, from connecting to cleaning up. */
+struct compare_session {
+	struct compare_opts o;
+	struct agent_process proc;
+	struct agent_client agent;
+	struct ssh_target ssh;
+	struct xfer_target target;
+	struct manifest m;
+	struct probe_results probes;	/* o.run.probes points here once measured */
+	const char *root;		/* the source tree */
+};
+
+/*
+ * Parses the options into o (probe_only: for `xfercmp probe`). Returns 0,
+ * or an exit code after printing the usage error. --help, --version and
+ * --list-strategies print and exit here.
+ */
+int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only);
+
+/*
+ * Sets up s after compare_parse filled s->o: watches for an interrupt
+ * (which also stops what the n strategies of list run, through their
+ * stop), connects to the agent, makes the source and sends its manifest,
+ * and runs the probes unless --no-probes. Returns EXIT_OK, or the exit
+ * code after printing the error. Either way compare_close(s) follows.
+ */
+int compare_open(struct compare_session *s, const struct strategy *const *list, size_t n);
+
+/* Lets an interrupt being handled end the process; then frees s and removes a temporary source. */
+void compare_close(struct compare_session *s);
+
+/* The one way the comparison reports its own failure: prints the error, returns EXIT_FAILED. */
+int compare_fail(void);
+
+#endif
