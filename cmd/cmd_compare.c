@@ -14,6 +14,7 @@
 #include "generate.h"
 #include "parallel.h"
 #include "report.h"
+#include "ssh/ssh_log.h"
 #include "strategy/list.h"
 #include "units.h"
 
@@ -66,7 +67,8 @@ static const char compare_help[] =
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
-	"  -v, --verbose            progress on stderr even when it is not a terminal\n"
+	"  -v, --verbose            progress on stderr even when it is not a terminal, and\n"
+	"                           libssh's warnings (\"libssh: ...\"; never without -v)\n"
 	"  -h, --help               this text\n"
 	"      --version            print the version\n\n"
 	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
@@ -520,6 +522,8 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->target = (struct xfer_target){ 0 };
 	s->root = NULL;
 	keep_stops(list, n);
+	/* libssh's own log: to stderr only with -v (transfer/ssh/ssh_log.h) */
+	ssh_log_route(o->verbose);
 	start_interrupt_watch();
 	manifest_init(&s->m);
 	memset(&s->ssh, 0, sizeof(s->ssh));

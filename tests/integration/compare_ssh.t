@@ -337,6 +337,30 @@ ok $? "the host's samples count xfercmp1, the labeled address's device ($iface)"
 wait "$alias_pid" 2>/dev/null
 ip netns exec "$ns" ip addr del 198.18.0.3/24 dev xfercmp1 2>/dev/null
 
+# libssh's own log is ours to route (ssh_log.h): a config with `LogLevel ERROR`
+# and no known_hosts file made libssh print "[date, 1] ssh_known_hosts_read_entries:
+# ..." lines (14 on a tar-ssh run before the fix); they go nowhere now, and with
+# -v to stderr as "libssh: ..." lines.
+ensure_testbed "libssh's log"
+sed 's|UserKnownHostsFile .*|UserKnownHostsFile /dev/null|; s|StrictHostKeyChecking yes|StrictHostKeyChecking no|' \
+	"$cfg" >"$work/loglevel_config"
+echo "    LogLevel ERROR" >>"$work/loglevel_config"
+tmp=$work
+run "$xf" -F "$work/loglevel_config" --accept-new-hostkey --no-probes -w smallfiles --files 200 \
+	-s tar-ssh testbed
+[ "$rc" -eq 0 ]
+ok $? "LogLevel ERROR, no known_hosts: the run passes"
+[ "$rc" -eq 0 ] || show
+lines=$(grep -cE '^\[[0-9]{4}/|^libssh:|ssh_known_hosts_read_entries' <<<"$err")
+[ "$lines" -eq 0 ]
+ok $? "LogLevel ERROR: no libssh line on stderr ($lines)"
+[ "$lines" -eq 0 ] || head -5 <<<"$err" | diag
+run "$xf" -v -F "$work/loglevel_config" --accept-new-hostkey --no-probes -w smallfiles --files 200 \
+	-s tar-ssh testbed
+lines=$(grep -c '^libssh: ' <<<"$err")
+[ "$rc" -eq 0 ] && [ "$lines" -gt 0 ] && ! grep -qE '^\[[0-9]{4}/' <<<"$err"
+ok $? "with -v: libssh's lines on stderr, prefixed 'libssh: ' ($lines)"
+
 "$tb" status >/dev/null 2>&1 ||
 	echo "# the testbed was down at the end: another test may have taken it down during this one"
 finish

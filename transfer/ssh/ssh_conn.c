@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "ssh/ssh_conn.h"
+#include "ssh/ssh_log.h"
 
 #include "err.h"
 #include "netutil.h"
@@ -154,10 +155,16 @@ static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct 
 	/* The alias first, so that the config's "Host" blocks match it. */
 	if (ssh_options_set(s, SSH_OPTIONS_HOST, t->host) < 0)
 		return err_set("cannot set ssh host '%s': %s", t->host, ssh_error_text(s, e, sizeof(e)));
+	/* before the config too: what its parsing logs goes through our callback */
+	if (ssh_log_apply(s) < 0)
+		return -1;
 	if (ssh_options_parse_config(s, o->config_file) < 0)
 		return err_set("cannot apply ssh config '%s': %s",
 			       o->config_file ? o->config_file : "~/.ssh/config",
 			       ssh_error_text(s, e, sizeof(e)));
+	/* after the config: its LogLevel must not print libssh's log (ssh_log.h) */
+	if (ssh_log_apply(s) < 0)
+		return -1;
 	if (t->user[0] && ssh_options_set(s, SSH_OPTIONS_USER, t->user) < 0)
 		return err_set("cannot set ssh user '%s': %s", t->user, ssh_error_text(s, e, sizeof(e)));
 	if (t->port) {

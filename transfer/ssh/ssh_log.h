@@ -1,0 +1,25 @@
+#ifndef XFERCMP_SSH_LOG_H
+#define XFERCMP_SSH_LOG_H
+
+/*
+ * libssh's own log, routed by us. Left alone, libssh prints its messages to
+ * stderr at the level the ssh config's LogLevel sets: `LogLevel ERROR` put
+ * eleven "[date, 1] ssh_known_hosts_read_entries: ..." lines in front of a
+ * report. Here they go nowhere, or with -v to stderr as "libssh: FUNCTION:
+ * MESSAGE" lines at warning level, whatever the config says.
+ */
+
+#include <libssh/libssh.h>
+
+/* Where libssh's messages go from now on: nowhere (0), or stderr (1). */
+void ssh_log_route(int verbose);
+
+/*
+ * Sets s's libssh verbosity to what ssh_log_route chose (none, or warnings),
+ * overriding the config's LogLevel: call it after ssh_options_parse_config.
+ * Installs the routing callback if ssh_log_route was never called. Returns
+ * 0 or -1 (error set).
+ */
+int ssh_log_apply(ssh_session s);
+
+#endif
