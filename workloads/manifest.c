@@ -1,306 +1,225 @@
+/* The manifest in memory: one sorted array per kind of node. */
 #define _GNU_SOURCE
 #include "manifest.h"
 
 #include "err.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 void manifest_init(struct manifest *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->version = MANIFEST_VERSION;
 }
 
 void manifest_release(struct manifest *m)
 {
 	for (size_t i = 0; i < m->count; i++)
 		free(m->entries[i].path);
+	for (size_t i = 0; i < m->ndirs; i++)
+		free(m->dirs[i].path);
+	for (size_t i = 0; i < m->nsymlinks; i++) {
+		free(m->symlinks[i].path);
+		free(m->symlinks[i].target);
+	}
+	for (size_t i = 0; i < m->nhardlinks; i++) {
+		free(m->hardlinks[i].path);
+		free(m->hardlinks[i].primary);
+	}
+	for (size_t i = 0; i < m->nspecials; i++)
+		free(m->specials[i].path);
 	free(m->entries);
+	free(m->dirs);
+	free(m->symlinks);
+	free(m->hardlinks);
+	free(m->specials);
 	free(m->description);
 	manifest_init(m);
 }
 
-int manifest_add(struct manifest *m, const char *path, uint64_t size, uint32_t mode, uint64_t xxh3)
+/* Makes room for one more element in *arr (count used of *alloc); returns it zeroed or NULL (error set). */
+static void *grow(void *arr_ptr, size_t count, size_t *alloc, size_t elem)
 {
-	struct manifest_entry *e;
+	void **arr = arr_ptr;
 
-	if (m->count == m->alloc) {
-		size_t n = m->alloc ? m->alloc * 2 : 1024;
-		struct manifest_entry *grown = realloc(m->entries, n * sizeof(*grown));
+	if (count == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 256;
+		void *grown = realloc(*arr, n * elem);
 
-		if (!grown)
-			return err_set("out of memory for manifest of %zu entries", n);
-		m->entries = grown;
-		m->alloc = n;
+		if (!grown) {
+			err_set("out of memory for a manifest of %zu entries", n);
+			return NULL;
+		}
+		*arr = grown;
+		*alloc = n;
 	}
-	e = &m->entries[m->count];
-	e->path = strdup(path);
-	if (!e->path)
-		return err_set("out of memory for manifest path");
+	return memset((char *)*arr + count * elem, 0, elem);
+}
+
+static char *dup_or_fail(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		err_set("out of memory for manifest path");
+	return d;
+}
+
+int manifest_add_file(struct manifest *m, const char *path, uint64_t size, uint32_t mode,
+		      int64_t mtime, uint64_t xxh3)
+{
+	struct manifest_entry *e = grow(&m->entries, m->count, &m->alloc, sizeof(*e));
+
+	if (!e || !(e->path = dup_or_fail(path)))
+		return -1;
 	e->size = size;
 	e->mode = mode;
+	e->mtime = mtime;
 	e->xxh3 = xxh3;
 	m->count++;
 	m->total_bytes += size;
 	return 0;
 }
 
-static int entry_cmp(const void *a, const void *b)
+int manifest_add(struct manifest *m, const char *path, uint64_t size, uint32_t mode, uint64_t xxh3)
 {
-	return strcmp(((const struct manifest_entry *)a)->path,
-		      ((const struct manifest_entry *)b)->path);
+	return manifest_add_file(m, path, size, mode, MANIFEST_NO_MTIME, xxh3);
 }
 
-static int path_cmp(const void *key, const void *entry)
+int manifest_add_dir(struct manifest *m, const char *path, uint32_t mode, int64_t mtime)
 {
-	return strcmp(key, ((const struct manifest_entry *)entry)->path);
+	struct manifest_dir *d = grow(&m->dirs, m->ndirs, &m->dirs_alloc, sizeof(*d));
+
+	if (!d || !(d->path = dup_or_fail(path)))
+		return -1;
+	d->mode = mode;
+	d->mtime = mtime;
+	m->ndirs++;
+	return 0;
+}
+
+int manifest_add_symlink(struct manifest *m, const char *path, const char *target)
+{
+	struct manifest_symlink *l = grow(&m->symlinks, m->nsymlinks, &m->symlinks_alloc, sizeof(*l));
+
+	if (!l || !(l->path = dup_or_fail(path)))
+		return -1;
+	if (!(l->target = dup_or_fail(target))) {
+		free(l->path);
+		return -1;
+	}
+	m->nsymlinks++;
+	return 0;
+}
+
+int manifest_add_hardlink(struct manifest *m, const char *path, const char *primary)
+{
+	struct manifest_hardlink *h = grow(&m->hardlinks, m->nhardlinks, &m->hardlinks_alloc,
+					   sizeof(*h));
+
+	if (!h || !(h->path = dup_or_fail(path)))
+		return -1;
+	if (!(h->primary = dup_or_fail(primary))) {
+		free(h->path);
+		return -1;
+	}
+	m->nhardlinks++;
+	return 0;
+}
+
+int manifest_add_special(struct manifest *m, const char *path, char kind)
+{
+	struct manifest_special *s = grow(&m->specials, m->nspecials, &m->specials_alloc,
+					  sizeof(*s));
+
+	if (!s || !(s->path = dup_or_fail(path)))
+		return -1;
+	s->kind = kind;
+	m->nspecials++;
+	return 0;
+}
+
+/* Every node struct starts with its path: one comparison serves them all. */
+static int node_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int key_cmp(const void *key, const void *node)
+{
+	return strcmp(key, *(char *const *)node);
 }
 
 void manifest_sort(struct manifest *m)
 {
-	if (m->count > 1)
-		qsort(m->entries, m->count, sizeof(*m->entries), entry_cmp);
+	qsort(m->entries, m->count, sizeof(*m->entries), node_cmp);
+	qsort(m->dirs, m->ndirs, sizeof(*m->dirs), node_cmp);
+	qsort(m->symlinks, m->nsymlinks, sizeof(*m->symlinks), node_cmp);
+	qsort(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), node_cmp);
+	qsort(m->specials, m->nspecials, sizeof(*m->specials), node_cmp);
+}
+
+static const void *find(const void *arr, size_t n, size_t elem, const char *path)
+{
+	return n ? bsearch(path, arr, n, elem, key_cmp) : NULL;
 }
 
 const struct manifest_entry *manifest_find(const struct manifest *m, const char *path)
 {
-	if (!m->count)
-		return NULL;
-	return bsearch(path, m->entries, m->count, sizeof(*m->entries), path_cmp);
+	return find(m->entries, m->count, sizeof(*m->entries), path);
 }
 
-static void put_escaped(FILE *f, const char *s)
+const struct manifest_dir *manifest_find_dir(const struct manifest *m, const char *path)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '\t')
-			fputs("\\t", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	return find(m->dirs, m->ndirs, sizeof(*m->dirs), path);
 }
 
-int manifest_write(const struct manifest *m, FILE *f)
+const struct manifest_symlink *manifest_find_symlink(const struct manifest *m, const char *path)
 {
-	fprintf(f, "# xfercmp-manifest %d\n", MANIFEST_VERSION);
-	if (m->description)
-		fprintf(f, "# workload %s\n", m->description);
-	for (size_t i = 0; i < m->count; i++) {
-		const struct manifest_entry *e = &m->entries[i];
+	return find(m->symlinks, m->nsymlinks, sizeof(*m->symlinks), path);
+}
 
-		fprintf(f, "%016" PRIx64 "\t%" PRIu64 "\t%04o\t", e->xxh3, e->size, (unsigned)e->mode);
-		put_escaped(f, e->path);
-		fputc('\n', f);
+const struct manifest_hardlink *manifest_find_hardlink(const struct manifest *m, const char *path)
+{
+	return find(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), path);
+}
+
+uint64_t manifest_nodes(const struct manifest *m)
+{
+	return (uint64_t)m->count + m->ndirs + m->nsymlinks + m->nhardlinks;
+}
+
+/* The kinds, for manifest_check: each array sorted, so a duplicate is a neighbour or in another kind. */
+static int check_unique(const void *arr, size_t n, size_t elem, const struct manifest *m,
+			const char *kind)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *p = *(char *const *)((const char *)arr + i * elem);
+		unsigned found = (manifest_find(m, p) != NULL) + (manifest_find_dir(m, p) != NULL) +
+				 (manifest_find_symlink(m, p) != NULL) +
+				 (manifest_find_hardlink(m, p) != NULL) +
+				 (find(m->specials, m->nspecials, sizeof(*m->specials), p) != NULL);
+
+		if (i > 0 && !strcmp(p, *(char *const *)((const char *)arr + (i - 1) * elem)))
+			return err_set("manifest lists %s '%s' twice", kind, p);
+		if (found > 1)
+			return err_set("manifest lists '%s' as two kinds of node", p);
 	}
-	if (ferror(f))
-		return err_errno("cannot write manifest");
 	return 0;
 }
 
-int manifest_save(const struct manifest *m, const char *file)
+int manifest_check(const struct manifest *m)
 {
-	FILE *f = fopen(file, "w");
-
-	if (!f)
-		return err_errno("cannot create manifest '%s'", file);
-	if (manifest_write(m, f) < 0) {
-		fclose(f);
-		return err_wrap("'%s'", file);
-	}
-	if (fclose(f) != 0)
-		return err_errno("cannot write manifest '%s'", file);
-	return 0;
-}
-
-int manifest_to_buffer(const struct manifest *m, char **out, size_t *len)
-{
-	FILE *f = open_memstream(out, len);
-
-	if (!f)
-		return err_errno("cannot serialize manifest");
-	if (manifest_write(m, f) < 0) {
-		fclose(f);
-		free(*out);
+	if (check_unique(m->entries, m->count, sizeof(*m->entries), m, "file") < 0 ||
+	    check_unique(m->dirs, m->ndirs, sizeof(*m->dirs), m, "directory") < 0 ||
+	    check_unique(m->symlinks, m->nsymlinks, sizeof(*m->symlinks), m, "symbolic link") < 0 ||
+	    check_unique(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), m, "hard link") < 0 ||
+	    check_unique(m->specials, m->nspecials, sizeof(*m->specials), m, "special file") < 0)
 		return -1;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Unescapes path in place; returns -1 on a bad escape. */
-static int unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (*s != '\\') {
-			*w++ = *s;
-			continue;
-		}
-		s++;
-		if (*s == '\\')
-			*w++ = '\\';
-		else if (*s == 't')
-			*w++ = '\t';
-		else if (*s == 'n')
-			*w++ = '\n';
-		else
-			return -1;
-	}
-	*w = '\0';
-	return 0;
-}
-
-static int parse_line(struct manifest *m, char *line, size_t lineno)
-{
-	char *f[4], *end;
-	uint64_t hash, size;
-	unsigned long mode;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		f[i] = line;
-		line = strchr(line, '\t');
-		if (!line)
-			return err_set("line %zu: expected 4 tab-separated fields", lineno);
-		*line++ = '\0';
-	}
-	f[3] = line;
-	/* strto* accept signs, blanks and 0x: check the characters first */
-	if (strlen(f[0]) != 16 || strspn(f[0], "0123456789abcdefABCDEF") != 16)
-		return err_set("line %zu: bad hash '%s' (16 hex digits)", lineno, f[0]);
-	if (!*f[1] || strspn(f[1], "0123456789") != strlen(f[1]) || strlen(f[1]) > 20)
-		return err_set("line %zu: bad size '%s'", lineno, f[1]);
-	if (!*f[2] || strspn(f[2], "01234567") != strlen(f[2]) || strlen(f[2]) > 6)
-		return err_set("line %zu: bad mode '%s'", lineno, f[2]);
-	errno = 0;
-	hash = strtoull(f[0], &end, 16);
-	size = strtoull(f[1], &end, 10);
-	if (errno)
-		return err_set("line %zu: bad size '%s'", lineno, f[1]);
-	mode = strtoul(f[2], &end, 8);
-	if (mode > 07777)
-		return err_set("line %zu: bad mode '%s'", lineno, f[2]);
-	if (!*f[3] || unescape(f[3]) < 0)
-		return err_set("line %zu: bad path", lineno);
-	if (f[3][0] == '/' || !strcmp(f[3], "..") || !strncmp(f[3], "../", 3) ||
-	    strstr(f[3], "/../") || (strlen(f[3]) >= 3 && !strcmp(f[3] + strlen(f[3]) - 3, "/..")))
-		return err_set("line %zu: path '%s' leaves the tree", lineno, f[3]);
-	return manifest_add(m, f[3], size, (uint32_t)mode, hash);
-}
-
-int manifest_parse(struct manifest *m, const char *text, size_t len)
-{
-	static const char header[] = "# xfercmp-manifest ";
-	size_t pos = 0, lineno = 0;
-	char *line = NULL;
-	size_t line_alloc = 0;
-	int rc = 0;
-
-	manifest_init(m);
-	if (len < sizeof(header) - 1 || memcmp(text, header, sizeof(header) - 1))
-		return err_set("not an xfercmp manifest (missing '# xfercmp-manifest' header)");
-	while (pos < len && rc == 0) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-
-		lineno++;
-		if (n + 1 > line_alloc) {
-			char *grown = realloc(line, n + 1);
-
-			if (!grown) {
-				rc = err_set("out of memory reading manifest");
-				break;
-			}
-			line = grown;
-			line_alloc = n + 1;
-		}
-		memcpy(line, text + pos, n);
-		line[n] = '\0';
-		pos += n + 1;
-		if (lineno == 1) {
-			if (strcmp(line + sizeof(header) - 1, "1"))
-				rc = err_set("manifest version '%s' not supported (this xfercmp reads %d)",
-					     line + sizeof(header) - 1, MANIFEST_VERSION);
-			continue;
-		}
-		if (!strncmp(line, "# workload ", 11)) {
-			free(m->description);
-			m->description = strdup(line + 11);
-			continue;
-		}
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		rc = parse_line(m, line, lineno);
-	}
-	free(line);
-	if (rc < 0) {
-		manifest_release(m);
-		return err_wrap("manifest");
-	}
-	manifest_sort(m);
-	for (size_t i = 1; i < m->count; i++)
-		if (!strcmp(m->entries[i - 1].path, m->entries[i].path)) {
-			err_set("manifest lists '%s' twice", m->entries[i].path);
-			manifest_release(m);
-			return -1;
-		}
-	return 0;
-}
-
-int manifest_load(struct manifest *m, const char *file)
-{
-	FILE *f = fopen(file, "r");
-	char *buf = NULL;
-	size_t alloc = 0, len = 0;
-	int rc;
-
-	if (!f)
-		return err_errno("cannot open manifest '%s'", file);
-	for (;;) {
-		size_t n;
-
-		if (len + 65536 > alloc) {
-			char *grown = realloc(buf, alloc ? alloc * 2 : 1 << 20);
-
-			if (!grown) {
-				free(buf);
-				fclose(f);
-				return err_set("out of memory reading manifest '%s'", file);
-			}
-			buf = grown;
-			alloc = alloc ? alloc * 2 : 1 << 20;
-		}
-		n = fread(buf + len, 1, alloc - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return err_errno("cannot read manifest '%s'", file);
-	}
-	fclose(f);
-	rc = manifest_parse(m, buf, len);
-	free(buf);
-	return rc < 0 ? err_wrap("'%s'", file) : 0;
-}
-
-int manifest_default_path(const char *dir, char *buf, size_t len)
-{
-	size_t n = strlen(dir);
-	int w;
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	w = snprintf(buf, len, "%.*s.manifest", (int)n, dir);
-	if (w < 0 || (size_t)w >= len)
-		return err_set("path too long: '%s'", dir);
+	for (size_t i = 0; i < m->nhardlinks; i++)
+		if (!manifest_find(m, m->hardlinks[i].primary))
+			return err_set("hard link '%s' names '%s', which is not a file of the manifest",
+				       m->hardlinks[i].path, m->hardlinks[i].primary);
 	return 0;
 }

@@ -19,6 +19,39 @@ static _Thread_local struct tree *walk_tree;
 static _Thread_local size_t walk_prefix;
 static _Thread_local int walk_error;
 
+/* The text of the symbolic link at path, malloc'd; NULL with the error set. */
+static char *read_link(const char *path, uint64_t size)
+{
+	size_t len = size ? (size_t)size + 1 : 256;
+
+	for (;;) {
+		char *buf = malloc(len);
+		ssize_t n;
+
+		if (!buf) {
+			err_set("out of memory reading link '%s'", path);
+			return NULL;
+		}
+		n = readlink(path, buf, len);
+		if (n < 0) {
+			err_errno("cannot read link '%s'", path);
+			free(buf);
+			return NULL;
+		}
+		if ((size_t)n < len) {
+			buf[n] = '\0';
+			return buf;
+		}
+		free(buf);	/* it grew since lstat: try again, larger */
+		len *= 2;
+	}
+}
+
+static char special_kind(mode_t mode)
+{
+	return S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b' : S_ISFIFO(mode) ? 'p' : 's';
+}
+
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	struct tree *t = walk_tree;
@@ -30,11 +63,8 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 		err_errno("cannot read '%s'", path);
 		return 1;
 	}
-	if (type == FTW_D) {
-		if (path[walk_prefix] != '\0')
-			t->dirs++;
-		return 0;
-	}
+	if (path[walk_prefix] == '\0')
+		return 0;	/* the root itself */
 	if (t->count == t->alloc) {
 		size_t n = t->alloc ? t->alloc * 2 : 1024;
 		struct tree_file *grown = realloc(t->files, n * sizeof(*grown));
@@ -48,22 +78,38 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 		t->alloc = n;
 	}
 	f = &t->files[t->count];
+	memset(f, 0, sizeof(*f));
 	f->path = strdup(path + walk_prefix + 1);
 	if (!f->path) {
 		walk_error = ENOMEM;
 		err_set("out of memory listing '%s'", path);
 		return 1;
 	}
+	t->count++;
 	f->size = (uint64_t)st->st_size;
 	f->mode = st->st_mode & 07777;
-	if (S_ISREG(st->st_mode)) {
+	f->dev = (uint64_t)st->st_dev;
+	f->ino = (uint64_t)st->st_ino;
+	f->nlink = (uint32_t)st->st_nlink;
+	f->mtime = (int64_t)st->st_mtim.tv_sec;
+	if (type == FTW_D) {
+		f->type = TREE_DIR;
+		f->size = 0;
+		t->dirs++;
+	} else if (S_ISREG(st->st_mode)) {
 		f->type = TREE_REGULAR;
 		t->regular_bytes += f->size;
-	} else if (S_ISLNK(st->st_mode))
+	} else if (S_ISLNK(st->st_mode)) {
 		f->type = TREE_SYMLINK;
-	else
+		f->target = read_link(path, f->size);
+		if (!f->target) {
+			walk_error = errno ? errno : EIO;
+			return 1;
+		}
+	} else {
 		f->type = TREE_OTHER;
-	t->count++;
+		f->kind = special_kind(st->st_mode);
+	}
 	return 0;
 }
 
@@ -110,8 +156,10 @@ int tree_scan(const char *root, struct tree *t)
 
 void tree_release(struct tree *t)
 {
-	for (size_t i = 0; i < t->count; i++)
+	for (size_t i = 0; i < t->count; i++) {
 		free(t->files[i].path);
+		free(t->files[i].target);
+	}
 	free(t->files);
 	memset(t, 0, sizeof(*t));
 }

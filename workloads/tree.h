@@ -5,21 +5,28 @@
 #include <stdint.h>
 
 /*
- * A listing of every non-directory entry under a root, with paths relative to
- * the root, sorted bytewise. Symbolic links are listed, never followed.
+ * A listing of every entry under a root (not the root itself), with paths
+ * relative to the root, sorted bytewise. Symbolic links are listed with
+ * their text, never followed.
  */
 
 enum tree_type {
 	TREE_REGULAR,
 	TREE_SYMLINK,
+	TREE_DIR,
 	TREE_OTHER,	/* device, fifo, socket */
 };
 
 struct tree_file {
 	char *path;
+	char *target;		/* TREE_SYMLINK: the link's text; NULL otherwise */
 	uint64_t size;
-	uint32_t mode;
+	uint64_t dev, ino;	/* hard links share both */
+	int64_t mtime;		/* seconds */
+	uint32_t mode;		/* permission bits, <= 07777 */
+	uint32_t nlink;
 	enum tree_type type;
+	char kind;		/* TREE_OTHER: 'c', 'b', 'p' or 's' */
 };
 
 struct tree {

@@ -7,22 +7,69 @@
 #include <stdio.h>
 
 /*
- * Checks a tree against a manifest: every file present, sizes and xxh3
- * content hashes equal, nothing extra. The first few differences are kept by
- * name so a person can look at them.
+ * Checks a tree against a manifest. Content and names always: every regular
+ * file and hard-link path present as a regular file with the manifest's size
+ * and xxh3, nothing extra. Beside that, what a migration may or may not keep,
+ * counted per kind so that each strategy is held to what it claims to carry
+ * (enum preserve_bits) and the rest is reported, not failed:
+ *  - symbolic links: present as links with the same text. A link that
+ *    arrived as what it pointed to (a tool that follows links) counts as not
+ *    kept, and so does everything found below it, not as extra entries;
+ *  - hard links: the paths of one group share one inode (a separate file with
+ *    the right content is "copied": content kept, the link not);
+ *  - empty directories: every directory of the manifest exists;
+ *  - modes: permission bits and the sticky bit of files and directories
+ *    (set-user-ID and set-group-ID are left out of the comparison: safe
+ *    receivers drop them);
+ *  - mtimes: of files and directories, to the second.
+ * The first few differences are kept by name so a person can look at them.
  */
+
+enum preserve_bits {
+	PRESERVE_SYMLINKS = 1 << 0,
+	PRESERVE_HARDLINKS = 1 << 1,
+	PRESERVE_EMPTY_DIRS = 1 << 2,
+	PRESERVE_MODES = 1 << 3,
+	PRESERVE_MTIMES = 1 << 4,
+};
+#define PRESERVE_ALL 0x1fu
+#define PRESERVE_KINDS 5
+
+/* "symlinks", "hardlinks", "empty_dirs", "modes", "mtimes" for bit i (0..PRESERVE_KINDS-1). */
+const char *preserve_name(unsigned i);
 
 #define VERIFY_EXAMPLES 8
 
 struct verify_report {
+	/* content and names: any of these fails every strategy */
 	uint64_t files_ok, bytes_ok;
 	uint64_t missing, extra, size_differs, content_differs, not_regular;
+	/* tree features */
+	uint64_t symlinks_ok, symlinks_differ;
+	uint64_t hardlinks_linked, hardlinks_copied;
+	uint64_t dirs_ok, dirs_missing;
+	uint64_t modes_differ, mtimes_differ;
 	unsigned nexamples;
 	char examples[VERIFY_EXAMPLES][512];
 };
 
-/* Total number of differences. */
+/* Differences in content and names (what fails every strategy). */
 uint64_t verify_differences(const struct verify_report *r);
+
+/*
+ * Of the kinds the manifest holds (*present: a bit for each kind m has,
+ * e.g. no PRESERVE_SYMLINKS for a tree without links; modes and mtimes
+ * whenever it has files or directories with them known), the ones the copy
+ * kept. Returns the kept bits (a subset of *present).
+ */
+unsigned verify_preserved(const struct manifest *m, const struct verify_report *r,
+			  unsigned *present);
+
+/*
+ * Differences that fail a strategy claiming `claims` (enum preserve_bits):
+ * content and names, plus those of each claimed kind.
+ */
+uint64_t verify_failures(const struct verify_report *r, unsigned claims);
 
 /*
  * Verifies root against m using `threads` hashing threads. Returns 0 when the
@@ -32,7 +79,11 @@ uint64_t verify_differences(const struct verify_report *r);
 int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 		struct verify_report *r);
 
-/* One line: "12000 files, 47.2 MiB verified" or "3 differences: 1 missing, ...". */
+/*
+ * One line on content: "12000 files, 47.2 MiB verified" or "3 differences:
+ * 1 missing, ...", then, for a tree with links or directories, what was kept
+ * ("; symlinks 40/40, hardlinks 0/12 (copied), ...").
+ */
 void verify_summary(const struct verify_report *r, char *buf, size_t len);
 
 #endif

@@ -30,7 +30,7 @@ expect() {
 	if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; show; fi
 }
 has() { grep -qF -- "$2" <<<"$1"; }	# has TEXT NEEDLE
-entries() { grep -vc '^#' "$1"; }	# entry lines of a manifest
+entries() { grep -c '^f' "$1"; }	# regular-file lines of a manifest
 nfiles() { find "$1" -type f | wc -l | tr -d ' '; }
 
 d1=$tmp/one
@@ -44,7 +44,7 @@ expect "gen prints 'generated 3000 files'" has "$out" "generated 3000 files"
 expect "gen names the manifest it wrote" has "$out" "manifest: $d1.manifest"
 expect "DIR.manifest exists beside DIR, not inside it" \
 	eval 'test -f "$d1.manifest" && test ! -e "$d1/$(basename "$d1").manifest"'
-expect "the manifest has the version header" test "$(head -n1 "$d1.manifest" 2>/dev/null)" = "# xfercmp-manifest 1"
+expect "the manifest has the version header" test "$(head -n1 "$d1.manifest" 2>/dev/null)" = "# xfercmp-manifest 2"
 expect "the manifest has 3000 entry lines" test "$(entries "$d1.manifest")" -eq 3000
 expect "the tree has 3000 files" test "$(nfiles "$d1")" -eq 3000
 
@@ -61,7 +61,7 @@ expect "verify --manifest DIR.manifest DIR2 passes" eval '[ "$rc" -eq 0 ] && has
 # (300 files: creating files is the slow part; the first 300 paths are the same)
 run "$bin" gen -q -w smallfiles --files 300 --seed 4 "$tmp/seed4"
 expect "another seed gives other content for the same paths" \
-	eval '[ "$rc" -eq 0 ] && [ -n "$(comm -12 <(grep -v "^#" "$d1.manifest" | head -300 | cut -f4 | sort) <(grep -v "^#" "$tmp/seed4.manifest" | cut -f4 | sort) | sed -n 300p)" ] && [ -z "$(comm -12 <(grep -v "^#" "$d1.manifest" | head -300 | sort) <(grep -v "^#" "$tmp/seed4.manifest" | sort))" ]'
+	eval '[ "$rc" -eq 0 ] && [ -n "$(comm -12 <(grep "^f" "$d1.manifest" | head -300 | cut -f6 | sort) <(grep "^f" "$tmp/seed4.manifest" | cut -f6 | sort) | sed -n 300p)" ] && [ -z "$(comm -12 <(grep "^f" "$d1.manifest" | head -300 | sort) <(grep "^f" "$tmp/seed4.manifest" | sort))" ]'
 run "$bin" verify --manifest "$d1.manifest" "$tmp/seed4"
 expect "verify --manifest of the other seed's tree exits 1" \
 	eval '[ "$rc" -eq 1 ] && has "$out" "2700 missing, 0 extra"' 
@@ -73,7 +73,7 @@ expect "verify DIR/ (trailing slash) finds DIR.manifest and passes" eval '[ "$rc
 # ---- differences ----
 
 # a file from the middle of the manifest with at least 2 bytes
-rel=$(grep -v '^#' "$d1.manifest" | awk -F'\t' 'NR >= 1500 && $2 >= 2 { print $4; exit }')
+rel=$(grep '^f' "$d1.manifest" | awk -F'\t' 'NR >= 1500 && $3 >= 2 { print $6; exit }')
 size=$(stat -c %s "$d1/$rel" 2>/dev/null || echo 0)
 off=$((size / 2))
 orig=$(od -An -tu1 -j "$off" -N1 "$d1/$rel" 2>/dev/null | tr -d ' ')

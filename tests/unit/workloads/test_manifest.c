@@ -145,10 +145,10 @@ static void test_text_format(void **state)
 	struct manifest m;
 	char *buf = NULL;
 	size_t len = 0;
-	static const char want[] = "# xfercmp-manifest 1\n"
+	static const char want[] = "# xfercmp-manifest 2\n"
 				   "# workload smallfiles files=2\n"
-				   "00000000000000ab\t5\t0644\ta\\tb\n"
-				   "ffffffffffffffff\t0\t0600\tc\\nd\\\\e\n";
+				   "f\t00000000000000ab\t5\t0644\t-\ta\\tb\n"
+				   "f\tffffffffffffffff\t0\t0600\t-\tc\\nd\\\\e\n";
 
 	(void)state;
 	manifest_init(&m);
@@ -324,7 +324,7 @@ static void test_parse_header_errors(void **state)
 
 	{
 		static const char *const versions[] = {
-			"# xfercmp-manifest 2\n" OK_LINE,
+			"# xfercmp-manifest 3\n" OK_LINE,
 			"# xfercmp-manifest 0\n" OK_LINE,
 			"# xfercmp-manifest \n" OK_LINE,
 			"# xfercmp-manifest x\n" OK_LINE,
@@ -338,7 +338,7 @@ static void test_parse_header_errors(void **state)
 		}
 		err_clear();
 		manifest_parse(&m, versions[0], strlen(versions[0]));
-		assert_contains(err_msg(), "'2'");
+		assert_contains(err_msg(), "'3'");
 	}
 }
 
@@ -550,6 +550,112 @@ static void test_parse_rejects_lax_numbers(void **state)
 	}
 }
 
+/* ---- version 2: a tree ---- */
+
+static void add_tree(struct manifest *m)
+{
+	manifest_init(m);
+	assert_int_equal(manifest_add_file(m, "d/a", 5, 0644, 1700000000, 0xab), 0);
+	assert_int_equal(manifest_add_file(m, "ro/f\tx", 0, 0444, -5, 0), 0);
+	assert_int_equal(manifest_add_dir(m, "ro", 0555, 1700000001), 0);
+	assert_int_equal(manifest_add_dir(m, "d", 0755, 1700000002), 0);
+	assert_int_equal(manifest_add_dir(m, "empty", 0700, 3), 0);
+	assert_int_equal(manifest_add_hardlink(m, "d/b", "d/a"), 0);
+	assert_int_equal(manifest_add_symlink(m, "up", "../../etc/pass\twd"), 0);
+	assert_int_equal(manifest_add_symlink(m, "d/abs", "/etc"), 0);
+	assert_int_equal(manifest_add_special(m, "d/fifo", 'p'), 0);
+	manifest_sort(m);
+	assert_int_equal(manifest_check(m), 0);
+}
+
+static void test_tree_text_and_round_trip(void **state)
+{
+	struct manifest m, back;
+	char *buf = NULL;
+	size_t len = 0;
+	static const char want[] = "# xfercmp-manifest 2\n"
+				   "d\t0755\t1700000002\td\n"
+				   "d\t0700\t3\tempty\n"
+				   "d\t0555\t1700000001\tro\n"
+				   "f\t00000000000000ab\t5\t0644\t1700000000\td/a\n"
+				   "f\t0000000000000000\t0\t0444\t-5\tro/f\\tx\n"
+				   "h\td/a\td/b\n"
+				   "l\t/etc\td/abs\n"
+				   "l\t../../etc/pass\\twd\tup\n"
+				   "s\tp\td/fifo\n";
+
+	(void)state;
+	add_tree(&m);
+	assert_int_equal(manifest_to_buffer(&m, &buf, &len), 0);
+	assert_string_equal(buf, want);
+	assert_int_equal(manifest_parse(&back, buf, len), 0);
+	free(buf);
+	assert_int_equal(back.version, 2);
+	assert_int_equal(back.count, 2);
+	assert_int_equal(back.ndirs, 3);
+	assert_int_equal(back.nhardlinks, 1);
+	assert_int_equal(back.nsymlinks, 2);
+	assert_int_equal(back.nspecials, 1);
+	assert_true(manifest_nodes(&back) == 8);
+	assert_true(back.entries[1].mtime == -5);
+	assert_string_equal(manifest_find_symlink(&back, "up")->target, "../../etc/pass\twd");
+	assert_string_equal(manifest_find_hardlink(&back, "d/b")->primary, "d/a");
+	assert_int_equal(manifest_find_dir(&back, "ro")->mode, 0555);
+	assert_true(manifest_find_dir(&back, "empty")->mtime == 3);
+	assert_null(manifest_find_dir(&back, "d/a"));
+	assert_int_equal(back.specials[0].kind, 'p');
+	manifest_release(&back);
+	manifest_release(&m);
+}
+
+static void test_tree_v1_still_reads(void **state)
+{
+	struct manifest m;
+	static const char v1[] = "# xfercmp-manifest 1\n" OK_LINE;
+
+	(void)state;
+	assert_int_equal(manifest_parse(&m, v1, strlen(v1)), 0);
+	assert_int_equal(m.version, 1);
+	assert_int_equal(m.count, 1);
+	assert_true(m.entries[0].mtime == MANIFEST_NO_MTIME);
+	assert_int_equal(m.ndirs, 0);
+	manifest_release(&m);
+}
+
+static void test_tree_parse_errors(void **state)
+{
+	static const struct {
+		const char *text, *error;
+	} bad[] = {
+		{ "x\t1\ta\n", "unknown kind 'x'" },
+		{ "f0123\n", "expected a kind" },
+		{ "f\t0123456789abcdef\t5\t0644\ta\n", "expected 5 tab-separated fields" },
+		{ "f\t0123456789abcdef\t5\t0644\t+1\ta\n", "bad mtime" },
+		{ "f\t0123456789abcdef\t5\t0644\t1x\ta\n", "bad mtime" },
+		{ "d\t0755\t1\t../up\n", "leaves the tree" },
+		{ "d\t9755\t1\td\n", "bad mode" },
+		{ "l\t\ta\n", "bad symbolic link target" },
+		{ "l\tt\t/abs\n", "leaves the tree" },
+		{ "h\t../x\ta\n", "leaves the tree" },
+		{ "h\tnone\ta\n", "hard link 'a' names 'none'" },
+		{ "s\tq\ta\n", "bad special file kind" },
+		{ "d\t0755\t1\ta\nl\tt\ta\n", "as two kinds" },
+		{ "d\t0755\t1\ta\nd\t0755\t1\ta\n", "directory 'a' twice" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		char text[256];
+		struct manifest m;
+
+		snprintf(text, sizeof(text), "# xfercmp-manifest 2\n%s", bad[i].text);
+		err_clear();
+		assert_int_equal(manifest_parse(&m, text, strlen(text)), -1);
+		assert_contains(err_msg(), bad[i].error);
+		assert_int_equal(m.count + m.ndirs + m.nsymlinks + m.nhardlinks, 0);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -566,6 +672,9 @@ int main(void)
 		cmocka_unit_test(test_parse_duplicate),
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_tree_text_and_round_trip),
+		cmocka_unit_test(test_tree_v1_still_reads),
+		cmocka_unit_test(test_tree_parse_errors),
 	};
 	static const struct CMUnitTest known_bugs[] = {
 		cmocka_unit_test(test_parse_rejects_lax_numbers),
