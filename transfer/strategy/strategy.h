@@ -38,6 +38,8 @@
  *     .models: for our own strategy that models a reference one, that
  *     strategy's name ("real-scp"); --list-strategies prints the pairs and
  *     scripts/bench.sh sets them side by side. NULL otherwise.
+ *     .preserves: what beyond content it carries (PRESERVE_SYMLINKS, ...);
+ *     verification holds it to exactly that.
  *     .release and .stop: only for what holds memory or starts processes
  *     (see below).
  *
@@ -59,6 +61,7 @@
 
 #include "client/agent_client.h"
 #include "manifest.h"
+#include "verify.h"
 #include "stream/xfer_stats.h"
 
 #include <stdbool.h>
@@ -121,6 +124,13 @@ struct strategy {
 	unsigned flags;		/* enum strategy_flags */
 	/* The reference strategy this one models ("real-scp"), or NULL. */
 	const char *models;
+	/*
+	 * What of a tree beyond content and names it claims to carry (enum
+	 * preserve_bits in verify.h): verification fails it for those, and only
+	 * reports the rest. Say in the strategy's opening comment why it
+	 * carries what it does (the tool it models, and its flags).
+	 */
+	unsigned preserves;
 	/*
 	 * Optional. Returns 0 when the strategy can run against target, or 1
 	 * with a reason in why when it cannot (the run shows it as skipped).
