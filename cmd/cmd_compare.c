@@ -577,7 +577,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 			dest_fs = results[i].dest_fs;
 	rep = (struct report){
 		.host = o->host, .workload_name = o->workload_name, .spec = &o->wo.spec,
-		.files = s->m.count, .bytes = s->m.total_bytes, .source_fs = source_fs, .dest_fs = dest_fs,
+		.files = s->m.count, .bytes = s->m.total_bytes, .manifest = &s->m, .source_fs = source_fs, .dest_fs = dest_fs,
 		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes,

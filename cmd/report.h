@@ -21,6 +21,7 @@ struct report {
 	const char *workload_name;	/* "smallfiles", "dir:/srv/x", ... */
 	const struct workload_spec *spec;
 	uint64_t files, bytes;
+	const struct manifest *manifest;	/* the tree's shape (directories, links); may be NULL */
 	const char *source_fs;
 	const char *dest_fs;
 	json_object *agent_info;	/* may be NULL */
@@ -34,6 +35,17 @@ struct report {
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };
+
+/*
+ * The tree beyond its files, ", 310 directories, 64 symbolic links, 12 hard
+ * links, 1 special file left out" ("" for none of them), and what one
+ * strategy kept of it, "symlinks yes, hardlinks no, ..." (kinds the tree
+ * holds only; "" when it holds none). report_preserved_json: the result's
+ * "preserved" object, each kind true, false, or null when the tree has none.
+ */
+void report_tree_shape(const struct manifest *m, char *buf, size_t len);
+void report_preserved_text(const struct strategy_result *res, char *buf, size_t len);
+json_object *report_preserved_json(const struct strategy_result *res);
 
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);

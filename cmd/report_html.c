@@ -104,7 +104,7 @@ static void results_table(const struct report *r, FILE *f)
 {
 	fputs("<table><tr><th>strategy</th><th>status</th><th>seconds</th><th>transfer</th>"
 	      "<th>flush</th><th>MB/s</th><th>files/s</th><th>wire MB</th><th>verified</th>"
-	      "<th>verdict</th><th>why</th></tr>\n", f);
+	      "<th>kept of the tree</th><th>verdict</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = total(res);
@@ -112,7 +112,7 @@ static void results_table(const struct report *r, FILE *f)
 		fputs("<tr><td>", f);
 		escape(f, res->strategy->name);
 		if (res->status != RESULT_OK) {
-			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"9\">",
+			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"10\">",
 				res->status == RESULT_SKIPPED ? "skip" : "fail",
 				res->status == RESULT_SKIPPED ? "skipped" : "failed");
 			escape(f, res->error);
@@ -125,6 +125,13 @@ static void results_table(const struct report *r, FILE *f)
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no");
+		{
+			char kept[256];
+
+			report_preserved_text(res, kept, sizeof(kept));
+			escape(f, kept);
+			fputs("</td><td>", f);
+		}
 		if (res->have_attribution) {
 			escape(f, attribution_verdict_name(res->attribution.verdict));
 			fputs("</td><td>", f);

@@ -24,6 +24,8 @@ static json_object *result_json(const struct strategy_result *res)
 	json_object_object_add(o, "strategy", json_object_new_string(res->strategy->name));
 	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
 	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
+	json_object_object_add(o, "preserved", 
+			       res->verify_summary[0] ? report_preserved_json(res) : NULL);
 	json_object_object_add(o, "seconds", json_object_new_double(res->runs ? seconds : 0.0));
 	json_object_object_add(phases, "transfer", json_object_new_double(res->median.transfer));
 	json_object_object_add(phases, "flush", json_object_new_double(res->median.flush));
@@ -74,6 +76,15 @@ json_object *report_json(const struct report *r)
 	json_object_object_add(wl, "name", json_object_new_string(r->workload_name));
 	json_object_object_add(wl, "files", json_object_new_int64((int64_t)r->files));
 	json_object_object_add(wl, "bytes", json_object_new_int64((int64_t)r->bytes));
+	if (r->manifest) {
+		json_object_object_add(wl, "dirs", json_object_new_int64((int64_t)r->manifest->ndirs));
+		json_object_object_add(wl, "symlinks",
+				       json_object_new_int64((int64_t)r->manifest->nsymlinks));
+		json_object_object_add(wl, "hardlinks",
+				       json_object_new_int64((int64_t)r->manifest->nhardlinks));
+		json_object_object_add(wl, "special_left_out",
+				       json_object_new_int64((int64_t)r->manifest->nspecials));
+	}
 	if (r->spec && r->spec->kind != WORKLOAD_DIR) {
 		json_object_object_add(wl, "seed", json_object_new_int64((int64_t)r->spec->seed));
 		json_object_object_add(wl, "compressibility",

@@ -74,12 +74,33 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 	}
 }
 
+/* What each strategy kept of the tree beyond its files, as verified (a planner's table). */
+static void report_preserved(const struct report *r, FILE *out)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		char kept[256];
+
+		if (!res->verify_summary[0])
+			continue;	/* it never got as far as verification */
+		report_preserved_text(res, kept, sizeof(kept));
+		if (!kept[0])
+			continue;
+		if (!header)
+			fputs("\nkept of the tree (as verified):\n", out);
+		header = true;
+		fprintf(out, "  %-17s %s\n", res->strategy->name, kept);
+	}
+}
+
 void report_table(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *green = color ? "\033[32m" : "";
 	const char *red = color ? "\033[31m" : "", *dim = color ? "\033[2m" : "";
 	const char *reset = color ? "\033[0m" : "";
-	char bytes[32];
+	char bytes[32], shape[256];
 	int best = -1;
 
 	for (size_t i = 0; i < r->nresults; i++)
@@ -87,8 +108,9 @@ void report_table(const struct report *r, FILE *out, bool color)
 		    (best < 0 || total(&r->results[i]) < total(&r->results[best])))
 			best = (int)i;
 
-	fprintf(out, "%sxfercmp%s: %s, %llu files, %s → %s (destination %s)%s\n", bold, reset,
-		r->workload_name, (unsigned long long)r->files,
+	report_tree_shape(r->manifest, shape, sizeof(shape));
+	fprintf(out, "%sxfercmp%s: %s, %llu files%s, %s → %s (destination %s)%s\n", bold, reset,
+		r->workload_name, (unsigned long long)r->files, shape,
 		units_format_bytes(r->bytes, bytes, sizeof(bytes)), r->host,
 		r->dest_fs && r->dest_fs[0] ? r->dest_fs : "?", r->warm ? ", warm source" : ", cold source");
 	if (r->probes) {
@@ -121,6 +143,7 @@ void report_table(const struct report *r, FILE *out, bool color)
 			fprintf(out, "%17s %s(median of %u runs, min %.2f s, max %.2f s)%s\n", "", dim,
 				res->runs, res->min_seconds, res->max_seconds, reset);
 	}
+	report_preserved(r, out);
 	report_shares(r, out, color);
 	if (r->recommendation[0])
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);

@@ -203,12 +203,16 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 {
 	struct agent_job *job = find_job(s, req);
 	struct verify_report r;
-	json_object *examples;
+	json_object *examples, *v;
 	char summary[512];
 	clock_ns start;
+	unsigned claims = 0, present, kept;
 
 	if (!job)
 		return -1;
+	/* what the strategy claims to carry beyond content: absent, nothing */
+	if (json_object_object_get_ex(req, "claims", &v))
+		claims = (unsigned)json_object_get_int64(v) & PRESERVE_ALL;
 	if (!s->have_manifest)
 		return err_set("no manifest was sent before verify");
 	test_corrupt(s, job->dest);
@@ -216,10 +220,14 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	if (verify_tree(job->dest, &s->manifest, 2 * parallel_cpus(), &r) < 0)
 		return -1;
 	verify_summary(&r, summary, sizeof(summary));
+	kept = verify_preserved(&s->manifest, &r, &present);
 	examples = json_object_new_array();
 	for (unsigned i = 0; i < r.nexamples; i++)
 		json_object_array_add(examples, json_object_new_string(r.examples[i]));
-	json_object_object_add(reply, "verified", json_object_new_boolean(verify_differences(&r) == 0));
+	json_object_object_add(reply, "verified",
+			       json_object_new_boolean(verify_failures(&r, claims) == 0));
+	json_object_object_add(reply, "present", json_object_new_int64(present));
+	json_object_object_add(reply, "kept", json_object_new_int64(kept));
 	json_object_object_add(reply, "files_ok", json_object_new_int64((int64_t)r.files_ok));
 	json_object_object_add(reply, "differences",
 			       json_object_new_int64((int64_t)verify_differences(&r)));

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "client/agent_client.h"
 
+#include "verify.h"
+
 #include "err.h"
 #include "measure/sampler.h"
 #include "netutil.h"
@@ -280,14 +282,24 @@ int agent_client_flush(struct agent_client *c, uint64_t job)
 	return call_and_drop(c, request("flush", job));
 }
 
-int agent_client_verify(struct agent_client *c, uint64_t job, struct agent_verify *out)
+int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
+			struct agent_verify *out)
 {
-	json_object *reply = NULL, *v, *ex;
+	json_object *req = request("verify", job), *reply = NULL, *v, *ex;
 	const char *summary = "";
 
 	memset(out, 0, sizeof(*out));
-	if (call_request(c, request("verify", job), &reply) < 0)
+	if (claims)
+		json_object_object_add(req, "claims", json_object_new_int64(claims));
+	if (call_request(c, req, &reply) < 0)
 		return -1;
+	/* lenient: an agent that says nothing of them kept nothing we could show */
+	if (json_object_object_get_ex(reply, "present", &v))
+		out->present = (unsigned)json_object_get_int64(v) & PRESERVE_ALL;
+	if (json_object_object_get_ex(reply, "kept", &v))
+		out->kept = (unsigned)json_object_get_int64(v) & out->present;
+	out->content_ok = json_object_object_get_ex(reply, "differences", &v) ?
+			  json_object_get_int64(v) == 0 : out->verified;
 	/* lenient: a reply without a summary or examples still says whether it verified */
 	wire_get_str(reply, "summary", &summary);
 	snprintf(out->summary, sizeof(out->summary), "%s", summary);

@@ -64,14 +64,21 @@ int agent_client_flush(struct agent_client *c, uint64_t job);
 
 /* The agent's answer to "verify". */
 struct agent_verify {
-	bool verified;		/* the destination matches the manifest */
+	bool verified;		/* content, names and every claimed kind match the manifest */
+	unsigned present;	/* enum preserve_bits: the kinds the manifest holds */
+	unsigned kept;		/* of those, the kinds the copy kept */
+	bool content_ok;	/* no difference in content or names */
 	char summary[512];	/* "" when the agent gave none; the agent sends at most 511 */
 	bool has_example;
 	char example[ERR_MAX];	/* the first difference, when has_example */
 };
 
-/* "verify": compares the job's destination with the manifest sent before. */
-int agent_client_verify(struct agent_client *c, uint64_t job, struct agent_verify *out);
+/*
+ * "verify": compares the job's destination with the manifest sent before,
+ * holding it to claims (enum preserve_bits) beyond content and names.
+ */
+int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
+			struct agent_verify *out);
 
 /*
  * "cleanup": the job's destination goes, now or when the session ends.

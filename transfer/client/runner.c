@@ -130,10 +130,13 @@ static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r
 {
 	struct agent_verify v;
 
-	if (agent_client_verify(t->agent, job, &v) < 0)
+	if (agent_client_verify(t->agent, job, r->strategy->preserves, &v) < 0)
 		return -1;
 	snprintf(r->verify_summary, sizeof(r->verify_summary), "%s", v.summary);
 	r->verified = v.verified;
+	r->tree_present = v.present;
+	r->tree_kept = v.kept;
+	r->content_ok = v.content_ok;
 	if (!r->verified) {
 		size_t n;
 

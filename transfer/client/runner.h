@@ -34,6 +34,9 @@ struct strategy_result {
 	bool verified;
 	char error[1024];	/* failure or skip reason */
 	char verify_summary[512];
+	/* enum preserve_bits: the kinds the tree holds, and those the copy kept (as verified) */
+	unsigned tree_present, tree_kept;
+	bool content_ok;	/* every file and name as verified, whatever else differs */
 	char dest_fs[32];
 	bool warm_source;	/* the source was read from the page cache (--warm) */
 	/* the run whose total time is the median; min/max over all runs */

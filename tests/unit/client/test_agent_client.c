@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include "client/agent_client.h"
+#include "verify.h"
 #include "err.h"
 #include "measure/sampler.h"
 
@@ -133,23 +134,31 @@ static void test_verify(void **state)
 	const char *want = "{\"op\":\"verify\",\"job\":3}";
 
 	EXPECT_CALL(p, "{\"verified\":false,\"summary\":\"1 difference\",\"examples\":[\"content differs: a\",\"b\"]}",
-		    agent_client_verify(&p->c, 3, &v), 0, want);
+		    agent_client_verify(&p->c, 3, 0, &v), 0, want);
 	assert_false(v.verified);
 	assert_string_equal(v.summary, "1 difference");
 	assert_true(v.has_example);
 	assert_string_equal(v.example, "content differs: a");
 
 	EXPECT_CALL(p, "{\"verified\":true,\"summary\":\"all 2 files match\",\"examples\":[]}",
-		    agent_client_verify(&p->c, 3, &v), 0, want);
+		    agent_client_verify(&p->c, 3, 0, &v), 0, want);
 	assert_true(v.verified);
 	assert_string_equal(v.summary, "all 2 files match");
 	assert_false(v.has_example);
 
 	/* lenient: no summary, no examples, no verdict */
-	EXPECT_CALL(p, "{}", agent_client_verify(&p->c, 3, &v), 0, want);
+	EXPECT_CALL(p, "{}", agent_client_verify(&p->c, 3, 0, &v), 0, want);
 	assert_false(v.verified);
 	assert_string_equal(v.summary, "");
 	assert_false(v.has_example);
+	assert_int_equal(v.present, 0);
+
+	/* claims travel; present and kept come back, kept only within present */
+	EXPECT_CALL(p, "{\"verified\":true,\"present\":3,\"kept\":7}",
+		    agent_client_verify(&p->c, 3, PRESERVE_SYMLINKS | PRESERVE_MODES, &v), 0,
+		    "{\"op\":\"verify\",\"job\":3,\"claims\":9}");
+	assert_int_equal(v.present, PRESERVE_SYMLINKS | PRESERVE_HARDLINKS);
+	assert_int_equal(v.kept, PRESERVE_SYMLINKS | PRESERVE_HARDLINKS);
 }
 
 static void test_receive(void **state)

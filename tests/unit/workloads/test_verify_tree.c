@@ -1,0 +1,219 @@
+/*
+ * Unit tests for workloads/verify.c on trees: symbolic links, hard links,
+ * directories, modes and mtimes, counted per kind and held to claims.
+ */
+#include "testutil.h"
+
+#include "fsutil.h"
+#include "manifest.h"
+#include "verify.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static char tmp[] = "/tmp/xfercmp-verify-tree.XXXXXX";
+
+static void path_of(char *buf, const char *root, const char *rel)
+{
+	assert_int_equal(fs_join(buf, PATH_MAX, root, rel), 0);
+}
+
+static void put(const char *root, const char *rel, const char *text, mode_t mode, time_t mtime)
+{
+	char p[PATH_MAX];
+	struct timeval tv[2] = { { .tv_sec = mtime }, { .tv_sec = mtime } };
+	int fd;
+
+	path_of(p, root, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(fs_write_all(fd, text, strlen(text)), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(chmod(p, mode), 0);
+	assert_int_equal(utimes(p, tv), 0);
+}
+
+static void dir(const char *root, const char *rel, mode_t mode, time_t mtime)
+{
+	char p[PATH_MAX];
+	struct timeval tv[2] = { { .tv_sec = mtime }, { .tv_sec = mtime } };
+
+	path_of(p, root, rel);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(chmod(p, mode), 0);
+	assert_int_equal(utimes(p, tv), 0);
+}
+
+static void link_to(const char *root, const char *rel, const char *target)
+{
+	char p[PATH_MAX];
+
+	path_of(p, root, rel);
+	assert_int_equal(symlink(target, p), 0);
+}
+
+static void hard(const char *root, const char *from, const char *rel)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	path_of(a, root, from);
+	path_of(b, root, rel);
+	assert_int_equal(link(a, b), 0);
+}
+
+/* The source tree: every kind of node. Directory mtimes are set last (children change them). */
+static void make_tree(const char *root)
+{
+	assert_int_equal(mkdir(root, 0755), 0);
+	dir(root, "d", 0755, 1000);
+	dir(root, "empty", 0700, 1001);
+	put(root, "d/a", "alpha", 0644, 2000);
+	put(root, "d/ro", "read only", 0444, 2001);
+	hard(root, "d/a", "d/a2");
+	hard(root, "d/a", "hard3");
+	link_to(root, "d/rel", "../hard3");
+	link_to(root, "up", "../../etc/passwd");
+	link_to(root, "to-d", "d");
+}
+
+static void fix_dir_times(const char *root)
+{
+	char p[PATH_MAX];
+	struct timeval tv[2] = { { .tv_sec = 1000 }, { .tv_sec = 1000 } };
+
+	path_of(p, root, "d");
+	assert_int_equal(utimes(p, tv), 0);
+}
+
+static void test_identical_tree_keeps_everything(void **state)
+{
+	char src[PATH_MAX];
+	struct manifest m;
+	struct verify_report r;
+	unsigned present, kept;
+
+	(void)state;
+	path_of(src, tmp, "same");
+	make_tree(src);
+	fix_dir_times(src);
+	assert_int_equal(manifest_from_tree(&m, src, 2), 0);
+	assert_int_equal(m.count, 2);	/* d/a (primary of 3 names) and d/ro */
+	assert_int_equal(m.nhardlinks, 2);
+	assert_string_equal(m.hardlinks[0].primary, "d/a");
+	assert_int_equal(m.nsymlinks, 3);
+	assert_int_equal(m.ndirs, 2);
+	assert_int_equal(verify_tree(src, &m, 2, &r), 0);
+	assert_int_equal(verify_differences(&r), 0);
+	assert_int_equal(verify_failures(&r, PRESERVE_ALL), 0);
+	assert_int_equal(r.hardlinks_linked, 2);
+	assert_int_equal(r.symlinks_ok, 3);
+	kept = verify_preserved(&m, &r, &present);
+	assert_int_equal(present, PRESERVE_ALL);
+	assert_int_equal(kept, PRESERVE_ALL);
+	manifest_release(&m);
+}
+
+/* What scp -r would leave: links followed, hard links copied, no empty dir, modes and times lost. */
+static void test_flattened_copy_reports_each_kind(void **state)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct manifest m;
+	struct verify_report r;
+	unsigned present, kept;
+
+	(void)state;
+	path_of(src, tmp, "src");
+	path_of(dst, tmp, "flat");
+	make_tree(src);
+	fix_dir_times(src);
+	assert_int_equal(manifest_from_tree(&m, src, 2), 0);
+
+	assert_int_equal(mkdir(dst, 0755), 0);
+	dir(dst, "d", 0700, 5);
+	put(dst, "d/a", "alpha", 0600, 6);
+	put(dst, "d/ro", "read only", 0444, 2001);
+	put(dst, "d/a2", "alpha", 0644, 2000);	/* copied, not linked */
+	put(dst, "hard3", "alpha", 0644, 2000);
+	put(dst, "d/rel", "alpha", 0644, 2000);	/* the link's target's content */
+	dir(dst, "to-d", 0755, 1000);		/* a link to a directory, followed */
+	put(dst, "to-d/a", "alpha", 0644, 2000);
+	put(dst, "to-d/ro", "read only", 0444, 2001);
+	/* "up" (to ../../etc/passwd) and "empty" did not arrive */
+	assert_int_equal(verify_tree(dst, &m, 2, &r), 0);
+	assert_int_equal(verify_differences(&r), 0);	/* content and names: all there */
+	assert_int_equal(r.extra, 0);	/* what is below a followed link is not extra */
+	assert_int_equal(r.symlinks_differ, 3);
+	assert_int_equal(r.hardlinks_copied, 2);
+	assert_int_equal(r.hardlinks_linked, 0);
+	assert_int_equal(r.dirs_missing, 1);
+	assert_int_equal(r.modes_differ, 2);	/* d 0700, d/a 0600 */
+	assert_int_equal(r.mtimes_differ, 2);	/* d, d/a */
+	kept = verify_preserved(&m, &r, &present);
+	assert_int_equal(present, PRESERVE_ALL);
+	assert_int_equal(kept, 0);
+	/* held only to its claims */
+	assert_int_equal(verify_failures(&r, 0), 0);
+	assert_int_equal(verify_failures(&r, PRESERVE_SYMLINKS), 3);
+	assert_int_equal(verify_failures(&r, PRESERVE_HARDLINKS | PRESERVE_EMPTY_DIRS), 3);
+	assert_int_equal(verify_failures(&r, PRESERVE_ALL), 10);
+	{
+		char summary[512];
+
+		verify_summary(&r, summary, sizeof(summary));
+		assert_contains(summary, "2 files");
+		assert_contains(summary, "symlinks 0/3");
+		assert_contains(summary, "hard links 0/2");
+		assert_contains(summary, "1 directories missing");
+	}
+	manifest_release(&m);
+}
+
+static void test_link_text_and_kind_matter(void **state)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct manifest m;
+	struct verify_report r;
+
+	(void)state;
+	path_of(src, tmp, "s2");
+	path_of(dst, tmp, "d2");
+	assert_int_equal(mkdir(src, 0755), 0);
+	assert_int_equal(mkdir(dst, 0755), 0);
+	link_to(src, "l", "target");
+	link_to(dst, "l", "other");
+	put(src, "f", "x", 0644, 1);
+	link_to(dst, "f", "x");	/* a link where a file was: not a regular file */
+	assert_int_equal(manifest_from_tree(&m, src, 1), 0);
+	assert_int_equal(verify_tree(dst, &m, 1, &r), 0);
+	assert_int_equal(r.symlinks_differ, 1);
+	assert_int_equal(r.not_regular, 1);
+	assert_int_equal(r.missing, 0);
+	assert_contains(r.examples[0], "not a regular file: f");
+	manifest_release(&m);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return fs_remove_tree(tmp);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical_tree_keeps_everything),
+		cmocka_unit_test(test_flattened_copy_reports_each_kind),
+		cmocka_unit_test(test_link_text_and_kind_matter),
+	};
+
+	return cmocka_run_group_tests_name("verify_tree", tests, setup, teardown);
+}
