@@ -15,7 +15,7 @@ int fs_mkdir_p(const char *path);
  * a removal in it was refused: works for root and for the tree's owner.
  * A missing path is not an error. After a failure it goes on removing what it
  * can, then returns -1 (error set, naming path and the first failure's place
- * and cause); else 0.
+ * and cause; errno is that cause); else 0.
  */
 int fs_remove_tree(const char *path);
 
