@@ -544,18 +544,28 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	return EXIT_OK;
 }
 
-void compare_close(struct compare_session *s)
+int compare_close(struct compare_session *s)
 {
+	int code = EXIT_OK;
+
 	leave_exit_to_interrupt();
-	agent_client_close(&s->agent);
-	ssh_target_close(&s->ssh);
+	/* each cleanup that failed is one line on stderr, and the run fails */
+	if (agent_client_close(&s->agent) < 0)
+		code = cmd_fail(NULL, EXIT_FAILED);
+	if (ssh_target_close(&s->ssh) < 0)
+		code = cmd_fail(NULL, EXIT_FAILED);
 	running_agent = NULL;
 	agent_process_stop(&s->proc);
 	manifest_release(&s->m);
 	if (temp_source[0]) {
-		fs_remove_tree(temp_source);
+		if (fs_remove_tree(temp_source) < 0) {
+			err_wrap("temporary source left behind (remove it with: chmod -R u+rwx '%s' && rm -rf '%s')",
+				 temp_source, temp_source);
+			code = cmd_fail(NULL, EXIT_FAILED);
+		}
 		temp_source[0] = '\0';
 	}
+	return code;
 }
 
 /*
@@ -639,7 +649,8 @@ int cmd_compare(int argc, char **argv)
 	code = compare_open(&s, list, (size_t)n);
 	if (code == EXIT_OK)
 		code = run_strategies(&s, list, n);
-	compare_close(&s);
+	if (compare_close(&s) != EXIT_OK && code == EXIT_OK)
+		code = EXIT_FAILED;
 	for (int i = 0; i < n; i++)
 		strategy_free(list[i]);
 	return code;

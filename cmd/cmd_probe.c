@@ -39,6 +39,7 @@ int cmd_probe(int argc, char **argv)
 	code = compare_open(&s, NULL, 0);
 	if (code == EXIT_OK)
 		code = report_probes(&s);
-	compare_close(&s);
+	if (compare_close(&s) != EXIT_OK && code == EXIT_OK)
+		code = EXIT_FAILED;
 	return code;
 }

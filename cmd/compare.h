@@ -69,8 +69,14 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
  */
 int compare_open(struct compare_session *s, const struct strategy *const *list, size_t n);
 
-/* Lets an interrupt being handled end the process; then frees s and removes a temporary source. */
-void compare_close(struct compare_session *s);
+/*
+ * Lets an interrupt being handled end the process; then ends the agent
+ * (which removes its destinations and root), frees s and removes a temporary
+ * source. Returns EXIT_OK, or EXIT_FAILED after printing one line for each
+ * cleanup that failed (what is left and how to remove it): a run that leaves
+ * something behind does not end in success.
+ */
+int compare_close(struct compare_session *s);
 
 /* The one way the comparison reports its own failure: prints the error, returns EXIT_FAILED. */
 int compare_fail(void);

@@ -5,7 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,40 +35,194 @@ int fs_mkdir_p(const char *path)
 	return 0;
 }
 
-/* nftw takes no context: the first failure of this thread's walk. */
-static __thread int remove_errno;
+/*
+ * One removal walk. It goes on past a failure: what can go, goes (a
+ * directory another thread is still filling fails its rmdir, and the walk
+ * must not stop there); the first failure is kept for the message.
+ */
+struct remove_walk {
+	dev_t dev;		/* the tree's file system: a mount inside is not entered */
+	int first_errno;
+	char first_path[4096];	/* where the first failure was, below the root */
+	char rel[4096];		/* the path being walked, below the root (messages only) */
+};
+
+static void remove_failed(struct remove_walk *w, const char *name, int e)
+{
+	if (w->first_errno || e == ENOENT)
+		return;
+	w->first_errno = e;
+	/* cut to fit if need be: it is for the message */
+	if (snprintf(w->first_path, sizeof(w->first_path), "%s%s%s", w->rel, w->rel[0] ? "/" : "",
+		     name) < 0)
+		w->first_path[0] = '\0';
+}
 
 /*
- * Goes on past a failure: what can go, goes (a directory another thread is
- * still filling fails its rmdir, and the walk must not stop there).
+ * Makes the directory fd writable and searchable for its owner, the least a
+ * walk needs to empty it. Called only once something in it was refused, and
+ * once per directory (*done): a second refusal is not about the mode.
  */
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int open_up(int fd, int *done)
 {
-	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+	struct stat st;
 
-	(void)st;
-	(void)ftw;
-	if (rc < 0 && errno != ENOENT && !remove_errno)
-		remove_errno = errno;
+	if (*done || fstat(fd, &st) < 0)
+		return -1;
+	*done = 1;
+	if ((st.st_mode & S_IRWXU) == S_IRWXU)
+		return -1;
+	return fchmod(fd, (st.st_mode & 07777) | S_IRWXU);
+}
+
+/* Whether a refusal (errno) inside the directory dirfd may go once it is opened up. */
+static int refused_until_opened(int dirfd, int *opened_up)
+{
+	int e = errno;
+
+	if ((e != EACCES && e != EPERM) || open_up(dirfd, opened_up) < 0) {
+		errno = e;
+		return 0;
+	}
+	return 1;
+}
+
+static int open_dir_at(int dirfd, const char *name, mode_t mode)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	/* a 0000 or 0300 directory: its owner may read it once it says so */
+	if (fd < 0 && errno == EACCES &&
+	    fchmodat(dirfd, name, (mode & 07777) | S_IRWXU, AT_SYMLINK_NOFOLLOW) == 0)
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+static void empty_dir(struct remove_walk *w, int fd, const char *skip);
+
+/*
+ * Removes the entry name of the directory dirfd and everything below it.
+ * A symbolic link is unlinked, never followed: the type comes from fstatat
+ * with AT_SYMLINK_NOFOLLOW, and a directory is opened with O_NOFOLLOW.
+ */
+static void remove_entry(struct remove_walk *w, int dirfd, const char *name, int *opened_up)
+{
+	struct stat st;
+	size_t len;
+	int fd, rc;
+
+	rc = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (rc < 0 && refused_until_opened(dirfd, opened_up))
+		rc = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (rc < 0) {
+		remove_failed(w, name, errno);
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (st.st_dev != w->dev) {
+			remove_failed(w, name, EXDEV);
+			return;
+		}
+		fd = open_dir_at(dirfd, name, st.st_mode);
+		if (fd < 0) {
+			remove_failed(w, name, errno);
+			return;
+		}
+		len = strlen(w->rel);
+		if (len + 1 + strlen(name) < sizeof(w->rel))
+			sprintf(w->rel + len, "%s%s", len ? "/" : "", name);
+		empty_dir(w, fd, NULL);
+		close(fd);
+		w->rel[len] = '\0';
+	}
+	rc = unlinkat(dirfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+	/* the directory holding it refused: write permission */
+	if (rc < 0 && refused_until_opened(dirfd, opened_up))
+		rc = unlinkat(dirfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+	if (rc < 0)
+		remove_failed(w, name, errno);
+}
+
+/*
+ * Removes every entry of the directory fd but skip (if any); fd stays open.
+ * Entries are removed while the directory is read; a pass that removed
+ * something is followed by another, since removing during readdir may let
+ * an entry be skipped, and a directory another thread fills gets emptied.
+ */
+static void empty_dir(struct remove_walk *w, int fd, const char *skip)
+{
+	int rfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = rfd < 0 ? NULL : fdopendir(rfd);
+	struct dirent *de;
+	int opened_up = 0, removed;
+
+	if (!d) {
+		remove_failed(w, ".", errno);
+		if (rfd >= 0)
+			close(rfd);
+		return;
+	}
+	do {
+		removed = 0;
+		errno = 0;
+		while ((de = readdir(d)) != NULL) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+			    (skip && !strcmp(de->d_name, skip)))
+				continue;
+			remove_entry(w, fd, de->d_name, &opened_up);
+			removed = 1;
+			errno = 0;
+		}
+		if (errno)
+			remove_failed(w, ".", errno);
+		rewinddir(d);
+	} while (removed && !w->first_errno);
+	closedir(d);
+}
+
+/*
+ * Removes what is below the directory path, last_name (if any) last and only
+ * if all the rest went, then path itself. Returns 0 or -1 (error set).
+ */
+static int remove_dir_tree(const char *path, const struct stat *st, const char *last_name)
+{
+	struct remove_walk w = { .dev = st->st_dev };
+	int fd = open_dir_at(AT_FDCWD, path, st->st_mode), opened_up = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", path);
+	empty_dir(&w, fd, last_name);
+	if (last_name && !w.first_errno)
+		remove_entry(&w, fd, last_name, &opened_up);
+	close(fd);
+	if (w.first_errno) {
+		errno = w.first_errno;
+		return err_errno("cannot remove '%s' (first at '%s')", path, w.first_path);
+	}
+	if (rmdir(path) < 0 && errno != ENOENT)
+		return err_errno("cannot remove '%s'", path);
 	return 0;
 }
 
-int fs_remove_tree(const char *path)
+static int remove_tree(const char *path, const char *last_name)
 {
 	struct stat st;
 
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", path);
 	if (!S_ISDIR(st.st_mode))
-		return unlink(path) < 0 ? err_errno("cannot remove '%s'", path) : 0;
-	remove_errno = 0;
-	if (nftw(path, remove_one, 64, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 && !remove_errno)
-		remove_errno = errno ? errno : EIO;
-	if (remove_errno) {
-		errno = remove_errno;
-		return err_errno("cannot remove '%s'", path);
-	}
-	return 0;
+		return unlink(path) < 0 && errno != ENOENT ? err_errno("cannot remove '%s'", path) : 0;
+	return remove_dir_tree(path, &st, last_name);
+}
+
+int fs_remove_tree(const char *path)
+{
+	return remove_tree(path, NULL);
+}
+
+int fs_remove_marked_tree(const char *path, const char *marker)
+{
+	return remove_tree(path, marker);
 }
 
 int fs_clear_dir(const char *dir)

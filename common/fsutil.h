@@ -8,11 +8,24 @@
 int fs_mkdir_p(const char *path);
 
 /*
- * Removes path and everything below it without following symbolic links.
+ * Removes path and everything below it without following symbolic links (a
+ * link to a directory is unlinked, never entered) and without entering
+ * another file system mounted inside. A directory the tree made read-only
+ * (0555, 0500, 0000) is made rwx for its owner first, and only when a read or
+ * a removal in it was refused: works for root and for the tree's owner.
  * A missing path is not an error. After a failure it goes on removing what it
- * can, then returns -1 (error set, with the first failure's cause); else 0.
+ * can, then returns -1 (error set, naming path and the first failure's place
+ * and cause; errno is that cause); else 0.
  */
 int fs_remove_tree(const char *path);
+
+/*
+ * fs_remove_tree for a directory that holds a marker (an entry named marker
+ * directly below path): the marker goes last, and only once everything else
+ * went, so a removal that failed leaves it and a retry can still tell the
+ * rest is ours. Returns 0 or -1 (error set).
+ */
+int fs_remove_marked_tree(const char *path, const char *marker);
 
 /* Removes everything below dir, keeping dir itself. Returns 0 or -1 (error set). */
 int fs_clear_dir(const char *dir);

@@ -22,38 +22,55 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ROOT_MARKER AGENT_ROOT_MARKER
+
 /* What the lifetime watchers must clean up: the scratch root, if we made it. */
 static char made_root[4096];
 
 /*
- * Removes the scratch root and exits. The removal is retried for a bounded
- * time: when the client goes away in the middle of tar-ssh, the host's tar
- * (a process of its own, not ours) may still be creating files for a moment
- * until it reads the end of its input, and a single pass would race it.
+ * Removes the scratch root, its marker last (fs_remove_marked_tree): a root
+ * that could not be wholly removed keeps its marker, so the client's
+ * fallback may still take it. The removal is retried for a bounded time
+ * while a directory refills (ENOTEMPTY): when the client goes away in the
+ * middle of tar-ssh, the host's tar (a process of its own, not ours) may
+ * still be creating files for a moment until it reads the end of its input,
+ * and a single pass would race it. Any other failure will not pass by
+ * itself. Returns 0, or -1 with the error set.
  */
 #define CLEANUP_RETRY_MS 10000
 
-static void remove_root(void)
+static int remove_root(void)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	struct timespec tick = { 0, 200 * 1000 * 1000 };
+	int rc = 0;
 
 	/* the session's end, stdin's end and a signal can all arrive at once: one remover */
 	pthread_mutex_lock(&once);
 	if (made_root[0]) {
-		for (int waited = 0; waited <= CLEANUP_RETRY_MS; waited += 200) {
-			if (fs_remove_tree(made_root) == 0 && access(made_root, F_OK) != 0)
+		for (int waited = 0;; waited += 200) {
+			rc = fs_remove_marked_tree(made_root, ROOT_MARKER);
+			if (rc == 0 || errno != ENOTEMPTY || waited >= CLEANUP_RETRY_MS)
 				break;
 			nanosleep(&tick, NULL);
 		}
+		if (rc < 0)
+			err_wrap("scratch root left behind (remove it with: chmod -R u+rwx '%s' && rm -rf '%s')",
+				 made_root, made_root);
 		made_root[0] = '\0';
 	}
 	pthread_mutex_unlock(&once);
+	return rc;
 }
 
+/* Ends the agent; a root that could not be removed is said on stderr and in the status. */
 static void cleanup_and_exit(int code)
 {
-	remove_root();
+	if (remove_root() < 0) {
+		fprintf(stderr, "xfercmp-agent: %s\n", err_msg());
+		if (code == 0)
+			code = 1;
+	}
 	_exit(code);
 }
 
@@ -160,8 +177,6 @@ static int open_listener(const char *spec, char *bound, size_t len)
  * made (it holds the marker file). Anything else may be somebody's data, so
  * the agent refuses it rather than write into it or remove it.
  */
-#define ROOT_MARKER AGENT_ROOT_MARKER
-
 static int prepare_root(const struct agent_opts *o, char *root, size_t len)
 {
 	char marker[4096 + 32];
@@ -306,6 +321,7 @@ int agent_serve(const struct agent_opts *o)
 	}
 	agent_gate_release(&gate);
 	close(lfd);
-	remove_root();
+	if (remove_root() < 0)
+		rc = -1;
 	return rc;
 }

@@ -245,15 +245,25 @@ int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream
 	return fd;
 }
 
-void agent_client_close(struct agent_client *c)
+int agent_client_close(struct agent_client *c)
 {
+	int rc = 0;
+
 	if (c->fd >= 0) {
-		call_and_drop(c, request("bye", 0));
+		/* the agent removes the destinations it kept before it answers */
+		if (call_and_drop(c, request("bye", 0)) < 0 && !c->lost) {
+			struct err_saved why;
+
+			err_save(&why);
+			rc = err_set("cleanup on %s failed: %s; remove what is left with chmod -R u+rwx, then rm -rf",
+				     c->label, why.msg);
+		}
 		close(c->fd);
 		c->fd = -1;
 	}
 	json_object_put(c->info);
 	c->info = NULL;
+	return rc;
 }
 
 int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t *job, char *dest,

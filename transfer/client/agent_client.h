@@ -128,8 +128,13 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 /* Opens data connection `stream` of job; returns the fd or -1 (error set). */
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream);
 
-/* Says bye and closes. */
-void agent_client_close(struct agent_client *c);
+/*
+ * Says bye and closes. The agent removes the destinations it kept before it
+ * answers: returns -1 (error set, naming what is left) when it could not,
+ * else 0 (also when the connection was already lost: the agent's own end
+ * then removes its root).
+ */
+int agent_client_close(struct agent_client *c);
 
 /* A TCP connection with a bounded connect time; returns the fd or -1 (error set). */
 int tcp_connect(const char *host, const char *port, int timeout_ms);

@@ -304,30 +304,64 @@ fail: {
 }
 }
 
-/*
- * The agent removes its scratch root when it ends; one that was killed
- * (kill -9, the OOM killer) could not. Remove it over the SSH session, but
- * only if it still holds the agent's marker: never remove what is not ours.
- * Best effort: the session may be gone too.
- */
-static void remove_dead_agents_root(struct ssh_target *t)
+int ssh_target_cleanup_command(const char *root, char *buf, size_t len)
 {
-	char quoted[700], command[1600], line[512];
-	struct ssh_exec x;
+	char quoted[2 * SSH_TARGET_ROOT_MAX + 16];
+	int n;
 
-	if (!t->remote_root[0] || ssh_shell_quote(t->remote_root, quoted, sizeof(quoted)) < 0)
-		return;
-	snprintf(command, sizeof(command),
-		 "if [ -f %s/" AGENT_ROOT_MARKER " ]; then rm -rf -- %s && echo removed; else echo absent; fi",
-		 quoted, quoted);
-	if (ssh_exec_start(t->session, command, &x) == 0 &&
-	    ssh_exec_read_line(&x, line, sizeof(line), DISCOVER_TIMEOUT_MS) >= 0)
-		ssh_exec_finish(&x, NULL);
-	ssh_exec_release(&x);
+	if (ssh_shell_quote(root, quoted, sizeof(quoted)) < 0)
+		return -1;
+	/*
+	 * find never follows a link (its default, -P), and -type d matches no
+	 * link; each directory is opened up before find reads it (-exec ... \;
+	 * runs at once, before find descends). rm -rf alone cannot empty a
+	 * 0555 directory as a non-root user. The marker goes after the rest
+	 * went, so a failed removal can be tried again.
+	 */
+	n = snprintf(buf, len,
+		     "r=%s; m=\"$r\"/" AGENT_ROOT_MARKER "; "
+		     "if [ -d \"$r\" ] && [ ! -L \"$r\" ] && [ -f \"$m\" ] && [ ! -L \"$m\" ]; then "
+		     "find \"$r\" -type d ! -perm -u=rwx -exec chmod u+rwx -- {} \\; ; "
+		     "find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + && "
+		     "rm -f -- \"$m\" && rmdir -- \"$r\" && echo removed || echo failed; "
+		     "else echo absent; fi",
+		     quoted);
+	if (n < 0 || (size_t)n >= len)
+		return err_set("scratch root path too long: '%s'", root);
+	return 0;
 }
 
-void ssh_target_close(struct ssh_target *t)
+/*
+ * The agent removes its scratch root when it ends; one that was killed
+ * (kill -9, the OOM killer) or failed to could not. Remove it over the SSH
+ * session, but only if it still holds the agent's marker: never remove what
+ * is not ours. Returns 0 when the root is gone, -1 (error set) otherwise.
+ */
+static int remove_dead_agents_root(struct ssh_target *t)
 {
+	char command[2048], line[512] = "";
+	struct ssh_exec x;
+	int rc;
+
+	if (!t->remote_root[0])
+		return 0;
+	if (ssh_target_cleanup_command(t->remote_root, command, sizeof(command)) < 0)
+		return -1;
+	rc = ssh_exec_start(t->session, command, &x);
+	if (rc == 0 && ssh_exec_read_line(&x, line, sizeof(line), DISCOVER_TIMEOUT_MS) >= 0)
+		ssh_exec_finish(&x, NULL);
+	ssh_exec_release(&x);
+	if (!strcmp(line, "removed") || !strcmp(line, "absent"))
+		return 0;
+	return err_set("scratch root '%s' on the host was not removed%s%s: remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
+		       t->remote_root, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
+		       t->remote_root, t->remote_root);
+}
+
+int ssh_target_close(struct ssh_target *t)
+{
+	int rc = 0;
+
 	if (t->agent_running) {
 		int status = -1;
 
@@ -335,17 +369,16 @@ void ssh_target_close(struct ssh_target *t)
 		ssh_exec_send_eof(&t->agent);
 		ssh_exec_finish(&t->agent, &status);
 		t->agent_running = 0;
-		if (status != 0 && t->session && ssh_is_connected(t->session)) {
-			struct err_saved saved;
-
-			err_save(&saved);
-			remove_dead_agents_root(t);
-			err_restore(&saved);
-		}
+		if (status != 0 && t->session && ssh_is_connected(t->session))
+			rc = remove_dead_agents_root(t);
+		else if (status != 0)
+			rc = err_set("the agent on the host ended with status %d and the connection is gone: its scratch root '%s' may be left behind",
+				     status, t->remote_root);
 	}
 	ssh_exec_release(&t->agent);
 	if (t->session) {
 		ssh_conn_close(t->session);
 		t->session = NULL;
 	}
+	return rc;
 }

@@ -40,7 +40,22 @@ struct ssh_target {
 /* Connects, looks at the host, starts the agent. Returns 0 or -1 (error set). */
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o);
 
-/* Stops the agent (closing its channel) and disconnects. Safe on a zeroed t. */
-void ssh_target_close(struct ssh_target *t);
+/*
+ * Stops the agent (closing its channel) and disconnects. Safe on a zeroed t.
+ * An agent that did not end well (killed, or its cleanup failed) has its
+ * scratch root removed over the session, marker last. Returns 0, or -1
+ * (error set, naming the root and how to remove it) when the root may be
+ * left on the host.
+ */
+int ssh_target_close(struct ssh_target *t);
+
+/*
+ * The shell command that removes the scratch root on the host when the agent
+ * could not: only a directory (not a link) holding the marker; directories
+ * made read-only are opened up first (never through a link), the marker goes
+ * last. It prints "removed", "failed" or "absent" (no marker: not ours, or
+ * already gone). Returns 0 or -1 (error set) if buf is too small.
+ */
+int ssh_target_cleanup_command(const char *root, char *buf, size_t len);
 
 #endif
