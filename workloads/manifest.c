@@ -151,13 +151,20 @@ static int key_cmp(const void *key, const void *node)
 	return strcmp(key, *(char *const *)node);
 }
 
+/* qsort with an empty array: an array never grown is NULL, which qsort may not be given */
+static void sort_nodes(void *arr, size_t n, size_t elem)
+{
+	if (n > 1)
+		qsort(arr, n, elem, node_cmp);
+}
+
 void manifest_sort(struct manifest *m)
 {
-	qsort(m->entries, m->count, sizeof(*m->entries), node_cmp);
-	qsort(m->dirs, m->ndirs, sizeof(*m->dirs), node_cmp);
-	qsort(m->symlinks, m->nsymlinks, sizeof(*m->symlinks), node_cmp);
-	qsort(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), node_cmp);
-	qsort(m->specials, m->nspecials, sizeof(*m->specials), node_cmp);
+	sort_nodes(m->entries, m->count, sizeof(*m->entries));
+	sort_nodes(m->dirs, m->ndirs, sizeof(*m->dirs));
+	sort_nodes(m->symlinks, m->nsymlinks, sizeof(*m->symlinks));
+	sort_nodes(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks));
+	sort_nodes(m->specials, m->nspecials, sizeof(*m->specials));
 }
 
 static const void *find(const void *arr, size_t n, size_t elem, const char *path)

@@ -6,7 +6,8 @@ set -euo pipefail
 
 out=tests/fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out"/fuzz_wire "$out"/fuzz_pathcheck "$out"/fuzz_frames_receiver "$out"/fuzz_tar_extract
+mkdir -p "$out"/fuzz_wire "$out"/fuzz_pathcheck "$out"/fuzz_frames_receiver "$out"/fuzz_tar_extract \
+	"$out"/fuzz_manifest
 
 # big-endian integers as raw bytes
 be() { # bytes value
@@ -132,3 +133,17 @@ tarc -cf "$t/fifo.tar" fifo
 tarc --no-recursion -cf "$t/dot.tar" . ./dir ./dir/a.txt
 # dir/a.txt, a file, then a directory of that name
 tarc -cf "$t/file_then_dir.tar" dir/a.txt -C "$tree/other" dir/a.txt
+
+# manifests: version 1, version 2 with every kind of node, and near misses
+t=$out/fuzz_manifest
+printf '# xfercmp-manifest 1\n0123456789abcdef\t5\t0644\ta/b\n' >"$t/v1"
+{
+	printf '# xfercmp-manifest 2\n# workload smallfiles files=2\n'
+	printf 'd\t0555\t1600000000\tro\n'
+	printf 'f\t0123456789abcdef\t5\t0644\t-3\tro/a\\tb\n'
+	printf 'h\tro/a\\tb\tc\n'
+	printf 'l\t../../etc/passwd\tup\n'
+	printf 's\tp\tfifo\n'
+} >"$t/tree"
+printf '# xfercmp-manifest 2\nh\tmissing\tc\n' >"$t/dangling_hardlink"
+printf '# xfercmp-manifest 2\nd\t0755\t1\tx\nl\tt\tx\n' >"$t/two_kinds"
