@@ -66,6 +66,18 @@ static json_object *result_json(const struct strategy_result *res)
 	return o;
 }
 
+/* The special files left out, by path: the first REPORT_SPECIALS_LISTED of them. */
+#define REPORT_SPECIALS_LISTED 100
+
+static json_object *special_paths(const struct manifest *m)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < m->nspecials && i < REPORT_SPECIALS_LISTED; i++)
+		json_object_array_add(a, json_object_new_string(m->specials[i].path));
+	return a;
+}
+
 json_object *report_json(const struct report *r)
 {
 	json_object *doc = json_object_new_object(), *wl = json_object_new_object();
@@ -84,6 +96,7 @@ json_object *report_json(const struct report *r)
 				       json_object_new_int64((int64_t)r->manifest->nhardlinks));
 		json_object_object_add(wl, "special_left_out",
 				       json_object_new_int64((int64_t)r->manifest->nspecials));
+		json_object_object_add(wl, "special_left_out_paths", special_paths(r->manifest));
 	}
 	if (r->spec && r->spec->kind != WORKLOAD_DIR) {
 		json_object_object_add(wl, "seed", json_object_new_int64((int64_t)r->spec->seed));
