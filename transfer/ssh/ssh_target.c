@@ -372,8 +372,14 @@ int ssh_target_close(struct ssh_target *t)
 		if (status != 0 && t->session && ssh_is_connected(t->session))
 			rc = remove_dead_agents_root(t);
 		else if (status != 0)
-			rc = err_set("the agent on the host ended with status %d and the connection is gone: its scratch root '%s' may be left behind",
-				     status, t->remote_root);
+			/*
+			 * The run already failed with the lost connection. The
+			 * agent removes its root itself once it notices (within
+			 * NET_PEER_TIMEOUT_S), but from here that cannot be
+			 * confirmed: say so, and how to remove it by hand.
+			 */
+			rc = err_set("cannot confirm the cleanup: the connection is gone; the agent removes its scratch root '%s' itself once it notices, or remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
+				     t->remote_root, t->remote_root, t->remote_root);
 	}
 	ssh_exec_release(&t->agent);
 	if (t->session) {
