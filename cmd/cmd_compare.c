@@ -74,6 +74,14 @@ static const char compare_help[] =
 	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
 	"or a verification failed, 2 usage error, 130 interrupted.\n";
 
+/* NO_COLOR's convention (no-color.org): set AND non-empty turns colour off. */
+static int no_color(void)
+{
+	const char *v = getenv("NO_COLOR");
+
+	return v && *v;
+}
+
 /* The options, then the strategies in their order, names padded to the longest. */
 static void print_help(void)
 {
@@ -86,6 +94,8 @@ static void print_help(void)
 		if (len > width)
 			width = len;
 	}
+	fputs("\n", stdout);
+	commands_list(stdout);
 	fputs("\nstrategies (-s all runs them in this order):\n", stdout);
 	for (size_t i = 0; i < strategy_count; i++)
 		printf("  %-*s  %s\n", width, strategy_table[i]->name, strategy_table[i]->summary);
@@ -603,7 +613,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		if (results[i].status == RESULT_FAILED)
 			code = EXIT_FAILED;
 	if (!o->json || strcmp(o->json, "-"))
-		report_table(&rep, stdout, isatty(1) && !getenv("NO_COLOR"));
+		report_table(&rep, stdout, isatty(1) && !no_color());
 	if (o->json && report_json_write(&rep, o->json) < 0)
 		code = compare_fail();
 	if (o->html && report_html_write(&rep, o->html) < 0)

@@ -35,4 +35,13 @@ check_grep "the page shows the JSON's verdict ($verdict)" "$verdict" "$dom"
 out=$("$xfercmp" -w smallfiles --files 200 -s splice --no-probes 2>/dev/null)
 ! grep -q $'\033\[' <<<"$out"
 ok $? "no colour escapes when stdout is not a terminal"
+# on a terminal: colour, unless NO_COLOR is set and not empty (no-color.org)
+on_tty() { script -qec "$*" /dev/null 2>/dev/null | grep -c $'\033\['; }
+tty_cmd="$xfercmp -w smallfiles --files 50 -s splice --no-probes"
+[ "$(on_tty env -u NO_COLOR "$tty_cmd")" -gt 0 ]
+ok $? "colour on a terminal"
+[ "$(on_tty env NO_COLOR= "$tty_cmd")" -gt 0 ]
+ok $? "colour on a terminal with an empty NO_COLOR (only a non-empty one turns it off)"
+[ "$(on_tty env NO_COLOR=1 "$tty_cmd")" -eq 0 ]
+ok $? "no colour on a terminal with NO_COLOR=1"
 finish
