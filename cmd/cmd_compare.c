@@ -32,6 +32,27 @@
 #define MAX_STRATEGIES 32
 #define DISK_PROBE_MIN (1ull << 20)
 
+/* Option texts the comparison and `probe` share, so their help cannot drift apart. */
+#define CONNECT_OPTIONS_HELP                                                                   \
+	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"  \
+	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"  \
+	"                           always refused)\n"                                            \
+	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n" \
+	"                           created and removed by xfercmp, refused if it holds other data\n" \
+	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"  \
+	"      --token-file FILE    the token that agent was given (with --agent)\n"
+#define PROBE_OPTIONS_HELP                                                                     \
+	"      --probe-seconds S    time budget of each probe (default 2)\n"                      \
+	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"     \
+	"                           budget (up to 60 s); give a large file's size to measure\n"  \
+	"                           the rate a file that large meets (default: up to 1 GiB\n"    \
+	"                           within the budget)\n"
+#define COMMON_TAIL_HELP                                                                       \
+	"  -v, --verbose            progress on stderr even when it is not a terminal, and\n"    \
+	"                           libssh's warnings (\"libssh: ...\"; never without -v)\n"     \
+	"  -h, --help               this text\n"                                                 \
+	"      --version            print the version\n\n"
+
 static const char compare_help[] =
 	"usage: xfercmp [OPTIONS] [HOST]\n"
 	"Moves a workload to HOST through several strategies, verifies every byte arrived,\n"
@@ -45,13 +66,7 @@ static const char compare_help[] =
 	"                           = your own command with {src}, {host}, {dst} (see README)\n"
 	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
 	"                           reference strategy it models (or -), tab-separated\n"
-	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"
-	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"
-	"                           always refused)\n"
-	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n"
-	"                           created and removed by xfercmp, refused if it holds other data\n"
-	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"
-	"      --token-file FILE    the token that agent was given (with --agent)\n"
+	CONNECT_OPTIONS_HELP
 	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
 	"                           (and skip the source disk probe, which would)\n"
@@ -59,20 +74,28 @@ static const char compare_help[] =
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
-	"      --probe-seconds S    time budget of each probe (default 2)\n"
-	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"
-	"                           budget (up to 60 s); give a large file's size to measure\n"
-	"                           the rate a file that large meets (default: up to 1 GiB\n"
-	"                           within the budget)\n"
+	PROBE_OPTIONS_HELP
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
-	"  -v, --verbose            progress on stderr even when it is not a terminal, and\n"
-	"                           libssh's warnings (\"libssh: ...\"; never without -v)\n"
-	"  -h, --help               this text\n"
-	"      --version            print the version\n\n"
+	COMMON_TAIL_HELP
 	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
 	"or a verification failed, 2 usage error, 130 interrupted.\n";
+
+/* `xfercmp probe --help`: its own text (it printed the comparison's). */
+static const char probe_help[] =
+	"usage: xfercmp probe [OPTIONS] [HOST]\n"
+	"Measures the ceilings of this pair of machines (network, SSH, disk, file creation,\n"
+	"compression) and reports them; no strategy runs. The workload options choose the\n"
+	"data the source-side and compression probes read.\n\n" WORKLOAD_OPTIONS_HELP
+	CONNECT_OPTIONS_HELP
+	"      --warm               skip the source disk probe (it would drop the page cache)\n"
+	"  -P, --streams N          streams of the many-stream network probe (default: cores)\n"
+	"      --zstd-level N       the level the compression probe measures (default 1)\n"
+	PROBE_OPTIONS_HELP
+	"      --json FILE          write the ceilings as JSON (- = stdout; schema in README)\n"
+	COMMON_TAIL_HELP
+	"Exit status: 0 every probe ran, 1 a probe or the connection failed, 2 usage error.\n";
 
 /* NO_COLOR's convention (no-color.org): set AND non-empty turns colour off. */
 static int no_color(void)
@@ -83,10 +106,14 @@ static int no_color(void)
 }
 
 /* The options, then the strategies in their order, names padded to the longest. */
-static void print_help(void)
+static void print_help(int probe_only)
 {
 	int width = 0;
 
+	if (probe_only) {
+		fputs(probe_help, stdout);
+		return;
+	}
 	fputs(compare_help, stdout);
 	for (size_t i = 0; i < strategy_count; i++) {
 		int len = (int)strlen(strategy_table[i]->name);
@@ -363,7 +390,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			printf("xfercmp %s\n", XFERCMP_VERSION);
 			exit(EXIT_OK);
 		case 'h':
-			print_help();
+			print_help(probe_only);
 			exit(EXIT_OK);
 		case OPT_LIST_STRATEGIES:
 			exit(strategy_list_print(stdout) < 0 ? cmd_fail(NULL, EXIT_FAILED) : EXIT_OK);
