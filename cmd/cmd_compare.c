@@ -67,7 +67,8 @@ static const char compare_help[] =
 	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
 	"                           reference strategy it models (or -), tab-separated\n"
 	CONNECT_OPTIONS_HELP
-	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
+	"      --repeat N           runs per strategy (default 1): the median, mean ± σ and each\n"
+	"                           run; a winner only beyond the runs' noise (Welch's t-test)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
 	"                           (and skip the source disk probe, which would)\n"
 	"  -P, --streams N          parallel: TCP streams (default: number of cores, at most 64)\n"

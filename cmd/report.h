@@ -47,6 +47,27 @@ void report_tree_shape(const struct manifest *m, char *buf, size_t len);
 void report_preserved_text(const struct strategy_result *res, char *buf, size_t len);
 json_object *report_preserved_json(const struct strategy_result *res);
 
+/* A result's time: its median run's transfer + flush. */
+double report_seconds(const struct strategy_result *r);
+
+/*
+ * The fastest strategy that ran (by median), the one after it, and whether
+ * the first is faster beyond the runs' noise (stats_differ: the ranges do not
+ * overlap, or Welch's test says so; single runs differ when their times do).
+ * best is NULL when nothing ran.
+ */
+struct report_winner {
+	const struct strategy_result *best, *next;
+	bool clear;
+};
+void report_winner(const struct report *r, struct report_winner *w);
+
+/*
+ * "no clear winner between A (m ± σ s) and B (...): ..." into buf when the
+ * winner is not clear; returns the length written, 0 (buf untouched) when it is.
+ */
+int report_noise_text(const struct report_winner *w, char *buf, size_t len);
+
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);
 
