@@ -26,6 +26,19 @@ void stats_of(const double *v, unsigned n, struct stats *s)
 	s->sd = sqrt(sq / (n - 1));
 }
 
+#define LENTZ_TINY 1e-300
+
+/* One term of the modified Lentz method: updates c and d, returns the factor for h. */
+static double lentz_step(double *c, double *d, double num)
+{
+	*d = 1 + num * *d;
+	*d = fabs(*d) < LENTZ_TINY ? 1 / LENTZ_TINY : 1 / *d;
+	*c = 1 + num / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	return *d * *c;
+}
+
 /*
  * The continued fraction of the regularized incomplete beta function
  * I_x(a, b), evaluated with the modified Lentz method; converges quickly
@@ -33,32 +46,20 @@ void stats_of(const double *v, unsigned n, struct stats *s)
  */
 static double beta_fraction(double a, double b, double x)
 {
-	const double tiny = 1e-300;
 	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1 / d;
 	h = d;
 	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, num;
+		double m2 = 2.0 * m, odd;
 
-		/* the even step, then the odd step of the fraction */
-		num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + num * d;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		c = 1 + num / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		h *= d * c;
-		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + num * d;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		c = 1 + num / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		h *= d * c;
-		if (fabs(d * c - 1) < 1e-12)
+		/* the even term, then the odd term of the fraction */
+		h *= lentz_step(&c, &d, m * (b - m) * x / ((a + m2 - 1) * (a + m2)));
+		odd = lentz_step(&c, &d, -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)));
+		h *= odd;
+		if (fabs(odd - 1) < 1e-12)
 			break;
 	}
 	return h;
