@@ -79,6 +79,8 @@ static const char compare_help[] =
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
+	"      --export-csv FILE    write the results table as CSV (one row a strategy)\n"
+	"      --export-markdown FILE  the same as a Markdown table\n"
 	COMMON_TAIL_HELP
 	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
 	"or a verification failed, 2 usage error, 130 interrupted.\n";
@@ -257,6 +259,7 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
+	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN,
 };
 
 /* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
@@ -347,6 +350,8 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "zstd-threads", required_argument, NULL, OPT_ZTHREADS },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "export-csv", required_argument, NULL, OPT_EXPORT_CSV },
+		{ "export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN },
 		{ "probe-seconds", required_argument, NULL, OPT_PROBE_SECONDS },
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
@@ -380,6 +385,8 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
+		case OPT_EXPORT_CSV: o->export_csv = optarg; break;
+		case OPT_EXPORT_MARKDOWN: o->export_markdown = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;
 		case 'v': o->verbose = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
@@ -645,6 +652,10 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 	if (o->json && report_json_write(&rep, o->json) < 0)
 		code = compare_fail();
 	if (o->html && report_html_write(&rep, o->html) < 0)
+		code = compare_fail();
+	if (o->export_csv && report_export_csv(&rep, o->export_csv) < 0)
+		code = compare_fail();
+	if (o->export_markdown && report_export_markdown(&rep, o->export_markdown) < 0)
 		code = compare_fail();
 	if (rc < 0) {
 		/* the report has it on stdout; stderr ends with it, as with every error */

@@ -29,6 +29,7 @@ struct compare_opts {
 	const char *token_file;
 	const char *json;
 	const char *html;
+	const char *export_csv, *export_markdown;	/* the results table as CSV, Markdown */
 	const char *host;
 	double probe_seconds;
 	uint64_t disk_probe_bytes;

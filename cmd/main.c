@@ -11,6 +11,7 @@ static const struct command commands[] = {
 	{ "verify", "check a directory against a manifest", cmd_verify },
 	{ "serve", "run the agent on the destination host", cmd_serve },
 	{ "probe", "measure the network, disk, metadata and cpu ceilings only", cmd_probe },
+	{ "diff", "compare two --json reports: times, changes beyond the noise, ceilings", cmd_diff },
 };
 
 void commands_list(FILE *f)

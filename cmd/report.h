@@ -82,6 +82,13 @@ json_object *report_json(const struct report *r);
 /* Writes the JSON document to path ("-" = stdout). Returns 0 or -1 (error set). */
 int report_json_write(const struct report *r, const char *path);
 
+/*
+ * The results table, one row per strategy, as CSV (RFC 4180) or as a
+ * Markdown table. Returns 0 or -1 (error set).
+ */
+int report_export_csv(const struct report *r, const char *path);
+int report_export_markdown(const struct report *r, const char *path);
+
 /* Writes the self-contained HTML page (SVG chart and tables). Returns 0 or -1 (error set). */
 int report_html_write(const struct report *r, const char *path);
 
