@@ -7,6 +7,7 @@
 #include "agent/agent_startup.h"
 #include "commands.h"
 #include "compare.h"
+#include "live.h"
 #include "environment.h"
 #include "err.h"
 #include "exitcode.h"
@@ -50,6 +51,7 @@
 #define COMMON_TAIL_HELP                                                                       \
 	"  -v, --verbose            progress on stderr even when it is not a terminal, and\n"    \
 	"                           libssh's warnings (\"libssh: ...\"; never without -v)\n"     \
+	"  -q, --quiet              no progress, not even on a terminal\n"                      \
 	"  -h, --help               this text\n"                                                 \
 	"      --version            print the version\n\n"
 
@@ -145,6 +147,23 @@ static void (*interrupt_stops[MAX_STRATEGIES])(void);
 static size_t ninterrupt_stops;
 
 /*
+ * What the interrupt needs to report the strategies that finished: the
+ * session, the list and the results being filled. results[0..completed)
+ * are final (the runner fills each before its "done" progress call).
+ */
+static struct compare_session *partial_session;
+static const struct strategy *const *partial_list;
+static struct strategy_result *partial_results;
+static int partial_n;
+static atomic_int partial_completed;
+/* set while the normal report is being written: the interrupt waits for it instead */
+static atomic_int reporting;
+
+/* The live status line, on a terminal unless -q (live.h). */
+static struct live live;
+static bool live_on;
+
+/*
  * The interrupt pulls the agent and the source from under the run, which
  * then fails: that failure is not the run's end to report, nor its exit
  * status. The interrupt's thread ends the process once it has cleaned up.
@@ -161,6 +180,42 @@ int compare_fail(void)
 	return cmd_fail(NULL, EXIT_FAILED);
 }
 
+static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc,
+			  bool partial);
+
+/*
+ * On an interrupt during the strategies: the report of those that finished,
+ * the one running marked interrupted and the rest not run, on stdout and in
+ * the files asked for, marked partial. When the normal report is already
+ * being written, waits (up to 10 s) for it instead of writing a second.
+ */
+static void report_partial(void)
+{
+	struct strategy_result *copy;
+	int done = atomic_load(&partial_completed);
+
+	if (!partial_results || !partial_session)
+		return;
+	if (atomic_load(&reporting)) {
+		for (int i = 0; i < 100 && atomic_load(&reporting) == 1; i++)
+			usleep(100 * 1000);
+		return;
+	}
+	copy = calloc((size_t)partial_n, sizeof(*copy));
+	if (!copy)
+		return;
+	memcpy(copy, partial_results, (size_t)done * sizeof(*copy));
+	for (int i = done; i < partial_n; i++) {
+		copy[i].strategy = partial_list[i];
+		copy[i].status = i == done ? RESULT_FAILED : RESULT_SKIPPED;
+		snprintf(copy[i].error, sizeof(copy[i].error), "%s",
+			 i == done ? "interrupted while it ran" : "not run: interrupted");
+	}
+	report_results(partial_session, copy, partial_n, 0, true);
+	fflush(stdout);
+	free(copy);
+}
+
 static void *watch_interrupt(void *arg)
 {
 	sigset_t *set = arg;
@@ -169,9 +224,12 @@ static void *watch_interrupt(void *arg)
 	while (sigwait(set, &sig) != 0)
 		;
 	atomic_store(&interrupted, 1);
+	if (live_on)
+		live_clear(&live);
 	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
 	for (size_t i = 0; i < ninterrupt_stops; i++)
 		interrupt_stops[i]();
+	report_partial();
 	if (running_agent)
 		agent_process_stop(running_agent);
 	if (temp_source[0]) {
@@ -221,12 +279,32 @@ static void start_interrupt_watch(void)
 	pthread_create(&tid, NULL, watch_interrupt, &set);
 }
 
+/* The wire bytes a strategy should move, for the status line's total: 0 when unknown. */
+static uint64_t expected_wire(const struct compare_session *s, const struct strategy *st)
+{
+	if (!(st->flags & STRATEGY_COMPRESSED))
+		return s->m.total_bytes;
+	if (s->o.run.probes && s->o.run.probes->zstd_ratio > 0)
+		return (uint64_t)((double)s->m.total_bytes / s->o.run.probes->zstd_ratio);
+	return 0;
+}
+
 static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 		     const struct strategy_result *done)
 {
 	const struct compare_opts *o = ctx;
 
-	if (!o->verbose && !isatty(2))
+	if (done && partial_results && done >= partial_results &&
+	    done < partial_results + partial_n)
+		atomic_store(&partial_completed, (int)(done - partial_results) + 1);
+	if (live_on) {
+		if (done)
+			live_end(&live, done, partial_session ? partial_session->m.count : 0);
+		else
+			live_begin(&live, s, run, runs, expected_wire(partial_session, s));
+		return;
+	}
+	if (o->quiet || (!o->verbose && !isatty(2)))
 		return;
 	if (!done)
 		fprintf(stderr, "running %s%s", s->name, runs > 1 ? "" : "...\n");
@@ -356,6 +434,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -364,7 +443,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 
 	set_defaults(o, probe_only);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vqh", longopts, NULL)) != -1) {
 		int handled = workload_opts_parse(&o->wo, opt, optarg);
 
 		if (handled < 0)
@@ -389,6 +468,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_EXPORT_MARKDOWN: o->export_markdown = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;
 		case 'v': o->verbose = 1; break;
+		case 'q': o->quiet = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
 		case OPT_ZLEVEL: case OPT_ZTHREADS:
 			if ((rc = parse_number(o, opt, optarg)) != 0)
@@ -420,7 +500,7 @@ static void probe_progress(void *ctx, const char *what)
 {
 	const struct compare_opts *o = ctx;
 
-	if (o->verbose || isatty(2))
+	if (o->verbose || (!o->quiet && isatty(2)))
 		fprintf(stderr, "probing %s...\n", what);
 }
 
@@ -617,7 +697,8 @@ int compare_close(struct compare_session *s)
  * Prints the report of the strategies' results (rc: runner_run's) and
  * writes the files asked for. Returns the exit code.
  */
-static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc)
+static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc,
+			  bool partial)
 {
 	struct compare_opts *o = &s->o;
 	struct report rep;
@@ -637,6 +718,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes,
 		.environment = environment_json(s->root, s->agent.host, s->agent.info),
+		.partial = partial,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
@@ -649,14 +731,15 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 			code = EXIT_FAILED;
 	if (!o->json || strcmp(o->json, "-"))
 		report_table(&rep, stdout, isatty(1) && !no_color());
+	/* (the interrupt's thread writes a partial report: it must not wait on itself) */
 	if (o->json && report_json_write(&rep, o->json) < 0)
-		code = compare_fail();
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
 	if (o->html && report_html_write(&rep, o->html) < 0)
-		code = compare_fail();
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
 	if (o->export_csv && report_export_csv(&rep, o->export_csv) < 0)
-		code = compare_fail();
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
 	if (o->export_markdown && report_export_markdown(&rep, o->export_markdown) < 0)
-		code = compare_fail();
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
 	if (rc < 0) {
 		/* the report has it on stdout; stderr ends with it, as with every error */
 		err_restore(&error);
@@ -676,10 +759,21 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 		err_set("out of memory for results");
 		return compare_fail();
 	}
+	partial_session = s;
+	partial_list = list;
+	partial_n = n;
+	partial_results = results;
+	live_on = !s->o.quiet && isatty(2) && live_start(&live, s->agent.host) == 0;
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
-	/* an interrupted run's results are not a report */
+	if (live_on)
+		live_stop(&live);
+	/* an interrupted run's report is the interrupt's (report_partial) */
 	leave_exit_to_interrupt();
-	code = report_results(s, results, n, rc);
+	atomic_store(&reporting, 1);
+	code = report_results(s, results, n, rc, false);
+	atomic_store(&reporting, 2);
+	leave_exit_to_interrupt();
+	partial_results = NULL;
 	free(results);
 	return code;
 }

@@ -40,6 +40,7 @@ struct compare_opts {
 	int accept_new_hostkey;
 	struct runner_opts run;
 	int verbose;
+	int quiet;		/* -q: no progress at all */
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */

@@ -32,6 +32,7 @@ struct report {
 	bool warm;
 	const struct probe_results *probes;	/* NULL when --no-probes */
 	json_object *environment;		/* may be NULL */
+	bool partial;		/* interrupted: only the strategies that finished */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };

@@ -143,6 +143,7 @@ json_object *report_json(const struct report *r)
 		json_object_object_add(doc, "environment", json_object_get(r->environment));
 	if (r->probes)
 		json_object_object_add(doc, "ceilings", probe_results_json(r->probes));
+	json_object_object_add(doc, "partial", json_object_new_boolean(r->partial));
 	json_object_object_add(doc, "fastest", fastest_json(r));
 	json_object_object_add(doc, "recommendation",
 			       r->recommendation[0] ? json_object_new_string(r->recommendation) : NULL);

@@ -130,6 +130,9 @@ void report_table(const struct report *r, FILE *out, bool color)
 		fputc('\n', out);
 		report_ceilings(r->probes, out);
 	}
+	if (r->partial)
+		fprintf(out, "\n%spartial%s: interrupted; only the strategies marked ok finished\n", red,
+			reset);
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
