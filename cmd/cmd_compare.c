@@ -322,7 +322,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	set_defaults(o, probe_only);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
-		int handled = workload_opts_parse(&o->wo, opt, optarg);
+		int handled = workload_opts_parse(&o->wo, opt, optarg, argc, argv);
 
 		if (handled < 0)
 			return cmd_usage_error(NULL, "%s", err_msg());

@@ -16,7 +16,8 @@
 static const char gen_help[] =
 	"usage: xfercmp gen [OPTIONS] DIR\n"
 	"Writes the workload into DIR (created; refused unless empty) and its manifest\n"
-	"(path, size, mode, xxh3 of every file) into DIR.manifest.\n\n" WORKLOAD_OPTIONS_HELP
+	"(path, size, mode, xxh3 of every file; with --tree-features also every directory,\n"
+	"link and mtime) into DIR.manifest.\n\n" WORKLOAD_OPTIONS_HELP
 	"      --manifest FILE      where to write the manifest (default DIR.manifest)\n"
 	"  -j, --threads N          files created at once (default 2 per core)\n"
 	"  -q, --quiet              no progress line\n"
@@ -60,7 +61,7 @@ int cmd_gen(int argc, char **argv)
 	workload_opts_init(&wo);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:j:qh", longopts, NULL)) != -1) {
-		int handled = workload_opts_parse(&wo, opt, optarg);
+		int handled = workload_opts_parse(&wo, opt, optarg, argc, argv);
 
 		if (handled < 0)
 			return cmd_usage_error("gen", "%s", err_msg());
@@ -118,6 +119,10 @@ int cmd_gen(int argc, char **argv)
 	       (unsigned long long)st.files, units_format_bytes(st.bytes, bytes, sizeof(bytes)),
 	       (unsigned long long)st.dirs, st.seconds, st.seconds > 0 ? st.files / st.seconds : 0.0,
 	       st.seconds > 0 ? st.bytes / st.seconds / 1e6 : 0.0, manifest_file);
+	if (wo.spec.features.on)
+		printf("tree features: %llu symbolic links, %llu hard links, %llu directories (empty and 0555 ones among them)\n",
+		       (unsigned long long)st.symlinks, (unsigned long long)st.hardlinks,
+		       (unsigned long long)st.dirs);
 	manifest_release(&m);
 	return EXIT_OK;
 }
