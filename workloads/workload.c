@@ -14,17 +14,14 @@
 
 int workload_parse_name(const char *name, struct workload_spec *spec)
 {
-	memset(&spec->features, 0, sizeof(spec->features));
+	bool realistic = !strcmp(name, "realistic");
+
 	if (!strcmp(name, "largefile"))
 		spec->kind = WORKLOAD_LARGEFILE;
-	else if (!strcmp(name, "smallfiles"))
+	else if (!strcmp(name, "smallfiles") || realistic)
 		spec->kind = WORKLOAD_SMALLFILES;
 	else if (!strcmp(name, "mixed"))
 		spec->kind = WORKLOAD_MIXED;
-	else if (!strcmp(name, "realistic")) {
-		spec->kind = WORKLOAD_SMALLFILES;
-		tree_features_default(&spec->features);
-	}
 	else if (!strncmp(name, "dir:", 4)) {
 		if (name[4] == '\0')
 			return err_set("workload 'dir:' needs a path, e.g. dir:/srv/data");
@@ -33,6 +30,10 @@ int workload_parse_name(const char *name, struct workload_spec *spec)
 	} else
 		return err_set("unknown workload '%s': use largefile, smallfiles, mixed, realistic or dir:PATH",
 			       name);
+	/* the last -w decides: realistic's features go with it */
+	memset(&spec->features, 0, sizeof(spec->features));
+	if (realistic)
+		tree_features_default(&spec->features);
 	return 0;
 }
 
