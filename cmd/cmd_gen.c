@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,29 @@ static const char gen_help[] =
 	"  -j, --threads N          files created at once (default 2 per core)\n"
 	"  -q, --quiet              no progress line\n"
 	"  -h, --help               this text\n";
+
+static volatile sig_atomic_t gen_interrupted;
+
+/* Ctrl-C, SIGTERM, SIGHUP while generating: the generator stops and removes what it wrote. */
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	gen_interrupted = 1;
+	workload_generate_cancel(true);
+}
+
+static void catch_interrupts(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 /* Whether the directory that is to hold the manifest file exists and takes files. */
 static int manifest_dir_writable(const char *file)
@@ -102,8 +126,21 @@ int cmd_gen(int argc, char **argv)
 	/* before hours of generating: a manifest that cannot be written would leave a tree without one */
 	if (manifest_dir_writable(manifest_file) < 0)
 		return cmd_fail("gen", EXIT_FAILED);
-	if (workload_generate(&wo.spec, argv[optind], (unsigned)threads, !quiet && isatty(2), &m, &st) < 0)
+	/*
+	 * Interrupted, the generator removes the partial tree itself: with
+	 * tree features it holds 0555 directories, which a plain rm -r as
+	 * their owner cannot empty.
+	 */
+	catch_interrupts(on_interrupt);
+	if (workload_generate(&wo.spec, argv[optind], (unsigned)threads, !quiet && isatty(2), &m, &st) < 0) {
+		if (gen_interrupted) {
+			fprintf(stderr, "xfercmp gen: interrupted; removed what was written to '%s'\n",
+				argv[optind]);
+			return EXIT_INTERRUPTED;
+		}
 		return cmd_fail("gen", EXIT_FAILED);
+	}
+	catch_interrupts(SIG_DFL);
 	{
 		char desc[256];
 

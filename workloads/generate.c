@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,19 @@
 
 /* Large files are written in 4 MiB pieces: big enough for the disk, a multiple of WORKLOAD_BLOCK. */
 #define WRITE_CHUNK (4u * WORKLOAD_BLOCK)
+
+/* Set by workload_generate_cancel; lock-free, so a signal handler may store to it. */
+static atomic_bool cancel_requested;
+
+void workload_generate_cancel(bool on)
+{
+	atomic_store(&cancel_requested, on);
+}
+
+static int check_cancel(void)
+{
+	return atomic_load(&cancel_requested) ? err_set("interrupted") : 0;
+}
 
 struct gen_job {
 	const struct workload_spec *spec;
@@ -92,6 +106,8 @@ static int write_file(void *ctx, unsigned worker, uint64_t i)
 	uint64_t off = 0;
 	int fd;
 
+	if (check_cancel() < 0)
+		return -1;
 	workload_entry(job->spec, i, &e);
 	if (fs_join(path, sizeof(path), job->dir, e.path) < 0)
 		return -1;
@@ -188,6 +204,8 @@ static int make_feature_dirs(const struct workload_spec *spec, const char *dir)
 		struct feature_dir dirs[TREE_FEATURES_MAX_DIRS];
 		unsigned n = tree_features_dirs(spec, i, dirs);
 
+		if (i % WORKLOAD_FILES_PER_DIR == 0 && check_cancel() < 0)
+			return -1;
 		for (unsigned k = 0; k < n; k++) {
 			char path[PATH_MAX];
 
@@ -278,6 +296,8 @@ static int finish_tree(const struct gen_job *job, struct manifest *m)
 		struct feature_link l;
 		unsigned nd;
 
+		if (i % WORKLOAD_FILES_PER_DIR == 0 && check_cancel() < 0)
+			return -1;
 		if (add_file_group(m, spec, i, job->hashes[i]) < 0)
 			return -1;
 		if (i >= nsmall)
@@ -320,6 +340,8 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 		err_set("out of memory for write buffers");
 		goto out;
 	}
+	if (check_cancel() < 0)
+		goto out;
 	for (uint64_t d = 0; d < ndirs; d++) {
 		char rel[64], path[PATH_MAX];
 

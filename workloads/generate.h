@@ -25,4 +25,13 @@ struct generate_stats {
 int workload_generate(const struct workload_spec *spec, const char *dir, unsigned threads,
 		      bool progress, struct manifest *m, struct generate_stats *st);
 
+/*
+ * Asks a running (or the next) workload_generate to stop (on true): its
+ * threads stop at their next file, and it fails with "interrupted" after
+ * removing what it wrote, as after any failure. One atomic store:
+ * async-signal-safe, so a signal handler may call it. false withdraws the
+ * request (for a later generation in the same process).
+ */
+void workload_generate_cancel(bool on);
+
 #endif

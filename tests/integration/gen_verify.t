@@ -23,7 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfercmp-gen-verify.XXXXXX") || exit 1
 # chmod first: a tree with features has 0555 directories, which stop a non-root rm
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-plan 74
+plan 75
 
 # expect DESCRIPTION TEST...: passes when the test command succeeds; shows the last run otherwise
 expect() {
@@ -227,6 +227,22 @@ expect "mixed with --tree-features: the small files get them, the large ones sta
 run "$bin" verify "$tmp/tf6"
 expect "and verifies" eval '[ "$rc" -eq 0 ] && has "$out" "OK: 1204 files"'
 chmod -R u+rwx "$tmp"/tf* && rm -rf "$tmp"/tf*
+
+# Ctrl-C once 0555 directories exist: gen removes all it wrote (polls the tree, no timing asserted)
+"$bin" gen -q --files 200000 --tree-features "$tmp/int" >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 600); do
+	[ -n "$(find "$tmp/int" -type d -perm 0555 2>/dev/null | head -n1)" ] && break
+	sleep 0.1
+done
+had_rodir=$(find "$tmp/int" -type d -perm 0555 2>/dev/null | wc -l)
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+expect "gen --tree-features interrupted (SIGINT) after making 0555 directories: exit 130, the tree and manifest gone" \
+	eval '[ "$had_rodir" -gt 0 ] && [ "$rc" -eq 130 ] && [ ! -e "$tmp/int" ] && [ ! -e "$tmp/int.manifest" ] &&
+		grep -q "interrupted; removed what was written" "$tmp/int.err"'
+rm -f "$tmp/int.out" "$tmp/int.err"
 
 usage_error "gen --tree-features=bogus=1%: exit 2, names the option and the feature" \
 	"--tree-features: unknown feature 'bogus'" gen --tree-features=bogus=1% "$tmp/u"

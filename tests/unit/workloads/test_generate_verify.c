@@ -1179,6 +1179,32 @@ static void test_generate_features_umask_and_mixed(void **state)
 	remove_tmpdir(tmp);
 }
 
+/* A cancelled generation (an interrupt) fails, says so, and leaves nothing; withdrawn, the next one runs. */
+static void test_generate_cancel(void **state)
+{
+	char *tmp = make_tmpdir();
+	char dir[PATH_MAX];
+	struct workload_spec spec = features_spec(WORKLOAD_SMALLFILES, 1200, 1);
+	struct manifest m;
+	struct generate_stats st;
+	int rc;
+
+	(void)state;
+	join(dir, tmp, "cancelled");
+	workload_generate_cancel(true);
+	err_clear();
+	rc = workload_generate(&spec, dir, 2, false, &m, &st);
+	workload_generate_cancel(false);
+	assert_int_equal(rc, -1);
+	assert_contains(err_msg(), "interrupted");
+	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(m.count, 0);
+	assert_int_equal(workload_generate(&spec, dir, 2, false, &m, &st), 0);
+	assert_int_equal(m.count, 1200);
+	manifest_release(&m);
+	remove_tmpdir(tmp);
+}
+
 /*
  * Generates spec into dir in a child that is not root (root's writes ignore
  * 0555), with files limited to 2 MiB: mixed's 4 MiB large files fail (EFBIG)
@@ -1269,6 +1295,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_generate_features_deterministic, cleanup),
 		cmocka_unit_test_teardown(test_generate_features_umask_and_mixed, cleanup),
 		cmocka_unit_test_teardown(test_generate_features_failure_cleans_up, cleanup),
+		cmocka_unit_test_teardown(test_generate_cancel, cleanup),
 	};
 	static const struct CMUnitTest known_bugs[] = {
 		cmocka_unit_test_teardown(test_generated_modes_match_disk, cleanup),
