@@ -166,20 +166,21 @@ void tree_features_format(const struct workload_features *f, char *buf, size_t l
 
 /*
  * The stratum of `unit` (a file index, or a read-only group) for a share:
- * strata of 10000/share units, one chosen in each. Returns the chosen unit
- * of unit's stratum; *pick gets more random bits for the kind's details.
+ * strata of 10000/share units (rounded down: 3% makes strata of 33, so
+ * 3.03%), one unit chosen in each. Returns the chosen unit of unit's
+ * stratum; *pick gets more random bits for the kind's details.
  */
 static uint64_t stratum_choice(uint64_t seed, uint64_t unit, unsigned share, uint64_t salt,
 			       uint64_t *pick)
 {
-	uint64_t period = 10000u / share, stratum = unit / period;
+	uint64_t period = 10000u / share, stratum = unit / period, chosen_unit;
 	struct rng r;
 
 	rng_init(&r, seed, stratum, salt);
-	stratum = stratum * period + rng_next(&r) % period;
+	chosen_unit = stratum * period + rng_next(&r) % period;
 	if (pick)
 		*pick = rng_next(&r);
-	return stratum;
+	return chosen_unit;
 }
 
 static int chosen(uint64_t seed, uint64_t unit, unsigned share, uint64_t salt, uint64_t *pick)
@@ -260,19 +261,20 @@ static int dir_link_target(const struct workload_spec *spec, uint64_t index, cha
 			   size_t len)
 {
 	unsigned share = spec->features.emptydirs;
-	uint64_t period, leaf = index / WORKLOAD_FILES_PER_DIR;
+	uint64_t period, stratum, leaf = index / WORKLOAD_FILES_PER_DIR;
 
 	if (!share)
 		return -1;
 	period = 10000u / share;
-	for (int delta = 0; delta < 3; delta++) {
-		uint64_t stratum = index / period + (delta == 2 ? (uint64_t)-1 : (uint64_t)delta);
-		uint64_t e;
+	stratum = index / period;
+	/* index's stratum, the next, the one before */
+	for (int k = 0; k < 3; k++) {
+		uint64_t s = k == 0 ? stratum : k == 1 ? stratum + 1 : stratum - 1, e;
 		int shape;
 
-		if (delta == 2 && index / period == 0)
+		if (k == 2 && stratum == 0)
 			break;
-		e = stratum_choice(spec->seed, stratum * period, share, SALT_EMPTYDIR, NULL);
+		e = stratum_choice(spec->seed, s * period, share, SALT_EMPTYDIR, NULL);
 		if (e >= workload_small_count(spec) || e / WORKLOAD_FILES_PER_DIR != leaf)
 			continue;
 		shape = emptydir_shape(spec, e);
