@@ -23,7 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfercmp-gen-verify.XXXXXX") || exit 1
 # chmod first: a tree with features has 0555 directories, which stop a non-root rm
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-plan 75
+plan 76
 
 # expect DESCRIPTION TEST...: passes when the test command succeeds; shows the last run otherwise
 expect() {
@@ -256,6 +256,8 @@ usage_error "gen -w largefile --tree-features: exit 2" \
 	"--tree-features does not apply to the largefile workload" gen -w largefile --tree-features "$tmp/u"
 usage_error "xfercmp --tree-features=hardlinks=1.234%: exit 2 before any run" \
 	"--tree-features: 'hardlinks=1.234%'" --tree-features=hardlinks=1.234% --no-probes
+usage_error "xfercmp --tree-features LIST A B: the list is the option's, not a host (the two hosts are refused)" \
+	"expected at most one HOST, got 'a' and 'b'" --tree-features links=2% a b
 usage_error "xfercmp -w dir:DIR --tree-features: exit 2" \
 	"--tree-features does not apply to dir: workloads" -w "dir:$tmp" --tree-features --no-probes
 
