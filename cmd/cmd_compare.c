@@ -236,10 +236,12 @@ static void *watch_interrupt(void *arg)
 		char manifest[PATH_MAX + 16];
 
 		/*
-		 * The generator's threads may still be creating files: the first
-		 * pass takes their directories from under them, so they fail and
-		 * stop, and a later pass takes what they made meanwhile.
+		 * The generator's threads may still be creating files: asked to,
+		 * they stop at their next file; the first pass takes their
+		 * directories from under them, and a later pass takes what they
+		 * made meanwhile (0555 directories of --tree-features included).
 		 */
+		workload_generate_cancel(true);
 		for (int pass = 0; pass < 50 && fs_remove_tree(temp_source) < 0; pass++)
 			usleep(100 * 1000);
 		if (manifest_default_path(temp_source, manifest, sizeof(manifest)) == 0)
@@ -444,7 +446,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	set_defaults(o, probe_only);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vqh", longopts, NULL)) != -1) {
-		int handled = workload_opts_parse(&o->wo, opt, optarg);
+		int handled = workload_opts_parse(&o->wo, opt, optarg, argc, argv);
 
 		if (handled < 0)
 			return cmd_usage_error(NULL, "%s", err_msg());
