@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_STRATEGIES 32
@@ -444,6 +445,15 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	int opt, rc;
 
 	set_defaults(o, probe_only);
+	o->argc = argc;
+	o->argv = argv;
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		if (gmtime_r(&now, &tm))
+			strftime(o->started_at, sizeof(o->started_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vqh", longopts, NULL)) != -1) {
 		int handled = workload_opts_parse(&o->wo, opt, optarg, argc, argv);
@@ -699,16 +709,50 @@ int compare_close(struct compare_session *s)
  * Prints the report of the strategies' results (rc: runner_run's) and
  * writes the files asked for. Returns the exit code.
  */
+/* The command line as one string, each argument that needs it single-quoted for a shell. */
+static void command_line(const struct compare_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < o->argc && n + 4 < len; i++) {
+		const char *a = o->argv[i];
+		int plain = *a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789-_=+.,/:@%")];
+
+		if (i)
+			buf[n++] = ' ';
+		if (plain) {
+			n += (size_t)snprintf(buf + n, len - n, "%s", i ? a : "xfercmp");
+		} else {
+			buf[n++] = '\'';
+			for (; *a && n + 5 < len; a++) {
+				if (*a == '\'') {
+					memcpy(buf + n, "'\\''", 4);
+					n += 4;
+				} else {
+					buf[n++] = *a;
+				}
+			}
+			buf[n++] = '\'';
+		}
+		if (n >= len)
+			n = len - 1;
+		buf[n] = '\0';
+	}
+}
+
 static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc,
 			  bool partial)
 {
 	struct compare_opts *o = &s->o;
 	struct report rep;
 	struct err_saved error;
-	char source_fs[32] = "";
+	char source_fs[32] = "", command[2048];
 	const char *dest_fs = "";
 	int code = EXIT_OK;
 
+	command_line(o, command, sizeof(command));
 	fs_type_name(s->root, source_fs, sizeof(source_fs));
 	for (int i = 0; i < n; i++)
 		if (results[i].dest_fs[0])
@@ -720,7 +764,8 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes,
 		.environment = environment_json(s->root, s->agent.host, s->agent.info),
-		.partial = partial,
+		.partial = partial, .started_at = o->started_at, .command = command,
+		.argc = o->argc, .argv = o->argv,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {

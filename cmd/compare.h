@@ -41,6 +41,10 @@ struct compare_opts {
 	struct runner_opts run;
 	int verbose;
 	int quiet;		/* -q: no progress at all */
+	/* for the record in the reports: the command line and when it started (RFC 3339, UTC) */
+	int argc;
+	char **argv;
+	char started_at[32];
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */

@@ -33,6 +33,10 @@ struct report {
 	const struct probe_results *probes;	/* NULL when --no-probes */
 	json_object *environment;		/* may be NULL */
 	bool partial;		/* interrupted: only the strategies that finished */
+	const char *command;	/* the command line as typed, for the record; may be NULL */
+	const char *started_at;	/* RFC 3339 UTC time the run started; may be NULL */
+	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
+	char **argv;
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };

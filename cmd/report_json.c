@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "version.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,19 @@ static const char *status_name(enum result_status s)
 	case RESULT_SKIPPED: return "skipped";
 	}
 	return "failed";
+}
+
+/* argv as given, argv[0] included; null when the report has none. */
+static json_object *command_json(const struct report *r)
+{
+	json_object *a;
+
+	if (r->argc <= 0 || !r->argv)
+		return NULL;
+	a = json_object_new_array();
+	for (int i = 0; i < r->argc; i++)
+		json_object_array_add(a, json_object_new_string(r->argv[i]));
+	return a;
 }
 
 /* Every verified run's time, in run order. */
@@ -143,6 +157,10 @@ json_object *report_json(const struct report *r)
 		json_object_object_add(doc, "environment", json_object_get(r->environment));
 	if (r->probes)
 		json_object_object_add(doc, "ceilings", probe_results_json(r->probes));
+	json_object_object_add(doc, "xfercmp_version", json_object_new_string(XFERCMP_VERSION));
+	json_object_object_add(doc, "started_at",
+			       r->started_at && r->started_at[0] ? json_object_new_string(r->started_at) : NULL);
+	json_object_object_add(doc, "command", command_json(r));
 	json_object_object_add(doc, "partial", json_object_new_boolean(r->partial));
 	json_object_object_add(doc, "fastest", fastest_json(r));
 	json_object_object_add(doc, "recommendation",
