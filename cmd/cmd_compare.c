@@ -12,6 +12,7 @@
 #include "exitcode.h"
 #include "fsutil.h"
 #include "generate.h"
+#include "netaddr.h"
 #include "parallel.h"
 #include "report.h"
 #include "ssh/ssh_log.h"
@@ -51,6 +52,7 @@ static const char compare_help[] =
 	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n"
 	"                           created and removed by xfercmp, refused if it holds other data\n"
 	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"
+	"                           ([ADDR]:PORT for IPv6)\n"
 	"      --token-file FILE    the token that agent was given (with --agent)\n"
 	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
@@ -460,18 +462,14 @@ static int check_destination_space(const struct agent_client *c, const struct ma
 static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			 struct ssh_target *ssh, struct agent_client *c)
 {
-	char token[WIRE_TOKEN_HEX + 1], host[256];
-	const char *colon;
+	char token[WIRE_TOKEN_HEX + 1], host[256], port[8];
 
 	if (o->agent) {
-		colon = strrchr(o->agent, ':');
-		if (!colon || colon == o->agent || !colon[1] || (size_t)(colon - o->agent) >= sizeof(host))
-			return err_set("--agent '%s': expected ADDR:PORT", o->agent);
-		memcpy(host, o->agent, (size_t)(colon - o->agent));
-		host[colon - o->agent] = '\0';
+		if (net_hostport_split(o->agent, host, sizeof(host), port, sizeof(port)) < 0 || !host[0])
+			return err_set("--agent '%s': expected ADDR:PORT or [IPV6]:PORT", o->agent);
 		if (agent_token_load(o->token_file, token) < 0)
 			return -1;
-		return agent_client_connect(c, host, colon + 1, token);
+		return agent_client_connect(c, host, port, token);
 	}
 	if (strcmp(o->host, "local")) {
 		struct ssh_target_opts so = {
@@ -485,7 +483,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 		if ((o->verbose || isatty(2)) && ssh->uploaded)
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
 		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
-			return -1;
+			return err_wrap("the agent started on '%s' cannot be reached", o->host);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
 		return 0;
 	}
@@ -591,7 +589,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes,
-		.environment = environment_json(s->root, s->agent.host, s->agent.info),
+		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
