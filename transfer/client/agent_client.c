@@ -119,18 +119,18 @@ int tcp_connect(const char *host, const char *port, int timeout_ms)
  */
 static const char *unreachable_hint(int e)
 {
+#define OPEN_A_PORT "let this machine reach the host's TCP ports beside ssh's, or start the agent " \
+		    "yourself on an open port (xfercmp serve --listen ADDR:PORT) and pass --agent ADDR:PORT"
 	if (e == ECONNREFUSED)
-		return "nothing listens there any more, or a firewall on the host rejects the port: "
-		       "let this machine reach the host's TCP ports beside ssh's, or start the agent yourself "
-		       "(xfercmp serve --listen ADDR:PORT) on an open port and pass --agent ADDR:PORT";
+		return "nothing listens there, or a firewall on the host rejects the port: " OPEN_A_PORT;
 	if (e == ETIMEDOUT)
-		return "a firewall between here and the host drops the agent's port: "
-		       "let this machine reach the host's TCP ports beside ssh's, or start the agent yourself "
-		       "(xfercmp serve --listen ADDR:PORT) on an open port and pass --agent ADDR:PORT";
+		return "the host does not answer on that port (a firewall drops it, or the host went down): "
+		       OPEN_A_PORT;
 	if (e == ENETUNREACH || e == EHOSTUNREACH || e == EADDRNOTAVAIL || e == EAFNOSUPPORT)
 		return "this machine has no route to that address: check that both ends have an address "
 		       "and a route in that family (IPv4 or IPv6)";
 	return "check that the agent runs and this machine can reach that port";
+#undef OPEN_A_PORT
 }
 
 static int hello(int fd, const char *token, const char *role, uint64_t job, unsigned stream)
