@@ -13,6 +13,7 @@
 #include "exitcode.h"
 #include "fsutil.h"
 #include "generate.h"
+#include "netaddr.h"
 #include "parallel.h"
 #include "report.h"
 #include "ssh/ssh_log.h"
@@ -42,6 +43,7 @@
 	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n" \
 	"                           created and removed by xfercmp, refused if it holds other data\n" \
 	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"  \
+	"                           ([ADDR]:PORT for IPv6)\n"                                   \
 	"      --token-file FILE    the token that agent was given (with --agent)\n"
 #define PROBE_OPTIONS_HELP                                                                     \
 	"      --probe-seconds S    time budget of each probe (default 2)\n"                      \
@@ -597,18 +599,14 @@ static int check_destination_space(const struct agent_client *c, const struct ma
 static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			 struct ssh_target *ssh, struct agent_client *c)
 {
-	char token[WIRE_TOKEN_HEX + 1], host[256];
-	const char *colon;
+	char token[WIRE_TOKEN_HEX + 1], host[256], port[8];
 
 	if (o->agent) {
-		colon = strrchr(o->agent, ':');
-		if (!colon || colon == o->agent || !colon[1] || (size_t)(colon - o->agent) >= sizeof(host))
-			return err_set("--agent '%s': expected ADDR:PORT", o->agent);
-		memcpy(host, o->agent, (size_t)(colon - o->agent));
-		host[colon - o->agent] = '\0';
+		if (net_hostport_split(o->agent, host, sizeof(host), port, sizeof(port)) < 0 || !host[0])
+			return err_set("--agent '%s': expected ADDR:PORT or [IPV6]:PORT", o->agent);
 		if (agent_token_load(o->token_file, token) < 0)
 			return -1;
-		return agent_client_connect(c, host, colon + 1, token);
+		return agent_client_connect(c, host, port, token);
 	}
 	if (strcmp(o->host, "local")) {
 		struct ssh_target_opts so = {
@@ -622,7 +620,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 		if ((o->verbose || isatty(2)) && ssh->uploaded)
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
 		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
-			return -1;
+			return err_wrap("the agent started on '%s' cannot be reached", o->host);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
 		return 0;
 	}
@@ -763,7 +761,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes,
-		.environment = environment_json(s->root, s->agent.host, s->agent.info),
+		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
 		.partial = partial, .started_at = o->started_at, .command = command,
 		.argc = o->argc, .argv = o->argv,
 	};
@@ -810,7 +808,7 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	partial_list = list;
 	partial_n = n;
 	partial_results = results;
-	live_on = !s->o.quiet && isatty(2) && live_start(&live, s->agent.host) == 0;
+	live_on = !s->o.quiet && isatty(2) && live_start(&live, s->agent.addr) == 0;
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
 	if (live_on)
 		live_stop(&live);

@@ -4,7 +4,6 @@
 #include "parallel.h"
 #include "measure/procstat.h"
 
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -28,7 +27,6 @@ json_object *environment_json(const char *src_root, const char *peer_addr, json_
 	json_object *env = json_object_new_object(), *local = json_object_new_object();
 	char buf[256], iface[64] = "", path[128], fs[32] = "";
 	struct utsname u;
-	struct in_addr a;
 
 	uname(&u);
 	json_object_object_add(local, "kernel", json_object_new_string(u.release));
@@ -36,8 +34,7 @@ json_object *environment_json(const char *src_root, const char *peer_addr, json_
 	json_object_object_add(local, "cores", json_object_new_int((int)parallel_cpus()));
 	read_line("/proc/sys/net/ipv4/tcp_congestion_control", buf, sizeof(buf));
 	json_object_object_add(local, "congestion_control", json_object_new_string(buf));
-	if (peer_addr && inet_pton(AF_INET, peer_addr, &a) == 1 &&
-	    procstat_iface_for_addr(peer_addr, iface, sizeof(iface)) == 0) {
+	if (peer_addr && procstat_iface_for_addr(peer_addr, iface, sizeof(iface)) == 0) {
 		int mtu;
 
 		snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", iface);

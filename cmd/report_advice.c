@@ -66,6 +66,9 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 	fprintf(out, "  network     %8.2f Gbit/s one stream, %.2f Gbit/s with %u; round trip p50 %.0f µs, p99 %.0f µs\n",
 		p->net_bps_1 * 8 / 1e9, p->net_bps_n * 8 / 1e9, p->net_streams, p->rtt_p50_s * 1e6,
 		p->rtt_p99_s * 1e6);
+	if (p->net_peer[0])
+		fprintf(out, "              to the agent at %s%s%s\n", p->net_peer,
+			p->net_iface[0] ? " via " : "", p->net_iface);
 	if (p->ssh_bps > 0)
 		fprintf(out, "  ssh         %8.2f Gbit/s through sshd (%s); SFTP request %.0f µs\n",
 			p->ssh_bps * 8 / 1e9, p->ssh_cipher, p->sftp_rtt_s * 1e6);

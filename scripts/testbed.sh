@@ -8,13 +8,16 @@
 #   scripts/testbed.sh status             exit 0 if namespace, link and sshd are all up
 #
 # Addresses: 198.18.0.1/24 (root namespace, xfercmp0) and 198.18.0.2/24 (namespace,
-# xfercmp1), from 198.18.0.0/15, the range set aside for network benchmarks. Nothing
+# xfercmp1), from 198.18.0.0/15, the range set aside for network benchmarks; and,
+# always beside them (dual stack), 2001:2::1/64 and 2001:2::2/64 from 2001:2::/48,
+# the range set aside for IPv6 benchmarking (RFC 5180). sshd listens on both. Nothing
 # here ever sends traffic anywhere else.
 #
 # Files (build/testbed/ under the repository top): host key, user key pair,
 # authorized_keys, known_hosts, sshd_config, sshd.pid, sshd.log, ssh_config and env
 # (shell-sourceable TESTBED_* variables). Use the testbed with:
-#   ssh -F build/testbed/ssh_config testbed CMD
+#   ssh -F build/testbed/ssh_config testbed CMD      (IPv4)
+#   ssh -F build/testbed/ssh_config testbed6 CMD     (IPv6)
 set -Eeuo pipefail
 
 readonly NS=xfercmp-host
@@ -23,6 +26,9 @@ readonly IF_NS=xfercmp1
 readonly ADDR_ROOT=198.18.0.1
 readonly ADDR_NS=198.18.0.2
 readonly PREFIX=24
+readonly ADDR6_ROOT=2001:2::1
+readonly ADDR6_NS=2001:2::2
+readonly PREFIX6=64
 readonly SSHD=/usr/sbin/sshd
 readonly SFTP_SERVER=/usr/lib/openssh/sftp-server
 
@@ -179,6 +185,18 @@ setup_network() {
 	in_ns ip addr replace "$ADDR_NS/$PREFIX" dev "$IF_NS" || die 1 "cannot address $IF_NS"
 	in_ns ip link set dev "$IF_NS" up || die 1 "cannot bring up $IF_NS"
 	in_ns ip link set dev lo up || die 1 "cannot bring up loopback in $NS"
+	setup_network6
+}
+
+# The IPv6 half of the link. nodad: without it each address is "tentative"
+# (unusable) for a second or two of duplicate address detection, and the
+# first connection could fail. Both ends are ours: there is nothing to detect.
+setup_network6() {
+	[ -e /proc/net/if_inet6 ] || die 1 "this kernel has no IPv6 (no /proc/net/if_inet6): the testbed is dual-stack"
+	sysctl -q -w "net.ipv6.conf.$IF_ROOT.disable_ipv6=0" >/dev/null || die 1 "cannot enable IPv6 on $IF_ROOT"
+	in_ns sysctl -q -w "net.ipv6.conf.$IF_NS.disable_ipv6=0" >/dev/null || die 1 "cannot enable IPv6 on $IF_NS"
+	ip -6 addr replace "$ADDR6_ROOT/$PREFIX6" dev "$IF_ROOT" nodad || die 1 "cannot give $IF_ROOT its IPv6 address"
+	in_ns ip -6 addr replace "$ADDR6_NS/$PREFIX6" dev "$IF_NS" nodad || die 1 "cannot give $IF_NS its IPv6 address"
 }
 
 setup_keys() {
@@ -199,6 +217,7 @@ setup_keys() {
 	local type key
 	read -r type key _ <"$HOST_KEY.pub"
 	echo "$ADDR_NS $type $key" >"$KNOWN_HOSTS"
+	echo "$ADDR6_NS $type $key" >>"$KNOWN_HOSTS"
 }
 
 write_configs() {
@@ -208,7 +227,8 @@ write_configs() {
 # Host key (recorded so that a regenerated key counts as a config change):
 # $(cut -d' ' -f1,2 "$HOST_KEY.pub")
 ListenAddress $ADDR_NS:22
-AddressFamily inet
+ListenAddress [$ADDR6_NS]:22
+AddressFamily any
 HostKey $HOST_KEY
 PidFile $PID_FILE
 AuthorizedKeysFile $AUTH_KEYS
@@ -226,9 +246,26 @@ X11Forwarding no
 # No AcceptEnv: the client's environment is not passed through.
 Subsystem sftp $SFTP_SERVER
 EOF
-	cat >"$SSH_CONFIG" <<EOF
-Host testbed
-    HostName $ADDR_NS
+	ssh_host_block testbed "$ADDR_NS" >"$SSH_CONFIG"
+	ssh_host_block testbed6 "$ADDR6_NS" >>"$SSH_CONFIG"
+	cat >"$ENV_FILE" <<EOF
+TESTBED_HOST=$ADDR_NS
+TESTBED_LOCAL=$ADDR_ROOT
+TESTBED_NS=$NS
+TESTBED_SSH_CONFIG=$(printf %q "$SSH_CONFIG")
+TESTBED_KEY=$(printf %q "$USER_KEY")
+TESTBED_KNOWN_HOSTS=$(printf %q "$KNOWN_HOSTS")
+TESTBED_HOST6=$ADDR6_NS
+TESTBED_LOCAL6=$ADDR6_ROOT
+EOF
+}
+
+# ssh_host_block ALIAS ADDR: the ssh config's block for the testbed host at ADDR
+# (testbed: IPv4, testbed6: the same host over IPv6).
+ssh_host_block() {
+	cat <<EOF
+Host $1
+    HostName $2
     Port 22
     User $USER_NAME
     IdentityFile $USER_KEY
@@ -237,14 +274,6 @@ Host testbed
     StrictHostKeyChecking yes
     BatchMode yes
     ConnectTimeout 5
-EOF
-	cat >"$ENV_FILE" <<EOF
-TESTBED_HOST=$ADDR_NS
-TESTBED_LOCAL=$ADDR_ROOT
-TESTBED_NS=$NS
-TESTBED_SSH_CONFIG=$(printf %q "$SSH_CONFIG")
-TESTBED_KEY=$(printf %q "$USER_KEY")
-TESTBED_KNOWN_HOSTS=$(printf %q "$KNOWN_HOSTS")
 EOF
 }
 
@@ -330,15 +359,19 @@ start_sshd() {
 wait_sshd() {
 	local i
 	for ((i = 0; i < 50; i++)); do
-		# shellcheck disable=SC2016 # $1 and $banner belong to the inner bash
-		if sshd_pid >/dev/null &&
-			timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/22" && read -r -t 1 banner <&3 && [[ $banner == SSH-* ]]' _ "$ADDR_NS" 2>/dev/null; then
+		if sshd_pid >/dev/null && sshd_greets "$ADDR_NS" && sshd_greets "$ADDR6_NS"; then
 			return 0
 		fi
 		sleep 0.1
 	done
 	log_tail
-	die 1 "sshd in $NS is not accepting connections on $ADDR_NS:22 after 5 s"
+	die 1 "sshd in $NS is not accepting connections on $ADDR_NS:22 and [$ADDR6_NS]:22 after 5 s"
+}
+
+# True if sshd answers with an SSH banner on ADDR port 22 (IPv4 or IPv6).
+sshd_greets() {
+	# shellcheck disable=SC2016 # $1 and $banner belong to the inner bash
+	timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/22" && read -r -t 1 banner <&3 && [[ $banner == SSH-* ]]' _ "$1" 2>/dev/null
 }
 
 verify_ssh() {
@@ -350,6 +383,11 @@ verify_ssh() {
 			echo "--- hint: with UsePAM no, sshd refuses accounts whose password field starts with '!'" >&2
 		fi
 		die 1 "ssh -F $SSH_CONFIG testbed true failed"
+	fi
+	if ! out=$(ssh -F "$SSH_CONFIG" testbed6 true 2>&1 </dev/null); then
+		echo "--- ssh said: ${out:-(nothing)}" >&2
+		log_tail
+		die 1 "ssh -F $SSH_CONFIG testbed6 true failed (IPv6)"
 	fi
 }
 
@@ -384,7 +422,7 @@ cmd_up() {
 	start_sshd
 	wait_sshd
 	verify_ssh
-	echo "testbed: up: $USER_NAME@$ADDR_NS (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}; ssh -F $SSH_CONFIG testbed"
+	echo "testbed: up: $USER_NAME@$ADDR_NS and [$ADDR6_NS] (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}; ssh -F $SSH_CONFIG testbed (or testbed6)"
 }
 
 # ---------------------------------------------------------------- down
@@ -434,7 +472,7 @@ cmd_status() {
 		state=$(cat "/sys/class/net/$IF_ROOT/operstate" 2>/dev/null || echo unknown)
 		rate=$(tbf_rate "$IF_ROOT")
 		if [ "$state" = up ]; then
-			echo "link: $IF_ROOT ($ADDR_ROOT) <-> $IF_NS ($ADDR_NS) up, ${rate:+tbf rate }${rate:-unshaped}"
+			echo "link: $IF_ROOT ($ADDR_ROOT, $ADDR6_ROOT) <-> $IF_NS ($ADDR_NS, $ADDR6_NS) up, ${rate:+tbf rate }${rate:-unshaped}"
 		else
 			echo "link: $IF_ROOT <-> $IF_NS present but $state"
 			ok=1
@@ -444,7 +482,7 @@ cmd_status() {
 		ok=1
 	fi
 	if pid=$(sshd_pid); then
-		echo "sshd: running, pid $pid, $ADDR_NS:22"
+		echo "sshd: running, pid $pid, $ADDR_NS:22 and [$ADDR6_NS]:22"
 	else
 		echo "sshd: not running"
 		ok=1

@@ -6,6 +6,7 @@
 #include "agent/agent_startup.h"
 #include "err.h"
 #include "fsutil.h"
+#include "netaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -116,48 +117,43 @@ static int read_token(const char *file, char token[WIRE_TOKEN_HEX + 1])
 	return agent_token_load(file, token);
 }
 
-static int parse_listen(const char *spec, struct sockaddr_in *sa)
+/*
+ * --listen ADDR:PORT: an IPv4 address, "[IPv6]" (what the client passes when
+ * the SSH connection came in over IPv6), or empty or "*" for every IPv4
+ * address of the host. Numeric only: the static agent resolves no names.
+ */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen)
 {
-	char host[256];
-	const char *colon = strrchr(spec, ':');
-	char *end;
-	long port;
+	char host[256], port[8];
 
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	if (!colon || (size_t)(colon - spec) >= sizeof(host))
-		return err_set("invalid --listen '%s': use ADDR:PORT, e.g. 127.0.0.1:5210", spec);
-	memcpy(host, spec, (size_t)(colon - spec));
-	host[colon - spec] = '\0';
-	port = strtol(colon + 1, &end, 10);
-	if (*end || end == colon + 1 || port < 0 || port > 65535)
-		return err_set("invalid port in --listen '%s'", spec);
-	sa->sin_port = htons((uint16_t)port);
+	if (net_hostport_split(spec, host, sizeof(host), port, sizeof(port)) < 0)
+		return err_wrap("invalid --listen");
 	if (host[0] == '\0' || !strcmp(host, "*"))
-		sa->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		return err_set("invalid address in --listen '%s': give an IPv4 address", spec);
+		snprintf(host, sizeof(host), "0.0.0.0");
+	if (net_sockaddr_parse(host, (unsigned)atoi(port), ss, sslen) < 0)
+		return err_wrap("invalid --listen");
 	return 0;
 }
 
 static int open_listener(const char *spec, char *bound, size_t len)
 {
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
+	struct sockaddr_storage ss;
+	socklen_t salen;
 	int one = 1, fd;
-	char addr[INET_ADDRSTRLEN];
 
-	if (parse_listen(spec, &sa) < 0)
+	if (parse_listen(spec, &ss, &salen) < 0)
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return err_errno("cannot create socket");
+		return err_errno("cannot create a socket to listen on %s", spec);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, salen) < 0) {
 		err_errno("cannot listen on %s", spec);
 		if (errno == EADDRINUSE)
 			err_set("cannot listen on %s: the port is in use; pick another with --listen ADDR:PORT (0 = any free port)",
 				spec);
+		else if (errno == EADDRNOTAVAIL)
+			err_set("cannot listen on %s: no interface of this host has that address", spec);
 		close(fd);
 		return -1;
 	}
@@ -166,9 +162,13 @@ static int open_listener(const char *spec, char *bound, size_t len)
 		close(fd);
 		return -1;
 	}
-	getsockname(fd, (struct sockaddr *)&sa, &salen);
-	inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr));
-	snprintf(bound, len, "%s:%u", addr, ntohs(sa.sin_port));
+	salen = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &salen) < 0 ||
+	    net_sockaddr_format((struct sockaddr *)&ss, bound, len) < 0) {
+		err_errno("cannot read the address the agent listens on");
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -252,7 +252,7 @@ static int check_control_hello(int fd, const char *token)
 
 int agent_serve(const struct agent_opts *o)
 {
-	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[64];
+	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[NET_ADDR_TEXT_MAX];
 	static sigset_t stop_signals;
 	struct agent_gate gate;
 	int lfd, rc = 0;

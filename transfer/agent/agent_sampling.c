@@ -9,23 +9,22 @@
 #include "err.h"
 #include "measure/procstat.h"
 #include "measure/sampler.h"
+#include "netaddr.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-/* The interface our client's packets arrive on: the one holding our end of the control connection. */
+/* The interface our client's packets arrive on: the one holding our end of the control connection (IPv4 or IPv6). */
 static int client_iface(int fd, char *iface, size_t len)
 {
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
-	char addr[INET_ADDRSTRLEN];
+	struct sockaddr_storage ss;
+	socklen_t salen = sizeof(ss);
+	char addr[NET_ADDR_TEXT_MAX];
 
-	if (getsockname(fd, (struct sockaddr *)&sa, &salen) < 0 || sa.sin_family != AF_INET)
+	if (getsockname(fd, (struct sockaddr *)&ss, &salen) < 0 ||
+	    net_sockaddr_addr((struct sockaddr *)&ss, addr, sizeof(addr)) < 0)
 		return 1;
-	inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr));
 	return procstat_iface_for_addr(addr, iface, len) == 0 ? 0 : 1;
 }
 

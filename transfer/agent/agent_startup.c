@@ -35,12 +35,18 @@ int agent_listening_parse(const char *line, char *host, size_t host_len, char *p
 			  size_t port_len)
 {
 	const size_t skip = sizeof(AGENT_LISTENING_PREFIX) - 1;
-	const char *colon;
-	size_t n;
+	const char *colon, *addr = line + skip;
+	size_t n, addr_n;
 
-	if (strncmp(line, AGENT_LISTENING_PREFIX, skip) || !(colon = strrchr(line + skip, ':')))
+	if (strncmp(line, AGENT_LISTENING_PREFIX, skip) || !(colon = strrchr(addr, ':')))
 		return err_set("it said '%.200s'", line);
-	if (host && (size_t)(colon - (line + skip)) >= host_len)
+	addr_n = (size_t)(colon - addr);
+	/* an IPv6 address comes in brackets (netaddr.h); the host is held without them */
+	if (addr_n >= 2 && addr[0] == '[' && addr[addr_n - 1] == ']') {
+		addr++;
+		addr_n -= 2;
+	}
+	if (host && addr_n >= host_len)
 		return err_set("it said '%.200s'", line);
 	n = strspn(colon + 1, "0123456789");
 	if (n == 0 || n >= port_len)
@@ -48,8 +54,8 @@ int agent_listening_parse(const char *line, char *host, size_t host_len, char *p
 	memcpy(port, colon + 1, n);
 	port[n] = '\0';
 	if (host) {
-		memcpy(host, line + skip, (size_t)(colon - (line + skip)));
-		host[colon - (line + skip)] = '\0';
+		memcpy(host, addr, addr_n);
+		host[addr_n] = '\0';
 	}
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The agent's first line of output is this prefix, then "ADDR:PORT". */
+/* The agent's first line of output is this prefix, then "ADDR:PORT" ("[IPV6]:PORT"). */
 #define AGENT_LISTENING_PREFIX "xfercmp-agent listening "
 
 /*
@@ -33,8 +33,9 @@ int agent_token_load(const char *path, char token[WIRE_TOKEN_HEX + 1]);
 
 /*
  * Parses the agent's first line, AGENT_LISTENING_PREFIX "ADDR:PORT" (no
- * newline), into host (ADDR as printed; the text before the last ':') and
- * port (the digits after it; anything after them is ignored). host may be
+ * newline), into host (the text before the last ':'; an IPv6 address without
+ * its brackets) and port (the digits after it; anything after them is
+ * ignored). host may be
  * NULL when only the port is wanted. Returns 0 or -1, with the error set to
  * "it said 'LINE'" or "no port in 'LINE'" for the caller to wrap ("agent did
  * not start: ...").

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "measure/sampler.h"
+#include "netaddr.h"
 #include "netutil.h"
 
 #include <errno.h>
@@ -57,26 +58,79 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms)
 	return fd;
 }
 
+/*
+ * How a connection that failed is named: "[2001:2::2]:42277" for a numeric
+ * host, "NAME ([2001:2::2]:42277)" for a name, and how many other addresses
+ * of the name were tried too.
+ */
+static void name_tried(char *buf, size_t len, const char *host, const struct sockaddr *last,
+		       unsigned tried)
+{
+	char where[NET_ADDR_TEXT_MAX], addr[NET_ADDR_TEXT_MAX];
+	int numeric = last && net_sockaddr_addr(last, addr, sizeof(addr)) == 0 && !strcmp(addr, host);
+
+	if (!last || net_sockaddr_format(last, where, sizeof(where)) < 0)
+		snprintf(where, sizeof(where), "?");
+	if (numeric)
+		snprintf(buf, len, "%s", where);
+	else if (tried > 1)
+		snprintf(buf, len, "%s (%s and %u other addresses)", host, where, tried - 1);
+	else
+		snprintf(buf, len, "%s (%s)", host, where);
+}
+
 int tcp_connect(const char *host, const char *port, int timeout_ms)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
-	int rc = getaddrinfo(host, port, &hints, &res), fd = -1;
+	const struct addrinfo *last = NULL;
+	int rc = getaddrinfo(host, port, &hints, &res), fd = -1, e;
+	unsigned tried = 0;
+	char where[2 * NET_ADDR_TEXT_MAX + 300];
 
-	if (rc != 0)
-		return err_set("cannot resolve '%s': %s", host, gai_strerror(rc));
-	for (ai = res; ai && fd < 0; ai = ai->ai_next)
-		fd = connect_one(ai, timeout_ms);
-	freeaddrinfo(res);
-	if (fd < 0) {
-		if (errno == ECONNREFUSED)
-			return err_set("cannot connect to %s:%s: connection refused (is the agent running there?)",
-				       host, port);
-		if (errno == ETIMEDOUT)
-			return err_set("cannot connect to %s:%s: no answer within %d s", host, port,
-				       timeout_ms / 1000);
-		return err_errno("cannot connect to %s:%s", host, port);
+	if (rc != 0) {
+		char hp[300];
+
+		return err_set("cannot resolve '%s': %s", net_hostport_format(hp, sizeof(hp), host, port),
+			       gai_strerror(rc));
 	}
+	for (ai = res; ai && fd < 0; ai = ai->ai_next, tried++) {
+		last = ai;
+		fd = connect_one(ai, timeout_ms);
+	}
+	if (fd < 0) {
+		e = errno;
+		name_tried(where, sizeof(where), host, last ? last->ai_addr : NULL, tried);
+		if (e == ECONNREFUSED)
+			err_set("cannot connect to %s: connection refused", where);
+		else if (e == ETIMEDOUT)
+			err_set("cannot connect to %s: no answer within %d s", where, timeout_ms / 1000);
+		else
+			err_set("cannot connect to %s: %s", where, strerror(e));
+		errno = e;
+	}
+	freeaddrinfo(res);
 	return fd;
+}
+
+/*
+ * What to do when the agent's port cannot be reached at all, by the errno
+ * of the last attempt: the agent runs (it said where it listens), so what
+ * stands between is the path or a firewall on the host.
+ */
+static const char *unreachable_hint(int e)
+{
+#define OPEN_A_PORT "let this machine reach the host's TCP ports beside ssh's, or start the agent " \
+		    "yourself on an open port (xfercmp serve --listen ADDR:PORT) and pass --agent ADDR:PORT"
+	if (e == ECONNREFUSED)
+		return "nothing listens there, or a firewall on the host rejects the port: " OPEN_A_PORT;
+	if (e == ETIMEDOUT)
+		return "the host does not answer on that port (a firewall drops it, or the host went down): "
+		       OPEN_A_PORT;
+	if (e == ENETUNREACH || e == EHOSTUNREACH || e == EADDRNOTAVAIL || e == EAFNOSUPPORT)
+		return "this machine has no route to that address: check that both ends have an address "
+		       "and a route in that family (IPv4 or IPv6)";
+	return "check that the agent runs and this machine can reach that port";
+#undef OPEN_A_PORT
 }
 
 static int hello(int fd, const char *token, const char *role, uint64_t job, unsigned stream)
@@ -133,6 +187,9 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
+	struct sockaddr_storage ss;
+	socklen_t salen;
+
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	snprintf(c->label, sizeof(c->label), "%s", host);
@@ -140,8 +197,19 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 	snprintf(c->port, sizeof(c->port), "%s", port);
 	snprintf(c->token, sizeof(c->token), "%s", token);
 	c->fd = tcp_connect(host, port, AGENT_CONNECT_TIMEOUT_MS);
-	if (c->fd < 0)
-		return -1;
+	if (c->fd < 0) {
+		int e = errno;
+		struct err_saved why;
+
+		err_save(&why);
+		return err_set("%s; %s", why.msg, unreachable_hint(e));
+	}
+	/* every later connection (data, probes) goes where this one went, whatever a name resolves to */
+	salen = sizeof(ss);
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &salen) < 0 ||
+	    net_sockaddr_addr((struct sockaddr *)&ss, c->addr, sizeof(c->addr)) < 0)
+		snprintf(c->addr, sizeof(c->addr), "%s", host);
+	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
 	if (hello(c->fd, token, "control", 0, 0) < 0 ||
 	    call_request(c, request("info", 0), &c->info) < 0) {
 		close(c->fd);
@@ -166,13 +234,13 @@ static int connection_failed(struct agent_client *c)
 	c->fd = -1;
 	c->lost = 1;
 	if (f == WIRE_FAULT_TIMEOUT)
-		err_set("lost the connection to the agent on %s (%s:%s): no answer for %d s; the link or the host went down",
-			c->label, c->host, c->port, NET_PEER_TIMEOUT_S);
+		err_set("lost the connection to the agent on %s (%s): no answer for %d s; the link or the host went down",
+			c->label, c->where, NET_PEER_TIMEOUT_S);
 	else if (f == WIRE_FAULT_CLOSED)
-		err_set("lost the connection to the agent on %s (%s:%s): the agent closed it; it exited or was killed there",
-			c->label, c->host, c->port);
+		err_set("lost the connection to the agent on %s (%s): the agent closed it; it exited or was killed there",
+			c->label, c->where);
 	else
-		err_wrap("lost the connection to the agent on %s (%s:%s)", c->label, c->host, c->port);
+		err_wrap("lost the connection to the agent on %s (%s)", c->label, c->where);
 	err_save(&c->lost_why);
 	return -1;
 }
@@ -234,7 +302,7 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
 {
-	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->addr, c->port, AGENT_CONNECT_TIMEOUT_MS);
 
 	if (fd < 0)
 		return -1;

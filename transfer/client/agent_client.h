@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "manifest.h"
+#include "netaddr.h"
 #include "stream/wire.h"
 #include "stream/xfer_stats.h"
 
@@ -17,8 +18,11 @@ struct agent_client {
 	int fd;			/* -1 once the connection is lost */
 	int lost;		/* the connection failed: every later call fails at once */
 	char label[256];	/* the host as the user named it, for messages (default: host) */
-	char host[256];
+	char host[256];		/* as given to agent_client_connect: a name or an address */
 	char port[16];
+	char addr[NET_ADDR_TEXT_MAX];	/* the numeric address the control connection reached
+					 * (IPv6 without brackets); data connections go there */
+	char where[NET_ADDR_TEXT_MAX];	/* addr:port for messages, "[2001:2::2]:42277" */
 	char token[WIRE_TOKEN_HEX + 1];
 	json_object *info;	/* the agent's answer to "info" */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
@@ -26,7 +30,12 @@ struct agent_client {
 
 #define AGENT_CONNECT_TIMEOUT_MS 10000
 
-/* Connects to host:port and says hello with token. Returns 0 or -1 (error set). */
+/*
+ * Connects to host:port (a name, or an address: IPv6 without brackets) and
+ * says hello with token. Returns 0 or -1 (error set). When the port cannot
+ * be reached at all the error names the address tried ("[2001:2::2]:42277")
+ * and what to do.
+ */
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token);
 
@@ -136,7 +145,11 @@ int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream
  */
 int agent_client_close(struct agent_client *c);
 
-/* A TCP connection with a bounded connect time; returns the fd or -1 (error set). */
+/*
+ * A TCP connection with a bounded connect time to each address host
+ * resolves to, in turn; returns the fd, or -1 with the error naming the
+ * last address tried and errno that attempt's cause.
+ */
 int tcp_connect(const char *host, const char *port, int timeout_ms);
 
 #endif

@@ -2,19 +2,16 @@
 
 #include "err.h"
 
-#include <arpa/inet.h>
 #include <string.h>
 
 void measure_start(struct measure *m, struct agent_client *agent, const char *src_root, uint64_t job)
 {
 	struct sampler_config c = { 0 };
-	struct in_addr a;
 
 	memset(m, 0, sizeof(*m));
 	if (procstat_device_for_path(src_root, m->src_dev, sizeof(m->src_dev)) == 0)
 		c.disk_dev = m->src_dev;
-	if (inet_pton(AF_INET, agent->host, &a) == 1 &&
-	    procstat_iface_for_addr(agent->host, m->iface, sizeof(m->iface)) == 0)
+	if (procstat_iface_for_addr(agent->addr, m->iface, sizeof(m->iface)) == 0)
 		c.iface = m->iface;
 	m->local_running = sampler_start(&m->local, &c) == 0;
 	m->remote_running = agent_client_sample_start(agent, job) == 0;

@@ -12,6 +12,7 @@
 #include "client/raw_stream.h"
 #include "clock.h"
 #include "err.h"
+#include "measure/procstat.h"
 
 #include <errno.h>
 #include <math.h>
@@ -270,6 +271,10 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 	r->rtt_p50_s = got.rtt_p50_s;
 	r->rtt_p99_s = got.rtt_p99_s;
 	snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", got.dest_fs);
+	/* what was measured: the path to this address, through this interface */
+	snprintf(r->net_peer, sizeof(r->net_peer), "%s", a->where);
+	if (procstat_iface_for_addr(a->addr, r->net_iface, sizeof(r->net_iface)) != 0)
+		r->net_iface[0] = '\0';
 	return 0;
 }
 
@@ -302,6 +307,8 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "network_streams", json_object_new_int((int)r->net_streams));
 	json_object_object_add(o, "rtt_p50_s", json_object_new_double(r->rtt_p50_s));
 	json_object_object_add(o, "rtt_p99_s", json_object_new_double(r->rtt_p99_s));
+	json_object_object_add(o, "network_peer", json_object_new_string(r->net_peer));
+	json_object_object_add(o, "network_interface", json_object_new_string(r->net_iface));
 	json_object_object_add(o, "disk_write_bps", json_object_new_double(r->disk_write_bps));
 	json_object_object_add(o, "disk_write_bytes", json_object_new_int64((int64_t)r->disk_write_bytes));
 	json_object_object_add(o, "create_per_s", json_object_new_double(r->create_per_s));

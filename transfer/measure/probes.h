@@ -30,6 +30,8 @@ struct probe_results {
 	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and n streams (client→agent) */
 	unsigned net_streams;
 	double rtt_p50_s, rtt_p99_s;	/* TCP round trip, 1-byte ping-pong on an established connection */
+	char net_peer[80];		/* the agent's address those were measured to: "[2001:2::2]:42277" */
+	char net_iface[32];		/* this machine's interface on that path ("" if unknown) */
 	double disk_write_bps;		/* destination: sequential write to durable (fsync included), by the agent */
 	uint64_t disk_write_bytes;	/* what that probe wrote */
 	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent */
@@ -61,7 +63,8 @@ struct probe_results {
  * receiver (fewer if `seconds` runs out); then removes the job, also after a
  * failure. A throughput is the bytes the agent says it received over the time
  * from the first send to the agent's final reply. Fills net_bps_1,
- * net_bps_n, net_streams, rtt_p50_s, rtt_p99_s and dest_fs.
+ * net_bps_n, net_streams, rtt_p50_s, rtt_p99_s, dest_fs, net_peer and
+ * net_iface (the local interface of the route to the agent, IPv4 or IPv6).
  * Returns 0 or -1 (error set).
  */
 int probe_network(struct agent_client *a, unsigned streams, double seconds,

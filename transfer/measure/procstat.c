@@ -494,28 +494,37 @@ int procstat_device_for_path(const char *path, char *dev, size_t len)
 }
 
 /*
- * The interface holding addr, or the loopback interface for any 127.x
- * address. Returns 0 (iface set), 1 (not a local address) or -1.
+ * The interface holding addr (family AF_INET or AF_INET6, the address in
+ * bytes), or the loopback interface for any 127.x address and ::1. Returns
+ * 0 (iface set), 1 (not a local address) or -1.
  */
-static int local_iface(const char *ipv4, struct in_addr addr, char *iface, size_t len)
+static int local_iface(const char *text, int family, const void *addr, char *iface, size_t len)
 {
 	struct ifaddrs *list;
 	const char *name = NULL, *loopback = "lo";
 	int rc;
 
 	if (getifaddrs(&list) < 0)
-		return err_errno("cannot list network interfaces for '%s'", ipv4);
+		return err_errno("cannot list network interfaces for '%s'", text);
 	for (const struct ifaddrs *ifa = list; ifa && !name; ifa = ifa->ifa_next) {
-		const struct sockaddr_in *sin = (const void *)ifa->ifa_addr;
+		const struct sockaddr *sa = ifa->ifa_addr;
 
-		if (!sin || sin->sin_family != AF_INET)
+		if (!sa || sa->sa_family != family)
 			continue;
 		if (ifa->ifa_flags & IFF_LOOPBACK)
 			loopback = ifa->ifa_name;
-		if (sin->sin_addr.s_addr == addr.s_addr)
+		if (family == AF_INET &&
+		    ((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr ==
+			    ((const struct in_addr *)addr)->s_addr)
+			name = ifa->ifa_name;
+		if (family == AF_INET6 &&
+		    !memcmp(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, addr,
+			    sizeof(struct in6_addr)))
 			name = ifa->ifa_name;
 	}
-	if (!name && (ntohl(addr.s_addr) >> 24) == 127)
+	if (!name && family == AF_INET && (ntohl(((const struct in_addr *)addr)->s_addr) >> 24) == 127)
+		name = loopback;
+	if (!name && family == AF_INET6 && IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)addr))
 		name = loopback;
 	/*
 	 * An address with a label (ip addr ... label eth0:1, an ifconfig-style
@@ -526,20 +535,44 @@ static int local_iface(const char *ipv4, struct in_addr addr, char *iface, size_
 	return rc;
 }
 
-int procstat_iface_for_addr(const char *ipv4, char *iface, size_t len)
+/* addr's interface from a route table file with the given parser. */
+static int route_iface(const char *path, const char *addr, char *iface, size_t len,
+		       int (*parse)(const char *, const char *, char *, size_t))
 {
-	struct in_addr addr;
 	char *text;
 	int rc;
 
-	if (inet_pton(AF_INET, ipv4, &addr) != 1)
-		return err_set("invalid IPv4 address '%s'", ipv4);
-	rc = local_iface(ipv4, addr, iface, len);
-	if (rc != 1)
-		return rc;
-	if (read_text("/proc/net/route", &text) < 0)
+	if (read_text(path, &text) < 0)
 		return -1;
-	rc = procstat_parse_route(text, ipv4, iface, len);
+	rc = parse(text, addr, iface, len);
 	free(text);
 	return rc;
+}
+
+int procstat_iface_for_addr(const char *addr, char *iface, size_t len)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	char v6[INET6_ADDRSTRLEN + IF_NAMESIZE + 1], v4[INET_ADDRSTRLEN];
+	int rc;
+
+	/* a link-local "fe80::1%eth0" names its interface already; the route lookup ignores the scope */
+	snprintf(v6, sizeof(v6), "%s", addr);
+	v6[strcspn(v6, "%")] = '\0';
+	if (inet_pton(AF_INET6, v6, &a6) == 1 && IN6_IS_ADDR_V4MAPPED(&a6)) {
+		inet_ntop(AF_INET, &a6.s6_addr[12], v4, sizeof(v4));
+		return procstat_iface_for_addr(v4, iface, len);
+	}
+	if (inet_pton(AF_INET6, v6, &a6) == 1) {
+		rc = local_iface(addr, AF_INET6, &a6, iface, len);
+		if (rc != 1)
+			return rc;
+		return route_iface("/proc/net/ipv6_route", v6, iface, len, procstat_parse_route6);
+	}
+	if (inet_pton(AF_INET, addr, &a4) != 1)
+		return err_set("invalid IPv4 or IPv6 address '%s'", addr);
+	rc = local_iface(addr, AF_INET, &a4, iface, len);
+	if (rc != 1)
+		return rc;
+	return route_iface("/proc/net/route", addr, iface, len, procstat_parse_route);
 }

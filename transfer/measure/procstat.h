@@ -77,6 +77,14 @@ int procstat_parse_net(const char *text, const char *iface, struct net_counters 
 int procstat_parse_route(const char *text, const char *ipv4, char *iface, size_t len);
 
 /*
+ * The same for ipv6 (text form, no brackets) over /proc/net/ipv6_route text
+ * (procstat_route6.c): longest prefix, then lowest metric, over routes that
+ * are up and not reject routes (unreachable, prohibit). Returns 0, 1 (no
+ * route) or -1 (bad address or malformed text).
+ */
+int procstat_parse_route6(const char *text, const char *ipv6, char *iface, size_t len);
+
+/*
  * Reads all of fd from offset 0 with pread into *buf (grown with realloc as
  * needed; the caller owns it and frees it) and NUL-terminates it. Reading
  * from offset 0 every time lets a sampler keep /proc files open instead of
@@ -105,13 +113,15 @@ long procstat_clock_ticks(void);
 int procstat_device_for_path(const char *path, char *dev, size_t len);
 
 /*
- * The interface that carries traffic for ipv4 (dotted quad): for an address
- * of this host, the interface holding it (what a connection on that address
- * uses with a remote peer; 127.0.0.1 gives "lo"); for a peer, the interface
- * of the longest-prefix route in /proc/net/route; any 127.x address gives
- * "lo". Returns 0 (iface set), 1 (no interface or route reaches it) or -1
- * (error set: bad address, unreadable files).
+ * The interface that carries traffic for addr, IPv4 (dotted quad) or IPv6
+ * (no brackets; an IPv4-mapped one counts as IPv4): for an address of this
+ * host, the interface holding it (what a connection on that address uses
+ * with a remote peer; 127.0.0.1 and ::1 give "lo"); for a peer, the
+ * interface of the longest-prefix route in /proc/net/route or
+ * /proc/net/ipv6_route; any 127.x address gives "lo". Returns 0 (iface set),
+ * 1 (no interface or route reaches it) or -1 (error set: bad address,
+ * unreadable files).
  */
-int procstat_iface_for_addr(const char *ipv4, char *iface, size_t len);
+int procstat_iface_for_addr(const char *addr, char *iface, size_t len);
 
 #endif

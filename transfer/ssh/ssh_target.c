@@ -4,6 +4,7 @@
 #include "agent/agent.h"
 #include "agent/agent_startup.h"
 #include "err.h"
+#include "netaddr.h"
 #include "tree.h"
 #include "version.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -216,6 +218,27 @@ out:
 	return rc;
 }
 
+/*
+ * An agent listening on every address is reached where the SSH connection
+ * went: its peer's numeric address (a name could resolve to another
+ * family), else the host as configured.
+ */
+static void ssh_peer_address(ssh_session s, char *host, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t salen = sizeof(ss);
+	char *name = NULL;
+	socket_t fd = ssh_get_fd(s);
+
+	if (fd != SSH_INVALID_SOCKET && getpeername(fd, (struct sockaddr *)&ss, &salen) == 0 &&
+	    net_sockaddr_addr((struct sockaddr *)&ss, host, len) == 0)
+		return;
+	if (ssh_options_get(s, SSH_OPTIONS_HOST, &name) == SSH_OK && name) {
+		snprintf(host, len, "%s", name);
+		ssh_string_free_char(name);
+	}
+}
+
 static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 {
 	char quoted_agent[700], quoted_root[700], command[2048], line[512];
@@ -227,11 +250,13 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	/*
 	 * Listen on the address this SSH connection reached (the third word of
 	 * SSH_CONNECTION), so the agent's port is open where we already are
-	 * allowed to connect, and nowhere else.
+	 * allowed to connect, and nowhere else; and in the family the client
+	 * already reaches the host by: an IPv6 address goes in brackets
+	 * (netaddr.h). Without SSH_CONNECTION (not sshd), every IPv4 address.
 	 */
 	snprintf(command, sizeof(command),
 		 "c=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
-		 "case $3 in *:*) l=0.0.0.0;; *) l=$3;; esac; "
+		 "case $3 in *:*) l=\"[$3]\";; *) l=$3;; esac; "
 		 "exec %s serve --listen \"$l:0\" --once --token-file - --root %s",
 		 quoted_agent, quoted_root);
 	(void)o;
@@ -246,14 +271,8 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	if (agent_listening_parse(line, t->agent_host, sizeof(t->agent_host), t->agent_port,
 				  sizeof(t->agent_port)) < 0)
 		return err_wrap("agent did not start on the host");
-	if (!strcmp(t->agent_host, "0.0.0.0")) {
-		char *host = NULL;
-
-		if (ssh_options_get(t->session, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
-			snprintf(t->agent_host, sizeof(t->agent_host), "%s", host);
-			ssh_string_free_char(host);
-		}
-	}
+	if (!strcmp(t->agent_host, "0.0.0.0") || !strcmp(t->agent_host, "::"))
+		ssh_peer_address(t->session, t->agent_host, sizeof(t->agent_host));
 	return 0;
 }
 

@@ -11,12 +11,14 @@
 #include "agent/agent.h"
 #include "agent/agent_startup.h"
 #include "client/agent_client.h"
+#include "client/raw_stream.h"
 #include "fsutil.h"
 #include "manifest.h"
 
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,12 +27,12 @@
 #define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 struct agent_child {
-	char base[64], root[96], token_file[96], port[16];
+	char base[64], root[96], token_file[96], host[64], port[16];
 	pid_t pid;
 };
 
-/* Starts `xfercmp serve --once` on 127.0.0.1, any port, in a child. */
-static void agent_child_start(struct agent_child *a)
+/* Starts `xfercmp serve --once` on listen (127.0.0.1:0 when NULL) in a child. */
+static void agent_child_start_on(struct agent_child *a, const char *listen)
 {
 	char line[256];
 	int out[2];
@@ -50,7 +52,7 @@ static void agent_child_start(struct agent_child *a)
 	if (a->pid == 0) {
 		/* no cmocka here: the child only serves */
 		struct agent_opts o = {
-			.listen = "127.0.0.1:0", .root = a->root, .token_file = a->token_file,
+			.listen = listen ? listen : "127.0.0.1:0", .root = a->root, .token_file = a->token_file,
 			.once = 1, .idle_timeout_s = 60,
 		};
 
@@ -69,7 +71,12 @@ static void agent_child_start(struct agent_child *a)
 	assert_non_null(fgets(line, sizeof(line), f));
 	fclose(f);
 	line[strcspn(line, "\n")] = '\0';
-	assert_int_equal(agent_listening_parse(line, NULL, 0, a->port, sizeof(a->port)), 0);
+	assert_int_equal(agent_listening_parse(line, a->host, sizeof(a->host), a->port, sizeof(a->port)), 0);
+}
+
+static void agent_child_start(struct agent_child *a)
+{
+	agent_child_start_on(a, NULL);
 }
 
 /* Waits for the agent to end its --once session; it must exit 0. */
@@ -166,11 +173,88 @@ static void test_parked_destinations_give_their_slots_back(void **state)
 	many_destinations(true);
 }
 
+/* True if this host has ::1 (IPv6 loopback) up, as /proc/net/if_inet6 lists it. */
+static bool have_ipv6_loopback(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/net/if_inet6", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "00000000000000000000000000000001 ", 33);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * An agent told to listen on [::1]:0 listens on IPv6, says so in brackets,
+ * and a client reaches it there: the control connection, a job, a data
+ * connection, and the address it names in messages.
+ */
+static void test_agent_over_ipv6(void **state)
+{
+	struct agent_child a;
+	struct agent_client c;
+	char dest[4096], fs[32], payload[4096] = { 0 };
+	struct recv_stats got;
+	uint64_t job = 0;
+	int fd;
+
+	(void)state;
+	if (!have_ipv6_loopback())
+		skip();
+	agent_child_start_on(&a, "[::1]:0");
+	assert_string_equal(a.host, "::1");
+	assert_int_equal(agent_client_connect(&c, a.host, a.port, TOKEN), 0);
+	assert_string_equal(c.addr, "::1");
+	assert_true(!strncmp(c.where, "[::1]:", 6));
+	assert_string_equal(c.where + 6, a.port);
+	/* the network probe's job: a data connection into the "discard" receiver */
+	assert_int_equal(agent_client_prepare(&c, "probe", &job, dest, sizeof(dest), fs, sizeof(fs)), 0);
+	assert_int_equal(raw_stream_open(&c, job, "discard", 1, &fd), 0);
+	assert_int_equal(write(fd, payload, sizeof(payload)), (ssize_t)sizeof(payload));
+	assert_int_equal(raw_stream_finish(&c, &fd, 1, 0, &got), 0);
+	assert_int_equal(got.wire_bytes, sizeof(payload));
+	assert_int_equal(agent_client_cleanup(&c, job, NULL), 0);
+	agent_client_close(&c);
+	agent_child_wait(&a);
+}
+
+/*
+ * An agent that cannot be reached at all: the error names the address
+ * tried, bracketed for IPv6, and says what to do. (The port of an agent
+ * that has exited: nothing listens there.)
+ */
+static void test_unreachable_agent_names_the_address(void **state)
+{
+	struct agent_child a;
+	struct agent_client c;
+	char want[64];
+
+	(void)state;
+	if (!have_ipv6_loopback())
+		skip();
+	agent_child_start_on(&a, "[::1]:0");
+	assert_int_equal(agent_client_connect(&c, a.host, a.port, TOKEN), 0);
+	agent_client_close(&c);
+	agent_child_wait(&a);
+	assert_int_equal(agent_client_connect(&c, "::1", a.port, TOKEN), -1);
+	snprintf(want, sizeof(want), "cannot connect to [::1]:%s: connection refused; ", a.port);
+	assert_contains(err_msg(), want);
+	assert_contains(err_msg(), "--agent ADDR:PORT");
+	/* a name: the name, then the address it resolved to */
+	assert_int_equal(agent_client_connect(&c, "localhost", a.port, TOKEN), -1);
+	assert_contains(err_msg(), "cannot connect to localhost (");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_removed_destinations_give_their_slots_back),
 		cmocka_unit_test(test_parked_destinations_give_their_slots_back),
+		cmocka_unit_test(test_agent_over_ipv6),
+		cmocka_unit_test(test_unreachable_agent_names_the_address),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

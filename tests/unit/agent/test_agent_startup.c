@@ -149,13 +149,15 @@ static void test_listening_good(void **state)
 }
 
 /*
- * The agent listens on IPv4 only (agent.c, parse_listen), so it never prints
- * an IPv6 address; a host with colons in it still splits at the last one.
+ * An agent listening on IPv6 prints its address in brackets (agent.c,
+ * netaddr.h); the host comes back without them, ready for getaddrinfo.
  */
-static void test_listening_splits_at_the_last_colon(void **state)
+static void test_listening_ipv6_in_brackets(void **state)
 {
 	(void)state;
-	expect_listening(AGENT_LISTENING_PREFIX "[::1]:5210", "[::1]", "5210");
+	expect_listening(AGENT_LISTENING_PREFIX "[::1]:5210", "::1", "5210");
+	expect_listening(AGENT_LISTENING_PREFIX "[2001:2::2]:42277", "2001:2::2", "42277");
+	expect_listening(AGENT_LISTENING_PREFIX "[fe80::1%xfercmp1]:1", "fe80::1%xfercmp1", "1");
 }
 
 /* The line the agent prints (agent.c: the prefix, then ADDR:PORT) is the line the client parses. */
@@ -208,7 +210,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token_wrong_length_or_content, dir_setup, dir_teardown),
 		cmocka_unit_test(test_token_from_stream),
 		cmocka_unit_test(test_listening_good),
-		cmocka_unit_test(test_listening_splits_at_the_last_colon),
+		cmocka_unit_test(test_listening_ipv6_in_brackets),
 		cmocka_unit_test(test_listening_round_trip),
 		cmocka_unit_test(test_listening_garbage),
 	};

@@ -35,6 +35,8 @@ static int pair_setup(void **state)
 	snprintf(p->c.label, sizeof(p->c.label), "testhost");
 	snprintf(p->c.host, sizeof(p->c.host), "192.0.2.1");
 	snprintf(p->c.port, sizeof(p->c.port), "5210");
+	snprintf(p->c.addr, sizeof(p->c.addr), "192.0.2.1");
+	snprintf(p->c.where, sizeof(p->c.where), "192.0.2.1:5210");
 	*state = p;
 	return 0;
 }

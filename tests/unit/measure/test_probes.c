@@ -276,7 +276,7 @@ static void test_results_json(void **state)
 				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
 				   .src_open_per_s = 1e4, .zstd_bps = 6e8, .zstd_ratio = 2.5,
 				   .ssh_bps = 4e8, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
-				   .dest_fs = "ext4" };
+				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0" };
 	static const struct {
 		const char *key;
 		double value;
@@ -297,7 +297,12 @@ static void test_results_json(void **state)
 	assert_string_equal(json_object_get_string(v), "ext4");
 	assert_true(json_object_object_get_ex(o, "ssh_cipher", &v));
 	assert_string_equal(json_object_get_string(v), "aes128-gcm@openssh.com");
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 2);
+	/* the path measured: the agent's address, IPv6 in brackets, and the local interface */
+	assert_true(json_object_object_get_ex(o, "network_peer", &v));
+	assert_string_equal(json_object_get_string(v), "[2001:2::2]:42277");
+	assert_true(json_object_object_get_ex(o, "network_interface", &v));
+	assert_string_equal(json_object_get_string(v), "xfercmp0");
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 4);
 	json_object_put(o);
 }
 

@@ -210,6 +210,55 @@ static void test_parse_route(void **state)
 	assert_int_equal(procstat_parse_route("hdr\neth0 zz\n", "10.0.0.1", ifc, sizeof(ifc)), -1);
 }
 
+/*
+ * /proc/net/ipv6_route as the kernel prints it (no header; the interface
+ * right-aligned in 8 columns): the testbed's 2001:2::/64 on xfercmp0, a
+ * narrower 2001:2:0:1::/64 on eth1 that is down, a default route through
+ * eth0, the kernel's unreachable default on lo (a reject route), the local
+ * table's ::1/128 and fe80 routes.
+ */
+static const char ipv6_route_text[] =
+	"20010002000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001 xfercmp0\n"
+	"20010002000000010000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000000     eth1\n"
+	"fe800000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth0\n"
+	"00000000000000000000000000000000 00 00000000000000000000000000000000 00 fd000000000000000000000000000001 00000400 00000002 00000000 00000003     eth0\n"
+	"00000000000000000000000000000001 80 00000000000000000000000000000000 00 00000000000000000000000000000000 00000000 00000002 00000000 80200001       lo\n"
+	"00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000001 00000000 00200200       lo\n";
+
+static void test_parse_route6(void **state)
+{
+	char ifc[PROCSTAT_NAME_MAX];
+	/* two routes with the same prefix: the lower metric wins; a reject route never does */
+	const char metrics[] =
+		"20010002000000000000000000000000 30 00000000000000000000000000000000 00 00000000000000000000000000000000 00000200 00000001 00000000 00000001     eth2\n"
+		"20010002000000000000000000000000 30 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth3\n"
+		"20010002000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000000 00000001 00000000 00000201       lo\n";
+
+	(void)state;
+	assert_int_equal(procstat_parse_route6(ipv6_route_text, "2001:2::2", ifc, sizeof(ifc)), 0);
+	assert_string_equal(ifc, "xfercmp0");
+	/* the /64 that would match is down: only the default route covers it */
+	assert_int_equal(procstat_parse_route6(ipv6_route_text, "2001:2:0:1::5", ifc, sizeof(ifc)), 0);
+	assert_string_equal(ifc, "eth0");
+	/* a prefix that is not a whole number of bytes: /48 covers 2001:2:0:ffff::1 */
+	assert_int_equal(procstat_parse_route6(metrics, "2001:2:0:ffff::1", ifc, sizeof(ifc)), 0);
+	assert_string_equal(ifc, "eth3");
+	/* ...and not 2001:3::1; the /64 on lo is a reject route */
+	assert_int_equal(procstat_parse_route6(metrics, "2001:3::1", ifc, sizeof(ifc)), 1);
+	assert_int_equal(procstat_parse_route6(metrics, "2001:2::7", ifc, sizeof(ifc)), 0);
+	assert_string_equal(ifc, "eth3");
+	assert_int_equal(procstat_parse_route6(ipv6_route_text, "2001:2::", ifc, sizeof(ifc)), 0);
+	assert_int_equal(procstat_parse_route6("", "2001:2::2", ifc, sizeof(ifc)), 1);
+	assert_int_equal(procstat_parse_route6(ipv6_route_text, "198.18.0.2", ifc, sizeof(ifc)), -1);
+	assert_contains(err_msg(), "'198.18.0.2'");
+	assert_int_equal(procstat_parse_route6("2001 40 zz\n", "2001:2::2", ifc, sizeof(ifc)), -1);
+	assert_contains(err_msg(), "malformed /proc/net/ipv6_route line '2001 40 zz'");
+	/* an address cut short (31 hex digits) is malformed, not read across the blank */
+	assert_int_equal(procstat_parse_route6("2001000200000000000000000000000 40 00000000000000000000000000000000 00 "
+					       "00000000000000000000000000000000 00000100 00000001 00000000 00000001 eth0\n",
+					       "2001:2::2", ifc, sizeof(ifc)), -1);
+}
+
 /* ---- live files ---- */
 
 static void test_pread_all_rereads(void **state)
@@ -291,6 +340,11 @@ static void test_iface_for_loopback(void **state)
 	assert_int_equal(procstat_iface_for_addr("127.0.0.1", ifc, sizeof(ifc)), 0);
 	assert_string_equal(ifc, "lo");
 	assert_int_equal(procstat_iface_for_addr("127.0.0.53", ifc, sizeof(ifc)), 0);
+	assert_string_equal(ifc, "lo");
+	/* IPv6 loopback, and an IPv4-mapped loopback as a dual-stack socket reports it */
+	assert_int_equal(procstat_iface_for_addr("::1", ifc, sizeof(ifc)), 0);
+	assert_string_equal(ifc, "lo");
+	assert_int_equal(procstat_iface_for_addr("::ffff:127.0.0.1", ifc, sizeof(ifc)), 0);
 	assert_string_equal(ifc, "lo");
 	assert_int_equal(procstat_iface_for_addr("not-an-address", ifc, sizeof(ifc)), -1);
 	assert_contains(err_msg(), "'not-an-address'");
@@ -694,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_parse_disk_name),
 		cmocka_unit_test(test_parse_net),
 		cmocka_unit_test(test_parse_route),
+		cmocka_unit_test(test_parse_route6),
 		cmocka_unit_test_teardown(test_pread_all_rereads, remove_temp_dir),
 		cmocka_unit_test(test_live_readers),
 		cmocka_unit_test(test_device_for_root),
