@@ -589,6 +589,101 @@ static void real_tree_release(struct shared_workload *w)
 	assert_int_equal(fs_remove_tree(w->dir), 0);
 }
 
+/*
+ * The order of our stream of a tree: every directory of the manifest once,
+ * right before what is in it, its subtree one run (nothing comes into a
+ * directory after the stream left it: GNU tar would have made a 0555 one
+ * read-only by then); symbolic links with the manifest's text; each inode's
+ * content once, its other names hard links to a name that came before.
+ */
+static void check_tree_order(const char *src, const struct manifest *m)
+{
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+	struct archive *a;
+	struct archive_entry *e;
+	char (*names)[256] = calloc(256, sizeof(*names));
+	char kinds[256];
+	size_t n = 0, links = 0;
+
+	assert_non_null(names);
+	mem_sink_init(&mem, &sink);
+	assert_int_equal(tar_stream_write(src, m, true, &sink, &st), 0);
+	a = archive_read_new();
+	archive_read_support_format_tar(a);
+	assert_int_equal(archive_read_open_memory(a, mem.data, mem.len), ARCHIVE_OK);
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		const char *hard = archive_entry_hardlink(e);
+		size_t len;
+
+		assert_true(n < 256);
+		snprintf(names[n], sizeof(names[0]), "%s", archive_entry_pathname(e));
+		len = strlen(names[n]);
+		if (len && names[n][len - 1] == '/')
+			names[n][len - 1] = '\0';
+		if (hard) {
+			size_t k = 0;
+
+			/* to a regular file with content, earlier in the stream */
+			while (k < n && strcmp(names[k], hard))
+				k++;
+			assert_true(k < n);
+			assert_int_equal(kinds[k], 'f');
+			kinds[n] = 'h';
+			links++;
+		} else if (archive_entry_filetype(e) == AE_IFLNK) {
+			const struct manifest_symlink *ms = manifest_find_symlink(m, names[n]);
+
+			assert_non_null(ms);
+			assert_string_equal(archive_entry_symlink(e), ms->target);
+			kinds[n] = 'l';
+		} else {
+			kinds[n] = archive_entry_filetype(e) == AE_IFDIR ? 'd' : 'f';
+		}
+		n++;
+	}
+	archive_read_free(a);
+	assert_int_equal(n, manifest_nodes(m));
+	assert_int_equal(links, m->nhardlinks);
+	for (size_t i = 0; i < n; i++) {
+		char prefix[260];
+		size_t plen, first = n, last = 0, inside = 0;
+
+		if (kinds[i] != 'd')
+			continue;
+		plen = (size_t)snprintf(prefix, sizeof(prefix), "%s/", names[i]);
+		for (size_t k = 0; k < n; k++) {
+			if (k != i)
+				assert_string_not_equal(names[k], names[i]);
+			if (!strncmp(names[k], prefix, plen)) {
+				first = k < first ? k : first;
+				last = k > last ? k : last;
+				inside++;
+			}
+		}
+		if (!inside)
+			continue;
+		if (first != i + 1 || last - first + 1 != inside)
+			print_error("'%s' (entry %zu): its %zu entries are at %zu..%zu\n", names[i], i,
+				    inside, first, last);
+		assert_int_equal(first, i + 1);
+		assert_int_equal(last - first + 1, inside);
+	}
+	free(names);
+	free(mem.data);
+}
+
+static void test_real_tree_stream_order(void **state)
+{
+	struct shared_workload w = { 0 };
+
+	(void)state;
+	real_tree(&w);
+	check_tree_order(w.dir, &w.m);
+	real_tree_release(&w);
+}
+
 /* Our stream, our extractor (plain and zstd): everything kept. */
 static void test_real_tree_to_extractor(void **state)
 {
@@ -1531,6 +1626,7 @@ int main(void)
 		cmocka_unit_test(test_gnu_tar_extracts_zstd),
 		cmocka_unit_test(test_extract_gnu_tar_stream),
 		cmocka_unit_test(test_names_of_any_bytes),
+		cmocka_unit_test(test_real_tree_stream_order),
 		cmocka_unit_test(test_real_tree_to_extractor),
 		cmocka_unit_test(test_real_tree_to_gnu_tar),
 		cmocka_unit_test(test_gnu_tar_real_tree_to_extractor),
