@@ -4,6 +4,8 @@
 
 #include "err.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +192,38 @@ const struct manifest_symlink *manifest_find_symlink(const struct manifest *m, c
 const struct manifest_hardlink *manifest_find_hardlink(const struct manifest *m, const char *path)
 {
 	return find(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), path);
+}
+
+/* Whether some node of a sorted array has a path starting with prefix (plen bytes). */
+static int any_below(const void *arr, size_t n, size_t elem, const char *prefix, size_t plen)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(*(char *const *)((const char *)arr + mid * elem), prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strncmp(*(char *const *)((const char *)arr + lo * elem), prefix, plen);
+}
+
+int manifest_has_below(const struct manifest *m, const char *dir, int with_specials)
+{
+	char prefix[PATH_MAX];
+	int n = snprintf(prefix, sizeof(prefix), "%s/", dir);
+
+	/* No path of the manifest is that long, so nothing is below it. */
+	if (n < 0 || (size_t)n >= sizeof(prefix))
+		return 0;
+	return any_below(m->entries, m->count, sizeof(*m->entries), prefix, (size_t)n) ||
+	       any_below(m->dirs, m->ndirs, sizeof(*m->dirs), prefix, (size_t)n) ||
+	       any_below(m->symlinks, m->nsymlinks, sizeof(*m->symlinks), prefix, (size_t)n) ||
+	       any_below(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), prefix, (size_t)n) ||
+	       (with_specials &&
+		any_below(m->specials, m->nspecials, sizeof(*m->specials), prefix, (size_t)n));
 }
 
 uint64_t manifest_nodes(const struct manifest *m)

@@ -102,6 +102,12 @@ const struct manifest_dir *manifest_find_dir(const struct manifest *m, const cha
 const struct manifest_symlink *manifest_find_symlink(const struct manifest *m, const char *path);
 const struct manifest_hardlink *manifest_find_hardlink(const struct manifest *m, const char *path);
 
+/*
+ * Whether a sorted manifest has a node below directory dir (a path starting
+ * "dir/"); special files count only when with_specials.
+ */
+int manifest_has_below(const struct manifest *m, const char *dir, int with_specials);
+
 /* Number of nodes of every kind but specials: files, hard links, symlinks, directories. */
 uint64_t manifest_nodes(const struct manifest *m);
 

@@ -151,35 +151,9 @@ static int check_content(const struct check_job *job, size_t j, const struct man
 	return 0;
 }
 
-/* Whether some node of a sorted array has a path below dir (dir + "/"). */
-static int has_child_in(const void *arr, size_t n, size_t elem, const char *prefix, size_t plen)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(*(char *const *)((const char *)arr + mid * elem), prefix) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && !strncmp(*(char *const *)((const char *)arr + lo * elem), prefix, plen);
-}
-
 static int dir_is_empty(const struct manifest *m, const char *dir)
 {
-	char prefix[PATH_MAX];
-	int n = snprintf(prefix, sizeof(prefix), "%s/", dir);
-
-	if (n < 0 || (size_t)n >= sizeof(prefix))
-		return 0;
-	return !has_child_in(m->entries, m->count, sizeof(*m->entries), prefix, (size_t)n) &&
-	       !has_child_in(m->dirs, m->ndirs, sizeof(*m->dirs), prefix, (size_t)n) &&
-	       !has_child_in(m->symlinks, m->nsymlinks, sizeof(*m->symlinks), prefix, (size_t)n) &&
-	       !has_child_in(m->hardlinks, m->nhardlinks, sizeof(*m->hardlinks), prefix,
-			     (size_t)n) &&
-	       !has_child_in(m->specials, m->nspecials, sizeof(*m->specials), prefix, (size_t)n);
+	return !manifest_has_below(m, dir, 1);
 }
 
 /* Every node of the copy, against what the manifest says it should be. */

@@ -207,12 +207,50 @@ static void expect_only(const char *dir, const char *only)
 }
 
 /*
+ * Names seen per inode of a multi-link regular file, when links are
+ * allowed: every name of such an inode must be inside the destination.
+ */
+struct inode_names {
+	struct {
+		dev_t dev;
+		ino_t ino;
+		nlink_t nlink, seen;
+	} *v;
+	size_t n, cap;
+};
+
+static void inode_seen(struct inode_names *in, const struct stat *st, const char *path)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (in->v[i].dev == st->st_dev && in->v[i].ino == st->st_ino) {
+			in->v[i].seen++;
+			return;
+		}
+	if (in->n == in->cap) {
+		size_t cap = in->cap ? in->cap * 2 : 16;
+		void *grown = realloc(in->v, cap * sizeof(*in->v));
+
+		if (!grown)
+			die("out of memory for", path);
+		in->v = grown;
+		in->cap = cap;
+	}
+	in->v[in->n].dev = st->st_dev;
+	in->v[in->n].ino = st->st_ino;
+	in->v[in->n].nlink = st->st_nlink;
+	in->v[in->n].seen = 1;
+	in->n++;
+}
+
+/*
  * Walks the tree below the open directory dfd (named path, for messages).
  * Never follows a symbolic link; makes each directory searchable and
  * writable for its owner (a stream may give one mode 0) so it can be
- * walked and removed.
+ * walked and removed. links NULL: only directories and single-link regular
+ * files may be there; else symbolic links too, and regular files with more
+ * names, counted in links.
  */
-static void walk(int dfd, const char *path)
+static void walk(int dfd, const char *path, struct inode_names *links)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *de;
@@ -232,25 +270,31 @@ static void walk(int dfd, const char *path)
 		if (st.st_mode & (S_ISUID | S_ISGID))
 			violation("set-user-ID or set-group-ID bit", sub);
 		if (S_ISREG(st.st_mode)) {
-			if (st.st_nlink != 1)
+			if (st.st_nlink != 1 && !links)
 				violation("regular file with more than one link", sub);
+			if (st.st_nlink != 1)
+				inode_seen(links, &st, sub);
 			continue;
 		}
+		if (links && S_ISLNK(st.st_mode))
+			continue;
 		if (!S_ISDIR(st.st_mode))
-			violation("neither a regular file nor a directory", sub);
+			violation(links ? "neither a regular file, a directory nor a symbolic link" :
+				  "neither a regular file nor a directory", sub);
 		if (fchmodat(dirfd(d), de->d_name, (st.st_mode & 07777) | S_IRWXU, 0) < 0)
 			die("cannot chmod", sub);
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			die("cannot open", sub);
-		walk(fd, sub);
+		walk(fd, sub, links);
 	}
 	closedir(d);
 }
 
-void harness_dest_check(const char *dest, int fds_before)
+static void dest_check(const char *dest, int fds_before, int allow_links)
 {
 	char dir[HARNESS_DEST_MAX];
+	struct inode_names links = { 0 };
 	int fd, fds_after = harness_count_fds();
 
 	if (fds_after != fds_before) {
@@ -266,9 +310,27 @@ void harness_dest_check(const char *dest, int fds_before)
 	fd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		die("cannot open", dest);
-	walk(fd, dest);
+	walk(fd, dest, allow_links ? &links : NULL);
+	for (size_t i = 0; i < links.n; i++)
+		if (links.v[i].seen != links.v[i].nlink) {
+			fprintf(stderr, "INVARIANT VIOLATED: a file in '%s' has %lu names, %lu of them "
+				"inside it\n", dest, (unsigned long)links.v[i].nlink,
+				(unsigned long)links.v[i].seen);
+			abort();
+		}
+	free(links.v);
 	if (fs_remove_tree(dest) < 0) {
 		fprintf(stderr, "harness: %s\n", err_msg());
 		abort();
 	}
+}
+
+void harness_dest_check(const char *dest, int fds_before)
+{
+	dest_check(dest, fds_before, 0);
+}
+
+void harness_dest_check_links(const char *dest, int fds_before)
+{
+	dest_check(dest, fds_before, 1);
 }

@@ -64,6 +64,13 @@ void harness_dest_make(char dest[HARNESS_DEST_MAX]);
  */
 void harness_dest_check(const char *dest, int fds_before);
 
+/*
+ * The same for a receiver that makes links: dest may also hold symbolic
+ * links (never followed here; whatever their text) and regular files with
+ * more names, all of which must be inside dest.
+ */
+void harness_dest_check_links(const char *dest, int fds_before);
+
 /* The number of open file descriptors, to catch a run that leaks one. */
 int harness_count_fds(void);
 

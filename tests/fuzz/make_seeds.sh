@@ -133,6 +133,35 @@ tarc -cf "$t/fifo.tar" fifo
 tarc --no-recursion -cf "$t/dot.tar" . ./dir ./dir/a.txt
 # dir/a.txt, a file, then a directory of that name
 tarc -cf "$t/file_then_dir.tar" dir/a.txt -C "$tree/other" dir/a.txt
+# a tree of links: relative, absolute, dangling, to a directory, ../../etc/passwd;
+# hard links of 3; an empty and a 0555 directory
+mkdir -p "$tree/links/d/sub" "$tree/links/empty" "$tree/links/ro"
+printf 'x\n' >"$tree/links/d/f"
+printf 'r\n' >"$tree/links/ro/in"
+ln "$tree/links/d/f" "$tree/links/d/sub/f2"
+ln "$tree/links/d/f" "$tree/links/f3"
+ln -s ../f3 "$tree/links/d/rel"
+ln -s /etc/hostname "$tree/links/abs"
+ln -s nowhere "$tree/links/dangling"
+ln -s d "$tree/links/todir"
+ln -s ../../etc/passwd "$tree/links/up"
+chmod 0555 "$tree/links/ro"
+tar -b 1 -C "$tree/links" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name \
+	-cf "$t/links.tar" .
+chmod 0755 "$tree/links/ro"
+# hostile: a file through a link that leaves (esc -> ../..), a hard link to
+# ../x, a hard link to a symbolic link, an entry in a link's place
+ln -s ../.. "$tree/src/esc"
+: >"$tree/src/evil"
+tarc --transform='s,^evil$,esc/evil,' -cf "$t/symlink_escape.tar" esc evil
+# (-P keeps the targets as written; listing them strips them again)
+tarc -P --transform='s,^dir/a\.txt$,../x,RS' -cf "$t/hardlink_out.tar" dir/a.txt hard
+tarc -P --transform='s,^dir/a\.txt$,/etc/passwd,RS' -cf "$t/hardlink_abs.tar" dir/a.txt hard
+ln -P "$tree/src/link" "$tree/src/link2"
+tarc -cf "$t/hardlink_to_symlink.tar" link link2
+mkdir -p "$tree/other2"
+printf 'replaced\n' >"$tree/other2/link"
+tarc -cf "$t/replace_symlink.tar" link -C "$tree/other2" link
 
 # manifests: version 1, version 2 with every kind of node, and near misses
 t=$out/fuzz_manifest

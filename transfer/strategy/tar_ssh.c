@@ -68,8 +68,11 @@ static int tar_into_channel(struct xfer_run *run, int compress)
 
 	if (ssh_shell_quote(run->dest, dest, sizeof(dest)) < 0)
 		return -1;
-	/* GNU tar warns about pax keywords it does not know; say nothing about them */
-	snprintf(command, sizeof(command), "tar %s-xf - -C %s --warning=no-unknown-keyword",
+	/*
+	 * GNU tar warns about pax keywords it does not know; say nothing about
+	 * them. -p keeps modes as root's tar does (see the opening comment).
+	 */
+	snprintf(command, sizeof(command), "tar %s-xpf - -C %s --warning=no-unknown-keyword",
 		 compress ? "--zstd " : "", dest);
 	if (ssh_exec_start(run->target->ssh->session, command, &x) < 0) {
 		ssh_exec_release(&x);
@@ -111,6 +114,7 @@ const struct strategy strategy_tar_ssh = {
 	.summary = "tar -cf - | ssh host tar -xf -: one stream through sshd into the host's tar",
 	.flags = STRATEGY_SSH,
 	.models = "real-tar-ssh",
+	.preserves = PRESERVE_ALL,
 	.available = strategy_needs_ssh,
 	.run = tar_ssh_run,
 };
@@ -120,6 +124,7 @@ const struct strategy strategy_zstd_ssh = {
 	.summary = "the same with zstd in the pipe: compressed here, tar --zstd -x on the host",
 	.flags = STRATEGY_SSH | STRATEGY_COMPRESSED,
 	.models = "real-tar-zstd-ssh",
+	.preserves = PRESERVE_ALL,
 	.available = needs_zstd,
 	.run = zstd_ssh_run,
 };

@@ -1,7 +1,9 @@
 /*
  * zstd: a tar stream (libarchive) compressed with multi-threaded libzstd,
  * over one TCP stream to the agent, which decompresses and extracts it
- * (tar_extract.c is the mirror).
+ * (tar_extract.c is the mirror). It carries the whole tree
+ * (PRESERVE_ALL): directories, symbolic links, hard links, modes and
+ * mtimes are in the stream (tar_stream.h) and the agent restores them all.
  */
 #include "client/raw_stream.h"
 #include "strategy/strategy.h"
@@ -32,5 +34,6 @@ const struct strategy strategy_zstd = {
 	.name = "zstd",
 	.summary = "tar stream compressed with multi-threaded zstd, one TCP stream to the agent",
 	.flags = STRATEGY_COMPRESSED,
+	.preserves = PRESERVE_ALL,
 	.run = zstd_run,
 };

@@ -2,7 +2,12 @@
 
 #include "err.h"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int pathcheck_relative(const char *path, size_t len)
 {
@@ -33,4 +38,15 @@ int pathcheck_relative(const char *path, size_t len)
 			break;
 	}
 	return 0;
+}
+
+int pathcheck_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }

@@ -39,32 +39,45 @@ struct byte_sink {
 void byte_sink_fd(struct byte_sink *s, int *fd);
 
 /*
- * Writes every manifest entry, in manifest order, as a tar stream into out
- * and then closes out. Paths in the stream are relative to src_root; before
- * the first file of each directory comes an entry for that directory (and
- * any missing parent) with mode 0755. Every source file's page cache is
- * dropped after reading it (sources are read cold). A file whose size is not
- * the manifest's is an error naming it. st (zeroed here): files, bytes_read
- * (content), wire_bytes (bytes handed to out). On failure the stream is left
- * without its end-of-archive marker and out is not closed (the caller
- * releases it): tar_stream_extract then fails on it as truncated; GNU tar
- * may take a stream cut between entries as complete, so only verification
- * catches that there. Returns 0 or -1 (error set).
+ * Writes the tree of the manifest as a tar stream into out and then closes
+ * out. Paths in the stream are relative to src_root. Nodes go in bytewise
+ * path order, so each directory's subtree is one run: a directory's entry
+ * comes before everything in it and nothing comes into it after the
+ * stream leaves it (GNU tar applies a directory's mode and mtime then).
+ * Directories, empty ones included, carry the manifest's mode and mtime (a
+ * parent the manifest does not list goes out 0755); symbolic links the
+ * manifest's text (the link is looked at, never opened or followed); each
+ * inode's content goes once, under the first of its names to come, the
+ * other names as hard-link entries to it; files keep their mode and mtime.
+ * Special files are left out. Every source file's page cache is dropped
+ * after reading it (sources are read cold). A file whose size is not the
+ * manifest's is an error naming it. st (zeroed here): files (contents
+ * sent), bytes_read (content), wire_bytes (bytes handed to out). On
+ * failure the stream is left without its end-of-archive marker and out is
+ * not closed (the caller releases it): tar_stream_extract then fails on it
+ * as truncated; GNU tar may take a stream cut between entries as complete,
+ * so only verification catches that there. Returns 0 or -1 (error set).
  */
 int tar_stream_write(const char *src_root, const struct manifest *m, bool drop_cache,
 		     struct byte_sink *out, struct send_stats *st);
 
 /*
  * Reads a tar stream (plain or zstd-compressed) from fd and extracts it
- * under dest, which must exist. Only regular files and directories with
- * relative names free of "." and ".." components are accepted (a leading
- * "./" is dropped; the "." entry itself is skipped); any other entry stops
- * the extraction with an error naming it, before anything is written for
- * it. Set-user-ID and set-group-ID bits are dropped. The stream must end
- * with its end-of-archive marker (a stream cut anywhere, even between
- * entries, is an error); after it, fd is read to its end, at most 4 MiB
- * more, so the sender must end the stream (close, or shut down its write
- * side). fd stays open. st (zeroed here): files (regular files), bytes
+ * under dest, which must exist. Accepted: regular files, directories,
+ * symbolic links and hard links with relative names free of "." and ".."
+ * components (a leading "./" is dropped; the "." entry itself is skipped).
+ * A symbolic link's text is data (".." allowed) and is never followed: an
+ * entry whose directory is reached through a link is refused, and an entry
+ * in a link's place replaces the link. A hard link is made only to a
+ * regular file already in dest, reached through no link. Any other entry
+ * stops the extraction with an error naming it, before anything is written
+ * for it. Set-user-ID and set-group-ID bits are dropped; modes and mtimes
+ * are kept, a directory's applied after its contents (a 0555 directory
+ * gets its files). The stream must end with its end-of-archive marker (a
+ * stream cut anywhere, even between entries, is an error); after it, fd is
+ * read to its end, at most 4 MiB more, so the sender must end the stream
+ * (close, or shut down its write side). fd stays open. st (zeroed here):
+ * files (regular files with content; hard links not counted), bytes
  * (content), wire_bytes (bytes read from fd). On failure, what was
  * extracted stays. Returns 0 or -1 (error set, starting "tar stream: ").
  */

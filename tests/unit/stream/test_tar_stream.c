@@ -512,6 +512,260 @@ static void test_extract_gnu_tar_stream(void **state)
 	}
 }
 
+/* ---- a real tree: links, hard links, directories, modes, mtimes ---- */
+
+/*
+ * Builds the tree every strategy on the tar path must carry whole: symbolic
+ * links (relative, absolute, dangling, to a directory, text
+ * ../../etc/passwd), hard links in groups of 2 and 3 (across directories),
+ * empty directories at several depths, a 0555 directory with files (and
+ * names sorting between it and its contents: "ro" < "ro.txt" < "ro/a"),
+ * 0444/0600/0755 files and a 0000 one when root, names with a space, a
+ * newline and bytes >= 0x80, a 0-byte file, mtimes set everywhere.
+ */
+static void make_real_tree(const char *dir)
+{
+	static const char script[] =
+		"set -e; cd \"$1\"\n"
+		"mkdir -p d/sub ro e1 d/e2/e3 'sp ace'\n"
+		"printf alpha >d/a; printf beta >f644; printf ro >ro/a; printf ro2 >ro/b\n"
+		"printf x >ro.txt; printf y >ro-1; : >zero\n"
+		"printf 'new' >\"$(printf 'new\\nline')\"; printf hi >\"$(printf 'caf\\303\\251')\"\n"
+		"printf raw >\"$(printf '\\377\\376bytes')\"; printf s >'sp ace/in file'\n"
+		"printf ro >r444; chmod 0444 r444; printf p >p600; chmod 0600 p600\n"
+		"printf '#!/bin/sh\\n' >x755; chmod 0755 x755\n"
+		"if [ \"$(id -u)\" = 0 ]; then printf secret >z000; chmod 0000 z000; fi\n"
+		"ln d/a d/sub/a2; ln f644 g644; ln f644 d/sub/g3\n"
+		"ln -s ../f644 d/rel; ln -s /etc/hostname abs; ln -s nowhere/at/all dangling\n"
+		"ln -s d todir; ln -s ../../etc/passwd up\n"
+		"find . -mindepth 1 ! -type l -exec touch -h -d @1600000000 {} +\n"
+		"touch -h -d @1500000000 d/rel abs up\n"
+		"touch -d @1400000001 ro e1 d/e2/e3 d/e2 d/sub d 'sp ace'\n"
+		"chmod 0555 ro; chmod 0700 e1; chmod 0750 d/e2/e3\n";
+	char cmd[sizeof(script) + 600];
+	int status;
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "bash -c '%s' fixture '%s'", "eval \"$FIXTURE\"", dir);
+	assert_int_equal(setenv("FIXTURE", script, 1), 0);
+	status = system(cmd);
+	unsetenv("FIXTURE");
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A copy that failed nothing any claim could fail, and kept every kind the tree has. */
+static void expect_all_kept(const char *dir, const struct manifest *m)
+{
+	struct verify_report rep;
+	char summary[512];
+	unsigned present, kept;
+
+	assert_int_equal(verify_tree(dir, m, 2, &rep), 0);
+	kept = verify_preserved(m, &rep, &present);
+	if (verify_failures(&rep, PRESERVE_ALL) != 0 || kept != present) {
+		verify_summary(&rep, summary, sizeof(summary));
+		print_error("%s: %s (first: %s); kept %#x of %#x\n", dir, summary,
+			    rep.nexamples ? rep.examples[0] : "", kept, present);
+		fail();
+	}
+	assert_int_equal(present, PRESERVE_ALL);
+}
+
+static void real_tree(struct shared_workload *w)
+{
+	make_temp(w->dir, sizeof(w->dir));
+	strcat(w->dir, "/src");
+	make_real_tree(w->dir);
+	assert_int_equal(manifest_from_tree(&w->m, w->dir, 2), 0);
+	assert_int_equal(w->m.nhardlinks, 3);
+	assert_int_equal(w->m.nsymlinks, 5);
+	assert_int_equal(w->m.ndirs, 7);
+}
+
+static void real_tree_release(struct shared_workload *w)
+{
+	manifest_release(&w->m);
+	*strrchr(w->dir, '/') = '\0';
+	assert_int_equal(fs_remove_tree(w->dir), 0);
+}
+
+/*
+ * The order of our stream of a tree: every directory of the manifest once,
+ * right before what is in it, its subtree one run (nothing comes into a
+ * directory after the stream left it: GNU tar would have made a 0555 one
+ * read-only by then); symbolic links with the manifest's text; each inode's
+ * content once, its other names hard links to a name that came before.
+ */
+static void check_tree_order(const char *src, const struct manifest *m)
+{
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+	struct archive *a;
+	struct archive_entry *e;
+	char (*names)[256] = calloc(256, sizeof(*names));
+	char kinds[256];
+	size_t n = 0, links = 0;
+
+	assert_non_null(names);
+	mem_sink_init(&mem, &sink);
+	assert_int_equal(tar_stream_write(src, m, true, &sink, &st), 0);
+	a = archive_read_new();
+	archive_read_support_format_tar(a);
+	assert_int_equal(archive_read_open_memory(a, mem.data, mem.len), ARCHIVE_OK);
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		const char *hard = archive_entry_hardlink(e);
+		size_t len;
+
+		assert_true(n < 256);
+		snprintf(names[n], sizeof(names[0]), "%s", archive_entry_pathname(e));
+		len = strlen(names[n]);
+		if (len && names[n][len - 1] == '/')
+			names[n][len - 1] = '\0';
+		if (hard) {
+			size_t k = 0;
+
+			/* to a regular file with content, earlier in the stream */
+			while (k < n && strcmp(names[k], hard))
+				k++;
+			assert_true(k < n);
+			assert_int_equal(kinds[k], 'f');
+			kinds[n] = 'h';
+			links++;
+		} else if (archive_entry_filetype(e) == AE_IFLNK) {
+			const struct manifest_symlink *ms = manifest_find_symlink(m, names[n]);
+
+			assert_non_null(ms);
+			assert_string_equal(archive_entry_symlink(e), ms->target);
+			kinds[n] = 'l';
+		} else {
+			kinds[n] = archive_entry_filetype(e) == AE_IFDIR ? 'd' : 'f';
+		}
+		n++;
+	}
+	archive_read_free(a);
+	assert_int_equal(n, manifest_nodes(m));
+	assert_int_equal(links, m->nhardlinks);
+	for (size_t i = 0; i < n; i++) {
+		char prefix[260];
+		size_t plen, first = n, last = 0, inside = 0;
+
+		if (kinds[i] != 'd')
+			continue;
+		plen = (size_t)snprintf(prefix, sizeof(prefix), "%s/", names[i]);
+		for (size_t k = 0; k < n; k++) {
+			if (k != i)
+				assert_string_not_equal(names[k], names[i]);
+			if (!strncmp(names[k], prefix, plen)) {
+				first = k < first ? k : first;
+				last = k > last ? k : last;
+				inside++;
+			}
+		}
+		if (!inside)
+			continue;
+		if (first != i + 1 || last - first + 1 != inside)
+			print_error("'%s' (entry %zu): its %zu entries are at %zu..%zu\n", names[i], i,
+				    inside, first, last);
+		assert_int_equal(first, i + 1);
+		assert_int_equal(last - first + 1, inside);
+	}
+	free(names);
+	free(mem.data);
+}
+
+static void test_real_tree_stream_order(void **state)
+{
+	struct shared_workload w = { 0 };
+
+	(void)state;
+	real_tree(&w);
+	check_tree_order(w.dir, &w.m);
+	real_tree_release(&w);
+}
+
+/* Our stream, our extractor (plain and zstd): everything kept. */
+static void test_real_tree_to_extractor(void **state)
+{
+	struct shared_workload w = { 0 };
+
+	(void)state;
+	real_tree(&w);
+	for (int zstd = 0; zstd <= 1; zstd++) {
+		struct writer_job job = { .src = w.dir, .m = &w.m, .zstd = zstd, .level = 1 };
+		struct recv_stats rs;
+		char dest[512];
+
+		make_temp(dest, sizeof(dest));
+		through_pipe(&job, dest, &rs);
+		expect_all_kept(dest, &w.m);
+		/* each inode's content once: the other names are links */
+		assert_int_equal(job.st.files, w.m.count);
+		assert_int_equal(rs.files, w.m.count);
+		assert_int_equal(rs.bytes, w.m.total_bytes);
+		assert_int_equal(fs_remove_tree(dest), 0);
+	}
+	real_tree_release(&w);
+}
+
+/* Our stream into GNU tar -xp (what tar-ssh runs on the host): everything kept, no warning. */
+static void test_real_tree_to_gnu_tar(void **state)
+{
+	struct shared_workload w = { 0 };
+	char dest[512], cmd[2048], errfile[600], errbuf[256] = "";
+	FILE *ef;
+	size_t n;
+
+	(void)state;
+	real_tree(&w);
+	make_temp(dest, sizeof(dest));
+	snprintf(errfile, sizeof(errfile), "%s.err", dest);
+	snprintf(cmd, sizeof(cmd), "tar -xpf - -C '%s' --warning=no-unknown-keyword 2>'%s'", dest,
+		 errfile);
+	write_to_command(&w, cmd, 0);
+	ef = fopen(errfile, "r");
+	assert_non_null(ef);
+	n = fread(errbuf, 1, sizeof(errbuf) - 1, ef);
+	fclose(ef);
+	unlink(errfile);
+	errbuf[n] = '\0';
+	assert_string_equal(errbuf, "");
+	expect_all_kept(dest, &w.m);
+	assert_int_equal(fs_remove_tree(dest), 0);
+	real_tree_release(&w);
+}
+
+/* GNU tar's own stream of the tree (real-tar-nc), gnu and pax formats: everything kept. */
+static void test_gnu_tar_real_tree_to_extractor(void **state)
+{
+	static const char *formats[] = { "", "--format=pax" };
+	struct shared_workload w = { 0 };
+
+	(void)state;
+	real_tree(&w);
+	for (size_t i = 0; i < ARRAY_LEN(formats); i++) {
+		char dest[512], cmd[1024];
+		struct recv_stats rs;
+		FILE *f;
+		int rc, status;
+
+		make_temp(dest, sizeof(dest));
+		snprintf(cmd, sizeof(cmd), "tar %s -cf - -C '%s' .", formats[i], w.dir);
+		f = popen(cmd, "re");
+		assert_non_null(f);
+		rc = tar_stream_extract(fileno(f), dest, &rs);
+		if (rc < 0)
+			print_error("tar_stream_extract: %s\n", err_msg());
+		status = pclose(f);
+		assert_int_equal(rc, 0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		expect_all_kept(dest, &w.m);
+		assert_int_equal(rs.files, w.m.count);
+		assert_int_equal(fs_remove_tree(dest), 0);
+	}
+	real_tree_release(&w);
+}
+
 /* ---- the stream itself ---- */
 
 /*
@@ -722,14 +976,8 @@ static void test_hostile_absolute(void **state)
 	hostile_case(es, ARRAY_LEN(es), "abs-evil", 0);
 }
 
-static void test_hostile_links_and_devices(void **state)
+static void test_hostile_devices(void **state)
 {
-	const struct hostile_entry sym[] = {
-		{ .name = "link", .type = AE_IFLNK, .perm = 0777, .link = ".." },
-	};
-	const struct hostile_entry hard[] = {
-		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "/etc/passwd", .hardlink = 1 },
-	};
 	const struct hostile_entry fifo[] = {
 		{ .name = "f", .type = AE_IFIFO, .perm = 0644 },
 	};
@@ -738,10 +986,187 @@ static void test_hostile_links_and_devices(void **state)
 	};
 
 	(void)state;
-	hostile_case(sym, ARRAY_LEN(sym), "'link' is a symbolic link", 0);
-	hostile_case(hard, ARRAY_LEN(hard), "'hl' is a hard link", 0);
 	hostile_case(fifo, ARRAY_LEN(fifo), "'f' is a fifo", 0);
 	hostile_case(chr, ARRAY_LEN(chr), "'c' is a character device", 0);
+}
+
+/*
+ * Links from a hostile stream: a symbolic link may say anything (its text
+ * is data), but nothing is written through one, and a hard link is made
+ * only to a regular file already inside the destination. Each case writes
+ * nothing outside dest (extract_hostile checks base holds only dest).
+ */
+static void test_hostile_symlink_escape(void **state)
+{
+	/* a -> .. is base: a/evil would land beside dest */
+	const struct hostile_entry up[] = {
+		{ .name = "a", .type = AE_IFLNK, .perm = 0777, .link = ".." },
+		{ .name = "a/evil", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	/* the same through a deeper directory and a link to an absolute path */
+	const struct hostile_entry abs[] = {
+		{ .name = "d/", .type = AE_IFDIR, .perm = 0755 },
+		{ .name = "d/l", .type = AE_IFLNK, .perm = 0777, .link = "@" },
+		{ .name = "d/l/evil", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	/* a directory entry through the link, then a file in it */
+	const struct hostile_entry dir[] = {
+		{ .name = "a", .type = AE_IFLNK, .perm = 0777, .link = "../" },
+		{ .name = "a/sub/", .type = AE_IFDIR, .perm = 0755 },
+		{ .name = "a/sub/evil", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	/* a link, then a hard link and a symlink placed through it */
+	const struct hostile_entry via[] = {
+		{ .name = "f", .type = AE_IFREG, .perm = 0644, .size = 10 },
+		{ .name = "a", .type = AE_IFLNK, .perm = 0777, .link = ".." },
+		{ .name = "a/evil", .type = AE_IFREG, .perm = 0644, .link = "f", .hardlink = 1 },
+	};
+	const struct hostile_entry via_sym[] = {
+		{ .name = "a", .type = AE_IFLNK, .perm = 0777, .link = ".." },
+		{ .name = "a/evil", .type = AE_IFLNK, .perm = 0777, .link = "x" },
+	};
+
+	(void)state;
+	hostile_case(up, ARRAY_LEN(up), "'a/evil' would be written through a symbolic link", 1);
+	hostile_case(abs, ARRAY_LEN(abs), "'d/l/evil' would be written through a symbolic link", 1);
+	hostile_case(dir, ARRAY_LEN(dir), "'a/sub/' would be written through a symbolic link", 1);
+	hostile_case(via, ARRAY_LEN(via), "'a/evil' would be written through a symbolic link", 2);
+	hostile_case(via_sym, ARRAY_LEN(via_sym), "'a/evil' would be written through", 1);
+}
+
+/* lstat of dir/name, which must exist. */
+static void lstat_in(const char *dir, const char *name, struct stat *sb)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, sb) < 0)
+		print_error("lstat '%s': %s\n", path, strerror(errno));
+	assert_int_equal(lstat(path, sb), 0);
+}
+
+/* Creates the empty file dir/name. */
+static void create_in(const char *dir, const char *name)
+{
+	char path[1024];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void test_hostile_hardlinks(void **state)
+{
+	const struct hostile_entry up[] = {
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "../x", .hardlink = 1 },
+	};
+	const struct hostile_entry abs[] = {
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "/etc/passwd", .hardlink = 1 },
+	};
+	/* the hard link's target through a link that leads out */
+	const struct hostile_entry through[] = {
+		{ .name = "a", .type = AE_IFLNK, .perm = 0777, .link = ".." },
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "a/x", .hardlink = 1 },
+	};
+	/* to a symbolic link (link(2) would link the link itself) and to a directory */
+	const struct hostile_entry to_sym[] = {
+		{ .name = "s", .type = AE_IFLNK, .perm = 0777, .link = "/etc/passwd" },
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "s", .hardlink = 1 },
+	};
+	const struct hostile_entry to_dir[] = {
+		{ .name = "d/", .type = AE_IFDIR, .perm = 0755 },
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "d", .hardlink = 1 },
+	};
+	/* to nothing yet extracted */
+	const struct hostile_entry ahead[] = {
+		{ .name = "hl", .type = AE_IFREG, .perm = 0644, .link = "later", .hardlink = 1 },
+		{ .name = "later", .type = AE_IFREG, .perm = 0644, .size = 10 },
+	};
+	char base[512], dest[600];
+	struct mem_sink mem;
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	hostile_case(up, ARRAY_LEN(up), "'hl' is a hard link to '../x'", 0);
+	hostile_case(abs, ARRAY_LEN(abs), "'hl' is a hard link to '/etc/passwd'", 0);
+	hostile_case(to_sym, ARRAY_LEN(to_sym), "'hl' is a hard link to 's', which is not a regular file", 1);
+	hostile_case(to_dir, ARRAY_LEN(to_dir), "'hl' is a hard link to 'd', which is not a regular file", 1);
+	hostile_case(ahead, ARRAY_LEN(ahead), "'hl' is a hard link to 'later', not a file extracted", 0);
+
+	/* base/x exists: a link through "a" would reach it, and must not. */
+	archive_beside_dest(through, ARRAY_LEN(through), base, sizeof(base), dest, sizeof(dest), &mem);
+	create_in(base, "x");
+	fd = memfd_with(mem.data, mem.len);
+	err_clear();
+	assert_int_equal(tar_stream_extract(fd, dest, &(struct recv_stats){ 0 }), -1);
+	close(fd);
+	assert_contains(err_msg(), "'hl' is a hard link to 'a/x'");
+	lstat_in(base, "x", &sb);
+	assert_int_equal(sb.st_nlink, 1);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
+}
+
+/*
+ * An entry in the place of a symbolic link replaces the link and does not
+ * write through it: a file, a directory, a hard link, another link. The
+ * stream succeeds; base (outside dest) is left as it was.
+ */
+static void test_entry_replaces_symlink(void **state)
+{
+	const struct hostile_entry es[] = {
+		{ .name = "f", .type = AE_IFREG, .perm = 0644, .size = 10 },
+		{ .name = "s1", .type = AE_IFLNK, .perm = 0777, .link = "../victim" },
+		{ .name = "s1", .type = AE_IFREG, .perm = 0600, .size = 20 },
+		{ .name = "s2", .type = AE_IFLNK, .perm = 0777, .link = "../victimdir" },
+		{ .name = "s2/", .type = AE_IFDIR, .perm = 0700 },
+		{ .name = "s2/in", .type = AE_IFREG, .perm = 0644, .size = 5 },
+		{ .name = "s3", .type = AE_IFLNK, .perm = 0777, .link = "../victim" },
+		{ .name = "s3", .type = AE_IFREG, .perm = 0644, .link = "f", .hardlink = 1 },
+		{ .name = "s4", .type = AE_IFLNK, .perm = 0777, .link = "../victim" },
+		{ .name = "s4", .type = AE_IFLNK, .perm = 0777, .link = "../../etc/passwd" },
+	};
+	char base[512], dest[600], path[700], text[64];
+	struct mem_sink mem;
+	struct recv_stats rs;
+	struct stat sb, fsb;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
+	create_in(base, "victim");
+	snprintf(path, sizeof(path), "%s/victimdir", base);
+	assert_int_equal(mkdir(path, 0755), 0);
+	fd = memfd_with(mem.data, mem.len);
+	err_clear();
+	if (tar_stream_extract(fd, dest, &rs) < 0)
+		print_error("tar_stream_extract: %s\n", err_msg());
+	close(fd);
+	/* nothing changed outside: victim empty with one link, victimdir empty */
+	lstat_in(base, "victim", &sb);
+	assert_true(S_ISREG(sb.st_mode) && sb.st_size == 0 && sb.st_nlink == 1);
+	assert_int_equal(dir_entries(path, NULL, 0), 0);
+	assert_int_equal(dir_entries(base, NULL, 0), 3);
+	/* and inside, each entry took the link's place */
+	lstat_in(dest, "s1", &sb);
+	assert_true(S_ISREG(sb.st_mode) && sb.st_size == 20 && (sb.st_mode & 07777) == 0600);
+	lstat_in(dest, "s2", &sb);
+	assert_true(S_ISDIR(sb.st_mode) && (sb.st_mode & 07777) == 0700);
+	lstat_in(dest, "s3", &sb);
+	lstat_in(dest, "f", &fsb);
+	assert_true(S_ISREG(sb.st_mode) && sb.st_ino == fsb.st_ino && sb.st_nlink == 2);
+	snprintf(path, sizeof(path), "%s/s4", dest);
+	n = readlink(path, text, sizeof(text) - 1);
+	assert_true(n > 0);
+	text[n] = '\0';
+	assert_string_equal(text, "../../etc/passwd");
+	assert_int_equal(rs.files, 3);
+	free(mem.data);
+	assert_int_equal(fs_remove_tree(base), 0);
 }
 
 static void test_hostile_truncated_and_garbage(void **state)
@@ -891,7 +1316,7 @@ static void test_setid_dropped(void **state)
 /*
  * Writes src into memory and checks the stream: files in manifest order,
  * each preceded by an entry for every ancestor directory, each directory
- * once with mode 0755.
+ * once with the manifest's mode (0755 for one it does not list).
  */
 static void check_directory_entries(const char *src, const struct manifest *m)
 {
@@ -920,7 +1345,11 @@ static void check_directory_entries(const char *src, const struct manifest *m)
 		if (archive_entry_filetype(e) == AE_IFDIR) {
 			if (len && name[len - 1] == '/')
 				name[--len] = '\0';
-			assert_int_equal(archive_entry_perm(e), 0755);
+			{
+				const struct manifest_dir *md = manifest_find_dir(m, name);
+
+				assert_int_equal(archive_entry_perm(e), md ? md->mode : 0755);
+			}
 			for (size_t i = 0; i < ndirs; i++)
 				assert_string_not_equal(dirs[i], name);
 			assert_true(ndirs < 4096);
@@ -1197,6 +1626,10 @@ int main(void)
 		cmocka_unit_test(test_gnu_tar_extracts_zstd),
 		cmocka_unit_test(test_extract_gnu_tar_stream),
 		cmocka_unit_test(test_names_of_any_bytes),
+		cmocka_unit_test(test_real_tree_stream_order),
+		cmocka_unit_test(test_real_tree_to_extractor),
+		cmocka_unit_test(test_real_tree_to_gnu_tar),
+		cmocka_unit_test(test_gnu_tar_real_tree_to_extractor),
 		cmocka_unit_test(test_directory_entries),
 		cmocka_unit_test(test_directory_names_sharing_a_prefix),
 		cmocka_unit_test(test_reads_to_end),
@@ -1204,7 +1637,10 @@ int main(void)
 		cmocka_unit_test(test_sink_failure),
 		cmocka_unit_test(test_hostile_dotdot),
 		cmocka_unit_test(test_hostile_absolute),
-		cmocka_unit_test(test_hostile_links_and_devices),
+		cmocka_unit_test(test_hostile_devices),
+		cmocka_unit_test(test_hostile_symlink_escape),
+		cmocka_unit_test(test_hostile_hardlinks),
+		cmocka_unit_test(test_entry_replaces_symlink),
 		cmocka_unit_test(test_hostile_truncated_and_garbage),
 		cmocka_unit_test(test_entry_over_file_size_limit),
 		cmocka_unit_test(test_planted_symlink),
