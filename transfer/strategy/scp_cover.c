@@ -7,6 +7,7 @@
 #include "strategy/scp_cover.h"
 
 #include "err.h"
+#include "ssh/scp_sender.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -23,34 +24,22 @@ struct pending {
 	const char *path;
 };
 
-int scp_cover_path_cmp(const char *a, const char *b)
-{
-	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-
-	for (; *x && *x == *y; x++, y++)
-		;
-	if (*x == *y)
-		return 0;
-	/* '/' ranks below every other byte (and above the end) */
-	return (*x == '/' ? 1 : *x ? *x + 1 : 0) - (*y == '/' ? 1 : *y ? *y + 1 : 0);
-}
-
 static int node_cmp(const void *a, const void *b)
 {
-	return scp_cover_path_cmp(((const struct node *)a)->path, ((const struct node *)b)->path);
+	return scp_tree_order_cmp(((const struct node *)a)->path, ((const struct node *)b)->path);
 }
 
 static int str_cmp(const void *a, const void *b)
 {
-	return scp_cover_path_cmp(*(const char *const *)a, *(const char *const *)b);
+	return scp_tree_order_cmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int pending_cmp(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
-	int c = scp_cover_path_cmp(x->parent, y->parent);
+	int c = scp_tree_order_cmp(x->parent, y->parent);
 
-	return c ? c : scp_cover_path_cmp(x->path, y->path);
+	return c ? c : scp_tree_order_cmp(x->path, y->path);
 }
 
 /* The length of path's parent ("" = 0). */
@@ -73,7 +62,7 @@ static const char *set_find(const char *const *set, size_t n, const char *path, 
 	key[len] = '\0';
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = scp_cover_path_cmp(set[mid], key);
+		int c = scp_tree_order_cmp(set[mid], key);
 
 		if (c == 0)
 			return set[mid];

@@ -13,6 +13,7 @@
  * which nodes to leave out is the caller's (scp_cover_cut_fn).
  *
  * Pure: it reads only the manifest and asks the caller about each node.
+ * Nodes are walked and sources listed in tree order (scp_tree_order_cmp).
  */
 
 #include "manifest.h"
@@ -65,8 +66,5 @@ struct scp_cover {
 int scp_cover_plan(const struct manifest *m, scp_cover_cut_fn cut, void *ctx, struct scp_cover *c);
 
 void scp_cover_release(struct scp_cover *c);
-
-/* Compares two paths in tree order: a directory's nodes right after it ('/' before any byte). */
-int scp_cover_path_cmp(const char *a, const char *b);
 
 #endif

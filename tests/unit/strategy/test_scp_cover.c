@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "manifest.h"
+#include "ssh/scp_sender.h"
 #include "strategy/scp_cover.h"
 
 /* Cuts links whose text starts with "D" (to a directory, say), special files, names holding a newline. */
@@ -159,11 +160,11 @@ static void test_parent_not_listed(void **state)
 static void test_tree_order(void **state)
 {
 	(void)state;
-	assert_true(scp_cover_path_cmp("a/b", "a-c") < 0);
-	assert_true(scp_cover_path_cmp("a", "a/b") < 0);
-	assert_true(scp_cover_path_cmp("a/b", "a") > 0);
-	assert_true(scp_cover_path_cmp("a\xe9", "a/z") > 0);
-	assert_int_equal(scp_cover_path_cmp("same", "same"), 0);
+	assert_true(scp_tree_order_cmp("a/b", "a-c") < 0);
+	assert_true(scp_tree_order_cmp("a", "a/b") < 0);
+	assert_true(scp_tree_order_cmp("a/b", "a") > 0);
+	assert_true(scp_tree_order_cmp("a\xe9", "a/z") > 0);
+	assert_int_equal(scp_tree_order_cmp("same", "same"), 0);
 }
 
 int main(void)
