@@ -100,8 +100,12 @@ static int scp_cut(void *ctx, const char *path, char kind)
  * (plus a fifo and a link to a directory deeper down: 7 commands) took
  * 4.7-5.2 s so and 1.3 s over one connection. The master is ended with
  * ssh -O exit when the run ends, and its socket lives in a private 0700
- * directory under /tmp.
+ * directory under /tmp. The master is a daemon of ssh's, out of reach of
+ * pipeline_stop_running: should xfercmp die mid-run, it ends by itself
+ * MUX_IDLE_SECONDS after its last command (the commands of a run follow
+ * one another within milliseconds).
  */
+#define MUX_IDLE_SECONDS 10
 struct scp_mux {
 	char dir[64];		/* private directory of the control socket; "" without one */
 	char path[96];
@@ -116,7 +120,7 @@ static void mux_options(struct pipeline_argv *a, const struct scp_mux *mux)
 	pipeline_arg(a, "-o");
 	pipeline_arg(a, "ControlPath=%s", mux->path);
 	pipeline_arg(a, "-o");
-	pipeline_arg(a, "ControlPersist=yes");
+	pipeline_arg(a, "ControlPersist=%d", MUX_IDLE_SECONDS);
 }
 
 /* Ends the shared connection (ssh -O exit) and removes its directory; errors are not the run's. */
