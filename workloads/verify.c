@@ -156,6 +156,25 @@ static int dir_is_empty(const struct manifest *m, const char *dir)
 	return !manifest_has_below(m, dir, 1);
 }
 
+/* Whether path is one of the special files the manifest lists as left out. */
+static int is_special(const struct manifest *m, const char *path)
+{
+	size_t lo = 0, hi = m->nspecials;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(path, m->specials[mid].path);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
 /* Every node of the copy, against what the manifest says it should be. */
 static void check_copy(const struct check_job *job, struct verify_report *r)
 {
@@ -205,6 +224,8 @@ static void check_copy(const struct check_job *job, struct verify_report *r)
 			}
 		} else if (f->type == TREE_DIR && (!m->ndirs || !dir_is_empty(m, f->path))) {
 			/* a parent the manifest implies, or one that lists no directories (version 1) */
+		} else if (f->type == TREE_OTHER && is_special(m, f->path)) {
+			/* left out of the comparison, whether or not the tool made it (rsync -a, tar do) */
 		} else if (!below_symlink(m, f->path)) {
 			r->extra++;
 			example(r, "extra: %s", f->path);

@@ -9,7 +9,8 @@
 /*
  * Checks a tree against a manifest. Content and names always: every regular
  * file and hard-link path present as a regular file with the manifest's size
- * and xxh3, nothing extra. Beside that, what a migration may or may not keep,
+ * and xxh3, nothing extra (a special file the manifest lists as left out is
+ * not extra when a tool made it all the same). Beside that, what a migration may or may not keep,
  * counted per kind so that each strategy is held to what it claims to carry
  * (enum preserve_bits) and the rest is reported, not failed:
  *  - symbolic links: present as links with the same text. A link that

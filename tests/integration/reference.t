@@ -4,8 +4,10 @@
 # verified on small files and on a large file; a cmd: strategy verified, a
 # failing one reporting its program's message, bad cmd: specs refused with
 # exit 2; -s all without them, -s real without a host; a program missing here
-# skips its strategies with the reason; a client killed mid-run leaves no
-# program of a reference strategy running.
+# skips its strategies with the reason; a tree with links, hard links, a
+# fifo, empty and read-only directories verified through each, keeping what
+# its tool keeps; a client killed mid-run leaves no program of a reference
+# strategy running.
 # Needs root (the testbed). Only ever talks to 198.18.0.2 and loopback.
 #
 #   bash tests/integration/reference.t
@@ -182,6 +184,94 @@ check_rc 0 "no rsync or zstd here: exit 0" env PATH="$work/norsync-bin" \
 ok_results "no rsync or zstd here: real-rsync and real-tar-zstd-ssh skipped, the rest verified" "$json" \
 	"$(IFS=,; echo "${real[*]}")" real-rsync="'rsync' is not installed here" \
 	real-tar-zstd-ssh="'zstd' is not installed here"
+
+# ---------------------------------------------------------------- a tree with links
+# What OpenSSH's scp refuses or follows (links to directories at the top and
+# deeper, dangling ones, one inside a 0555 directory, a fifo), hard links,
+# empty and read-only directories, a 0664 file (the host's umask makes it
+# 0644 for scp): the scp model and the reference strategies end ok and
+# verified, each keeping what its tool keeps (real_scp.c, real_rsync.c,
+# real_tar.c say why), and real scp's shared connection is gone afterwards.
+# scp -O cannot carry a name holding a newline: that one is missing, said by name.
+make_tree() { # make_tree ROOT
+	local r=$1
+	mkdir -p "$r/src/lib" "$r/empty/a/b" "$r/ro" "$r/media" "$r/odd dir"
+	printf 'hello\n' >"$r/src/main.c"
+	printf 'int x;\n' >"$r/src/lib/x.h"
+	printf 'shared\n' >"$r/media/one"
+	ln "$r/media/one" "$r/media/two"
+	ln "$r/media/one" "$r/src/three"
+	printf 'group\n' >"$r/src/gw"
+	printf 'spaces\n' >"$r/odd dir/a b"
+	printf 'latin1\n' >"$r/odd dir/caf"$'\xe9'
+	ln -s ../main.c "$r/src/lib/rel-link"
+	ln -s /etc/hostname "$r/abs-link"
+	ln -s does/not/exist "$r/dangling"
+	ln -s src/lib "$r/dir-link"
+	ln -s ../../src "$r/empty/a/deep-dir-link"
+	ln -s ../../etc/passwd "$r/src/escape"
+	printf 'ro\n' >"$r/ro/one"
+	ln -s nowhere "$r/ro/dangling"
+	mkfifo "$r/src/fifo"
+	chmod 0664 "$r/src/gw"
+	chmod 0600 "$r/media/one"
+	find "$r" -mindepth 1 ! -type d -exec touch -h -d '2021-03-04 05:06:07' {} +
+	find "$r" -mindepth 1 -depth -type d -exec touch -d '2020-01-02 03:04:05' {} +
+	chmod 0555 "$r/ro"
+}
+# tree_bad JSON NAME=KEPT...: what is wrong (nothing when all is well): each NAME
+# ok and verified with its content, keeping exactly KEPT (comma-separated kinds)
+tree_bad() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = dict(a.split("=", 1) for a in sys.argv[2:])
+kinds = ["symlinks", "hardlinks", "empty_dirs", "modes", "mtimes"]
+got = {r["strategy"]: r for r in d["results"]}
+if sorted(got) != sorted(want):
+    print("results %s, want %s" % (sorted(got), sorted(want)))
+for name, w in want.items():
+    r = got.get(name)
+    if r is None:
+        continue
+    p = r.get("preserved") or {}
+    if r["status"] != "ok" or r["verified"] is not True or p.get("content") is not True:
+        print("%s: status %s, verified %s, error %s" % (name, r["status"], r["verified"], r["error"]))
+        continue
+    kept = ",".join(k for k in kinds if p.get(k))
+    if kept != w:
+        print("%s: kept %s, want %s" % (name, kept or "-", w))
+EOF
+}
+all_kinds=symlinks,hardlinks,empty_dirs,modes,mtimes
+make_tree "$work/tree"
+ensure_testbed "the tree with links"
+json="$work/tree.json"
+check_rc 0 "a tree with links, the scp model and the SSH reference strategies: exit 0" \
+	"$xf" -F "$cfg" --no-probes -w "dir:$work/tree" --json "$json" \
+	-s scp,real-scp,real-scp-legacy,real-rsync,real-tar-ssh,real-tar-zstd-ssh testbed
+bad=$(tree_bad "$json" scp=empty_dirs real-scp=empty_dirs real-scp-legacy=empty_dirs \
+	real-rsync=$all_kinds real-tar-ssh=$all_kinds real-tar-zstd-ssh=$all_kinds 2>&1)
+[ -z "$bad" ]
+ok $? "a tree with links: each ok and verified, keeping what its tool keeps"
+[ -z "$bad" ] || printf '%s\n' "$bad" "$LAST_OUT" | diag
+[ -z "$(procs_with xfercmp-scp.)" ] && ! compgen -G '/tmp/xfercmp-scp.*' >/dev/null
+ok $? "a tree with links: real scp's shared ssh connection and its socket are gone"
+# the same without the 0664 file: scp's modes are then all kept
+chmod u+w "$work/tree/src" && rm "$work/tree/src/gw" && touch -d '2020-01-02 03:04:05' "$work/tree/src"
+check_rc 0 "a tree with links, modes the umask leaves: exit 0" \
+	"$xf" -F "$cfg" --no-probes -w "dir:$work/tree" --json "$json" -s scp,real-scp,real-scp-legacy testbed
+bad=$(tree_bad "$json" scp=empty_dirs,modes real-scp=empty_dirs,modes real-scp-legacy=empty_dirs,modes 2>&1)
+[ -z "$bad" ]
+ok $? "modes the umask leaves: scp, real-scp and real-scp-legacy keep them"
+[ -z "$bad" ] || printf '%s\n' "$bad" "$LAST_OUT" | diag
+printf 'newline\n' >"$work/tree/odd dir/new"$'\n'"line"
+touch -d '2020-01-02 03:04:05' "$work/tree/odd dir"
+check_rc 1 "a name holding a newline: real-scp-legacy fails verification" \
+	"$xf" -F "$cfg" --no-probes -w "dir:$work/tree" -s real-scp,real-scp-legacy testbed
+check_grep "a name holding a newline: real-scp verified, real-scp-legacy misses that file by name" \
+	"real-scp +ok.*real-scp-legacy +FAILED +verification failed: 1 difference: 1 missing.*missing: odd dir/new" \
+	"$(tr '\n' ' ' <<<"$LAST_OUT")"
 
 # ---------------------------------------------------------------- killed mid-run
 # kill_mid_run SIGNAL STRATEGY...: a 1G run; once the destination fills, the

@@ -14,6 +14,22 @@
  * on them. Per directory a mkdir, and a stat when it fails (SFTP has no
  * "already exists" status), as OpenSSH's upload does.
  *
+ * Each kind of node as OpenSSH 9.2's upload_dir_internal and do_upload
+ * treat it (sftp-client.c; the table in strategy/real_scp.c), walked in
+ * tree order (a directory, then all that is below it):
+ *  - a directory: mkdir with its mode & 01777 plus u+rwx (so that it can be
+ *    filled), then, once all below it is sent, a setstat to its mode & 01777:
+ *    empty and read-only directories arrive as they were;
+ *  - a regular file: created with its mode & 0777, to which the host's
+ *    umask applies (no -p: no setstat of the mode, no times);
+ *  - a hard link: one more file with the same content (scp copies each name);
+ *  - a symbolic link: followed; one to a regular file is sent as that file
+ *    (its content and mode under the link's name), any other (to a
+ *    directory, dangling) is what scp refuses, and is not sent;
+ *  - a special file: skipped, as scp does.
+ * So the model keeps what scp -r keeps: empty directories, directory modes,
+ * file modes through the umask; not links, hard links or mtimes.
+ *
  * The SFTP messages are sent by hand (sftp_conn.c): libssh 0.10's SFTP API
  * waits for the reply to each write, which made this model 1.17x the real
  * scp's time on 4 GiB (docs/BENCHMARKS.md at commit 81d0f8b). They cross a
@@ -49,7 +65,18 @@ struct scp_ctx {
 	int rootfd;
 	uint8_t *tx;			/* one write, WRITE_MAX bytes */
 	uint8_t req[REQUEST_MAX];	/* one other request */
-	char made[PATH_MAX];		/* the last directory made, relative ("" = dest itself) */
+	/*
+	 * The directories open on the host, outermost first: each made and
+	 * waiting for its mode until all below it is sent. Each is a prefix of
+	 * the next, so a length (of the relative path) says which.
+	 */
+	struct open_dir {
+		size_t len;
+		uint32_t mode;
+		bool set_mode;		/* the manifest's mode, set at the end */
+	} *open;
+	size_t nopen, open_cap;
+	char open_path[PATH_MAX];	/* the innermost one's relative path */
 	struct send_stats *st;
 	bool drop_cache;		/* drop each file's pages once read */
 };
@@ -110,11 +137,11 @@ static int remote_path(struct scp_ctx *c, char *buf, size_t len, const char *rel
  * (OpenSSH's sftp-server answers EEXIST with a plain "failure"), as
  * OpenSSH's upload does.
  */
-static int remote_mkdir(struct scp_ctx *c, const char *path)
+static int remote_mkdir(struct scp_ctx *c, const char *path, uint32_t mode)
 {
 	struct sftp_reply r;
 	uint32_t id = sftp_conn_id(c->sftp);
-	size_t len = sftp_encode_mkdir(c->req, sizeof(c->req), id, path, 0755);
+	size_t len = sftp_encode_mkdir(c->req, sizeof(c->req), id, path, mode);
 
 	if (call(c, id, len, &r, "cannot create directory", path) < 0)
 		return -1;
@@ -135,36 +162,77 @@ static int remote_mkdir(struct scp_ctx *c, const char *path)
 	return 0;
 }
 
-/*
- * Makes the directories of rel's parent that the last one made does not
- * cover. Paths come sorted, and the paths under one directory are
- * contiguous in sorted order, so once left a directory is never needed
- * again: only the components beyond the common prefix are new.
- */
-static int make_parents(struct scp_ctx *c, const char *rel)
+/* Gives an open directory its mode once all below it is sent: the setstat scp sends. */
+static int close_dir(struct scp_ctx *c, const char *rel, const struct open_dir *d)
 {
-	const char *slash = strrchr(rel, '/');
-	size_t dlen = slash ? (size_t)(slash - rel) : 0, common = 0, i;
+	char path[PATH_MAX];
+	uint32_t id;
+	size_t len;
+
+	if (!d->set_mode)
+		return 0;
+	if (remote_path(c, path, sizeof(path), rel, d->len) < 0)
+		return -1;
+	id = sftp_conn_id(c->sftp);
+	len = sftp_encode_setstat_mode(c->req, sizeof(c->req), id, path, d->mode);
+	return call_status(c, id, len, "cannot set the mode of", path);
+}
+
+/* Makes the directory rel[0..len) and opens it. */
+static int open_dir(struct scp_ctx *c, const char *rel, size_t len, uint32_t mode, bool set_mode)
+{
 	char path[PATH_MAX];
 
-	if (dlen >= sizeof(c->made))
-		return err_set("path too long: '%s'", rel);
-	for (i = 0; i < dlen && c->made[i] && c->made[i] == rel[i]; i++)
-		if ((c->made[i + 1] == '/' || c->made[i + 1] == '\0') &&
-		    (i + 1 == dlen || rel[i + 1] == '/'))
-			common = i + 1;
-	if (common == dlen && c->made[common] == '\0')
-		return 0;
-	for (i = common + (common > 0); i <= dlen; i++) {
-		if (i < dlen && rel[i] != '/')
-			continue;
-		if (i == 0)
-			continue;
-		if (remote_path(c, path, sizeof(path), rel, i) < 0 || remote_mkdir(c, path) < 0)
-			return -1;
+	if (c->nopen == c->open_cap) {
+		size_t cap = c->open_cap ? 2 * c->open_cap : 16;
+		struct open_dir *v = realloc(c->open, cap * sizeof(*v));
+
+		if (!v)
+			return err_set("out of memory for the directories of '%s'", rel);
+		c->open = v;
+		c->open_cap = cap;
 	}
-	memcpy(c->made, rel, dlen);
-	c->made[dlen] = '\0';
+	/* made with u+rwx whatever its mode, so that it can be filled (OpenSSH does so) */
+	if (remote_path(c, path, sizeof(path), rel, len) < 0 ||
+	    remote_mkdir(c, path, (set_mode ? mode : 0755) | 0700) < 0)
+		return -1;
+	c->open[c->nopen++] = (struct open_dir){ .len = len, .mode = mode, .set_mode = set_mode };
+	memcpy(c->open_path, rel, len);
+	c->open_path[len] = '\0';
+	return 0;
+}
+
+/*
+ * Before the node at rel: closes the open directories that are not its
+ * parents (their nodes are all sent: tree order), then makes those of its
+ * parents not yet made (only for a manifest that does not list them).
+ */
+static int enter_parents(struct scp_ctx *c, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t dlen = slash ? (size_t)(slash - rel) : 0, i;
+
+	while (c->nopen > 0) {
+		const struct open_dir *d = &c->open[c->nopen - 1];
+
+		if (d->len <= dlen && rel[d->len] == '/' && !strncmp(c->open_path, rel, d->len))
+			break;
+		if (close_dir(c, c->open_path, d) < 0)
+			return -1;
+		c->nopen--;
+	}
+	i = c->nopen ? c->open[c->nopen - 1].len + 1 : 0;
+	for (; i <= dlen && dlen > 0; i++)
+		if ((i == dlen || rel[i] == '/') && open_dir(c, rel, i, 0, false) < 0)
+			return -1;
+	return 0;
+}
+
+static int close_all(struct scp_ctx *c)
+{
+	for (; c->nopen > 0; c->nopen--)
+		if (close_dir(c, c->open_path, &c->open[c->nopen - 1]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -277,7 +345,11 @@ static int remote_close(struct scp_ctx *c, const struct remote_file *f)
 	return call_status(c, id, len, "cannot close", f->path);
 }
 
-static int send_file(struct scp_ctx *c, const struct manifest_entry *e)
+/*
+ * Sends e (its path, size and mode) as one file. follow: open through a
+ * symbolic link (a link to a regular file, which scp sends as that file).
+ */
+static int send_file(struct scp_ctx *c, const struct manifest_entry *e, bool follow)
 {
 	char remote[PATH_MAX];
 	struct remote_file f = { .path = remote };
@@ -286,10 +358,11 @@ static int send_file(struct scp_ctx *c, const struct manifest_entry *e)
 
 	if (remote_path(c, remote, sizeof(remote), e->path, strlen(e->path)) < 0)
 		return -1;
-	fd = openat(c->rootfd, e->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(c->rootfd, e->path, O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return err_errno("cannot open '%s/%s'", c->src_root, e->path);
-	if (remote_open(c, &f, (uint32_t)(e->mode & 07777)) < 0)
+	/* OpenSSH's do_upload sends the mode & 0777; the host's umask applies */
+	if (remote_open(c, &f, (uint32_t)(e->mode & 0777)) < 0)
 		goto out;
 	got = copy_content(c, e, fd, &f);
 	/* after a failed write the session is out of step: the error stands, nothing more is sent */
@@ -312,12 +385,92 @@ out:
 	return rc;
 }
 
+/* A node of the tree to send, in tree order. */
+struct scp_node {
+	const char *path;
+	char kind;		/* 'f' file, 'h' hard link, 'l' symbolic link, 'd' directory */
+	size_t index;		/* into the manifest's array of that kind */
+};
+
+int scp_tree_order_cmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+
+	for (; *x && *x == *y; x++, y++)
+		;
+	if (*x == *y)
+		return 0;
+	/* '/' ranks below every other byte (and above the end) */
+	return (*x == '/' ? 1 : *x ? *x + 1 : 0) - (*y == '/' ? 1 : *y ? *y + 1 : 0);
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	return scp_tree_order_cmp(((const struct scp_node *)a)->path,
+				  ((const struct scp_node *)b)->path);
+}
+
+/* Every node scp walks (special files are not), sorted in tree order; *out malloc'ed. */
+static int tree_nodes(const struct manifest *m, struct scp_node **out, size_t *n)
+{
+	size_t total = m->count + m->nhardlinks + m->nsymlinks + m->ndirs, k = 0;
+	struct scp_node *v = malloc((total ? total : 1) * sizeof(*v));
+
+	if (!v)
+		return err_set("out of memory for the scp plan");
+	for (size_t i = 0; i < m->count; i++)
+		v[k++] = (struct scp_node){ m->entries[i].path, 'f', i };
+	for (size_t i = 0; i < m->nhardlinks; i++)
+		v[k++] = (struct scp_node){ m->hardlinks[i].path, 'h', i };
+	for (size_t i = 0; i < m->nsymlinks; i++)
+		v[k++] = (struct scp_node){ m->symlinks[i].path, 'l', i };
+	for (size_t i = 0; i < m->ndirs; i++)
+		v[k++] = (struct scp_node){ m->dirs[i].path, 'd', i };
+	qsort(v, k, sizeof(*v), node_cmp);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* One node, as scp -r treats its kind (the opening comment). */
+static int send_node(struct scp_ctx *c, const struct manifest *m, const struct scp_node *n)
+{
+	struct manifest_entry e;
+	struct stat st;
+
+	switch (n->kind) {
+	case 'd':
+		return open_dir(c, n->path, strlen(n->path), m->dirs[n->index].mode & 01777, true);
+	case 'f':
+		return send_file(c, &m->entries[n->index], false);
+	case 'h': {
+		const struct manifest_entry *p = manifest_find(m, m->hardlinks[n->index].primary);
+
+		if (!p)
+			return err_set("manifest: hard link '%s' to '%s', which it does not list",
+				       n->path, m->hardlinks[n->index].primary);
+		e = *p;
+		e.path = m->hardlinks[n->index].path;
+		return send_file(c, &e, false);
+	}
+	default:
+		/* scp follows the link: a regular file is sent, anything else refused */
+		if (fstatat(c->rootfd, n->path, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			return 0;
+		e = (struct manifest_entry){ .path = m->symlinks[n->index].path,
+					     .size = (uint64_t)st.st_size, .mode = st.st_mode };
+		return send_file(c, &e, true);
+	}
+}
+
 int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
 	     const char *remote_dest, bool drop_cache, struct send_stats *st)
 {
 	struct scp_ctx c = {
 		.src_root = src_root, .dest = remote_dest, .st = st, .drop_cache = drop_cache,
 	};
+	struct scp_node *nodes = NULL;
+	size_t nnodes = 0;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -330,24 +483,30 @@ int scp_send(ssh_session s, const char *src_root, const struct manifest *m,
 		err_set("out of memory for the scp buffers");
 		goto out;
 	}
-	if (sftp_conn_open(c.sftp, s) < 0 || remote_mkdir(&c, remote_dest) < 0)
+	if (tree_nodes(m, &nodes, &nnodes) < 0)
 		goto out;
-	for (size_t i = 0; i < m->count; i++) {
-		const struct manifest_entry *ent = &m->entries[i];
+	if (sftp_conn_open(c.sftp, s) < 0 || remote_mkdir(&c, remote_dest, 0755) < 0)
+		goto out;
+	for (size_t i = 0; i < nnodes; i++) {
+		const char *p = nodes[i].path;
 
-		if (pathcheck_relative(ent->path, strlen(ent->path)) < 0) {
-			err_wrap("manifest entry '%s'", ent->path);
+		if (pathcheck_relative(p, strlen(p)) < 0) {
+			err_wrap("manifest entry '%s'", p);
 			goto out;
 		}
-		if (make_parents(&c, ent->path) < 0 || send_file(&c, ent) < 0)
+		if (enter_parents(&c, p) < 0 || send_node(&c, m, &nodes[i]) < 0)
 			goto out;
 	}
+	if (close_all(&c) < 0)
+		goto out;
 	rc = 0;
 out:
 	if (c.sftp) {
 		sftp_conn_close(c.sftp);
 		free(c.sftp);
 	}
+	free(nodes);
+	free(c.open);
 	free(c.tx);
 	close(c.rootfd);
 	return rc;

@@ -103,14 +103,27 @@ size_t sftp_encode_open(uint8_t *out, size_t cap, uint32_t id, const char *path,
 	return finish(&c, 0);
 }
 
-size_t sftp_encode_mkdir(uint8_t *out, size_t cap, uint32_t id, const char *path, uint32_t mode)
+/* A request of a path and attributes holding only the permissions (mkdir, setstat). */
+static size_t path_with_mode(uint8_t *out, size_t cap, uint8_t type, uint32_t id, const char *path,
+			     uint32_t mode)
 {
-	struct cursor c = start(out, cap, SFTP_MKDIR, id);
+	struct cursor c = start(out, cap, type, id);
 
 	put_string(&c, path, strlen(path));
 	put_u32(&c, SFTP_ATTR_PERMISSIONS);
 	put_u32(&c, mode);
 	return finish(&c, 0);
+}
+
+size_t sftp_encode_mkdir(uint8_t *out, size_t cap, uint32_t id, const char *path, uint32_t mode)
+{
+	return path_with_mode(out, cap, SFTP_MKDIR, id, path, mode);
+}
+
+size_t sftp_encode_setstat_mode(uint8_t *out, size_t cap, uint32_t id, const char *path,
+				uint32_t mode)
+{
+	return path_with_mode(out, cap, SFTP_SETSTAT, id, path, mode);
 }
 
 size_t sftp_encode_stat(uint8_t *out, size_t cap, uint32_t id, const char *path)

@@ -20,6 +20,7 @@ enum sftp_type {
 	SFTP_OPEN = 3,
 	SFTP_CLOSE = 4,
 	SFTP_WRITE = 6,
+	SFTP_SETSTAT = 9,
 	SFTP_FSETSTAT = 10,
 	SFTP_MKDIR = 14,
 	SFTP_STAT = 17,
@@ -65,6 +66,9 @@ size_t sftp_encode_open(uint8_t *out, size_t cap, uint32_t id, const char *path,
 			uint32_t mode);
 size_t sftp_encode_mkdir(uint8_t *out, size_t cap, uint32_t id, const char *path, uint32_t mode);
 size_t sftp_encode_stat(uint8_t *out, size_t cap, uint32_t id, const char *path);
+/* SETSTAT of path with the permissions only, as scp gives a directory its mode after its files. */
+size_t sftp_encode_setstat_mode(uint8_t *out, size_t cap, uint32_t id, const char *path,
+				uint32_t mode);
 size_t sftp_encode_write(uint8_t *out, size_t cap, uint32_t id, const uint8_t *handle,
 			 size_t handle_len, uint64_t offset, uint32_t data_len);
 size_t sftp_encode_fsetstat_size(uint8_t *out, size_t cap, uint32_t id, const uint8_t *handle,

@@ -3,6 +3,18 @@
  * through ssh into the host's own tar (with zstd on both sides for the
  * second), or straight into one of the agent's data connections, whose
  * libarchive extraction (tar_extract.c) is then the mirror.
+ *
+ * What they keep: GNU tar's defaults archive symbolic links as links (their
+ * text), every further name of an inode as a hard link to the first,
+ * every directory (empty ones too), modes and mtimes (also of
+ * directories; a 0555 one is given its mode after its files are in), and
+ * fifos. On extraction, mtimes are set by default (-m would not), but
+ * modes are exact only as root: as a user GNU tar applies the umask
+ * (0664 arrives 0644 under umask 022) unless given -p. The host's side
+ * runs `tar -xpf -`, as the usual "tar cf - . | ssh host 'tar xpf -'"
+ * of a migration is typed, so modes are kept for root and users alike,
+ * and all five kinds are claimed. real-tar-nc claims the same of the
+ * agent's extraction.
  */
 #include "err.h"
 #include "client/raw_stream.h"
@@ -24,7 +36,7 @@ static void tar_create(struct pipeline_argv *a, const char *src)
 }
 
 /*
- * tar -cf - -C SRC . | [zstd -L -Tn |] ssh HOST '[zstd -d |] tar -xf - -C DEST'.
+ * tar -cf - -C SRC . | [zstd -L -Tn |] ssh HOST '[zstd -d |] tar -xpf - -C DEST'.
  * zstd at --zstd-level and --zstd-threads, as the zstd-ssh model.
  */
 static int tar_ssh_pipeline(struct xfer_run *run, int compress)
@@ -37,7 +49,7 @@ static int tar_ssh_pipeline(struct xfer_run *run, int compress)
 
 	if (reference_host_parse(run->target, &h) < 0 || !(dest = reference_shell_quote(run->dest)))
 		return -1;
-	snprintf(remote, sizeof(remote), "%star -xf - -C %s", compress ? "zstd -dc | " : "", dest);
+	snprintf(remote, sizeof(remote), "%star -xpf - -C %s", compress ? "zstd -dc | " : "", dest);
 	free(dest);
 	tar_create(&st[n++].argv, run->src_root);
 	if (compress) {
@@ -117,8 +129,9 @@ static int tar_nc_available(const struct xfer_target *t, char *why, size_t len)
 
 const struct strategy strategy_real_tar_ssh = {
 	.name = "real-tar-ssh",
-	.summary = "tar -cf - | ssh HOST tar -xf -: GNU tar and OpenSSH on both sides",
+	.summary = "tar -cf - | ssh HOST tar -xpf -: GNU tar and OpenSSH on both sides",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
+	.preserves = PRESERVE_ALL,
 	.available = tar_ssh_available,
 	.run = tar_ssh_run,
 	.stop = pipeline_stop_running,
@@ -126,8 +139,9 @@ const struct strategy strategy_real_tar_ssh = {
 
 const struct strategy strategy_real_tar_zstd_ssh = {
 	.name = "real-tar-zstd-ssh",
-	.summary = "tar -cf - | zstd -T | ssh HOST 'zstd -d | tar -xf -', at --zstd-level",
+	.summary = "tar -cf - | zstd -T | ssh HOST 'zstd -d | tar -xpf -', at --zstd-level",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH | STRATEGY_COMPRESSED,
+	.preserves = PRESERVE_ALL,
 	.available = tar_zstd_ssh_available,
 	.run = tar_zstd_ssh_run,
 	.stop = pipeline_stop_running,
@@ -137,6 +151,7 @@ const struct strategy strategy_real_tar_nc = {
 	.name = "real-tar-nc",
 	.summary = "GNU tar -cf - into one TCP stream, no ssh (the agent extracts with libarchive)",
 	.flags = STRATEGY_REFERENCE,
+	.preserves = PRESERVE_ALL,
 	.available = tar_nc_available,
 	.run = tar_nc_run,
 	.stop = pipeline_stop_running,

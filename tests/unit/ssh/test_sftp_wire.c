@@ -88,6 +88,14 @@ static void test_fsetstat_close_mkdir_stat(void **state)
 	n = sftp_encode_stat(out, sizeof(out), 5, "a/b");
 	assert_int_equal(n, 4 + 1 + 4 + 4 + 3);
 	assert_int_equal(out[4], SFTP_STAT);
+
+	n = sftp_encode_setstat_mode(out, sizeof(out), 6, "a/b", 0555);
+	assert_int_equal(n, 4 + 1 + 4 + 4 + 3 + 4 + 4);
+	assert_int_equal(out[4], SFTP_SETSTAT);
+	assert_int_equal(out[4], 9);
+	assert_int_equal(be32(out + 5), 6);
+	assert_int_equal(be32(out + n - 8), SFTP_ATTR_PERMISSIONS);
+	assert_int_equal(be32(out + n - 4), 0555);
 }
 
 /* A buffer one byte short gives 0, never a cut message. */

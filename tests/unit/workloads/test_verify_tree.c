@@ -195,6 +195,45 @@ static void test_link_text_and_kind_matter(void **state)
 	manifest_release(&m);
 }
 
+/*
+ * A special file the manifest lists as left out may still arrive (rsync -a
+ * and tar make fifos): it is not an extra entry, and a fifo where a file was
+ * is still "not regular".
+ */
+static void test_special_left_out_that_arrived_is_not_extra(void **state)
+{
+	char src[PATH_MAX], dst[PATH_MAX], p[PATH_MAX];
+	struct manifest m;
+	struct verify_report r;
+
+	(void)state;
+	path_of(src, tmp, "s3");
+	path_of(dst, tmp, "d3");
+	assert_int_equal(mkdir(src, 0755), 0);
+	assert_int_equal(mkdir(dst, 0755), 0);
+	put(src, "f", "x", 0644, 1);
+	put(dst, "f", "x", 0644, 1);
+	path_of(p, src, "fifo");
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(manifest_from_tree(&m, src, 1), 0);
+	assert_int_equal(m.nspecials, 1);
+	/* left out and not there: fine */
+	assert_int_equal(verify_tree(dst, &m, 1, &r), 0);
+	assert_int_equal(verify_differences(&r), 0);
+	/* left out and there all the same: fine too */
+	path_of(p, dst, "fifo");
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(verify_tree(dst, &m, 1, &r), 0);
+	assert_int_equal(r.extra, 0);
+	assert_int_equal(verify_differences(&r), 0);
+	/* a fifo no one listed is extra */
+	path_of(p, dst, "fifo2");
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(verify_tree(dst, &m, 1, &r), 0);
+	assert_int_equal(r.extra, 1);
+	manifest_release(&m);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -213,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_identical_tree_keeps_everything),
 		cmocka_unit_test(test_flattened_copy_reports_each_kind),
 		cmocka_unit_test(test_link_text_and_kind_matter),
+		cmocka_unit_test(test_special_left_out_that_arrived_is_not_extra),
 	};
 
 	return cmocka_run_group_tests_name("verify_tree", tests, setup, teardown);
