@@ -368,6 +368,7 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 		memset(r, 0, sizeof(*r));
 		r->strategy = s;
 		r->warm_source = o->warm;
+		target->manifest = m;
 		if (s->available && s->available(target, r->error, sizeof(r->error)) != 0) {
 			r->status = RESULT_SKIPPED;
 			if (o->progress)

@@ -37,8 +37,9 @@
  * the made directories get their modes at the end with `ssh HOST chmod`,
  * all over one shared connection.
  * Left out: links whose target is not a regular file (to a directory,
- * dangling, to a device), special files, and for scp -O names holding a
- * newline (the last is then missing, and verification says so). A tree
+ * dangling, to a device) and special files. scp -O cannot carry a name
+ * holding a newline: a tree with one is skipped with the name (see
+ * scp_legacy_available). A tree
  * without any of them is copied by the one command a user types. The links
  * not carried (and the ones that arrived as copies of their targets) are
  * reported by verification as symbolic links not kept.
@@ -341,9 +342,51 @@ static int scp_available(const struct xfer_target *t, char *why, size_t len)
 	return strategy_needs_ssh(t, why, len) || host_programs_need_local(local, why, len);
 }
 
+/* The first path of m holding a newline, or NULL. */
+static const char *newline_name(const struct manifest *m)
+{
+	for (size_t i = 0; m && i < m->count; i++)
+		if (strchr(m->entries[i].path, '\n'))
+			return m->entries[i].path;
+	for (size_t i = 0; m && i < m->nhardlinks; i++)
+		if (strchr(m->hardlinks[i].path, '\n'))
+			return m->hardlinks[i].path;
+	for (size_t i = 0; m && i < m->ndirs; i++)
+		if (strchr(m->dirs[i].path, '\n'))
+			return m->dirs[i].path;
+	return NULL;
+}
+
+/*
+ * scp -O sends a name holding a newline as "\^J": that file would arrive
+ * under another name and fail verification by no fault of the link. Such a
+ * tree is what scp -O cannot carry at all: skipped, with the name, where
+ * real-scp (SFTP) runs.
+ */
 static int scp_legacy_available(const struct xfer_target *t, char *why, size_t len)
 {
-	return scp_available(t, why, len) || host_programs_need(t, "scp", why, len);
+	const char *bad = newline_name(t->manifest);
+
+	if (scp_available(t, why, len) || host_programs_need(t, "scp", why, len))
+		return 1;
+	if (bad) {
+		char shown[256];
+		size_t k = 0;
+
+		for (const char *c = bad; *c && k + 3 < sizeof(shown); c++) {
+			if (*c == '\n') {
+				shown[k++] = '\\';
+				shown[k++] = 'n';
+			} else {
+				shown[k++] = *c;
+			}
+		}
+		shown[k] = '\0';
+		snprintf(why, len, "scp -O cannot carry a name holding a newline ('%s' would arrive "
+			 "as another name); real-scp can", shown);
+		return 1;
+	}
+	return 0;
 }
 
 const struct strategy strategy_real_scp = {

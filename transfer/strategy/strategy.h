@@ -103,6 +103,8 @@ struct xfer_target {
 	const char *label;	/* the host as the user named it */
 	const char *ssh_config;	/* -F FILE; NULL: ssh's default */
 	int accept_new_hostkey;	/* --accept-new-hostkey */
+	/* the tree to move, for an `available` that depends on it; set by the runner */
+	const struct manifest *manifest;
 };
 
 /* One run of one strategy: what it is given and what it reports back. */
