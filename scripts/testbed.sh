@@ -253,6 +253,15 @@ remove_delay() {
 	if pid=$(delayer_pid); then
 		stop_pid "$pid"
 	fi
+	# One started from another checkout (its pid file is not ours) would still hold
+	# the queue: any delayer in our namespace is one of ours.
+	if ns_exists; then
+		for pid in $(ip netns pids "$NS" 2>/dev/null || true); do
+			if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = delayer ]; then
+				stop_pid "$pid"
+			fi
+		done
+	fi
 	rm -f "$DELAYER_PID_FILE" "$DELAY_FILE"
 }
 

@@ -17,7 +17,8 @@
  * (packet id, due time) holds them, and the loop sleeps in ppoll until the
  * head is due or a packet arrives. Only metadata is copied to us (no payload),
  * and GSO packets come whole (NFQA_CFG_F_GSO), so a 64 KiB TSO segment costs
- * one message, not 45: that is what keeps the CPU small at full rate.
+ * one message, not 45: that is what keeps the CPU small at full rate (seen:
+ * iperf3 at 10-12 Gbit/s through 2 ms with the delayer at 21-27% of a core).
  */
 #define _GNU_SOURCE /* ppoll */
 
