@@ -386,6 +386,15 @@ int main(int argc, char **argv)
 	if (optind != argc || queue_num < 0 || delay_us < 0)
 		return usage();
 	delayer.delay_ns = (clock_ns)delay_us * 1000u;
+	/*
+	 * We outlive the script that starts us: an inherited descriptor would stay
+	 * open as long, such as the testbed lock that `flock LOCK bash test.t`
+	 * hands down, which no one could then take.
+	 */
+	if (close_range(3, ~0U, 0) != 0) {
+		fprintf(stderr, "delayer: cannot close inherited descriptors: %s\n", strerror(errno));
+		return 1;
+	}
 
 	/*
 	 * Timer slack 1 ns: the default 50 us would let each wake come up to 50 us
