@@ -305,11 +305,15 @@ median_rtt_us() {
 #
 # Calibration: the queue's own path (the kernel waking the delayer for each packet,
 # the late wake from its timer) adds a cost of its own, measured on this machine at
-# 40-100 us a round trip (ping, idle delayer), which alone is 8-20% of 0.5 ms. So
+# 40-170 us a round trip (ping, idle delayer), which alone is 8-34% of 0.5 ms. So
 # the link's round trip without any delay is measured first, then with the delayer
 # holding D, and the delayer is restarted holding D less the excess: the round trip
 # is then the unshaped one plus D. (Packets that find the delayer already awake, as
-# in a bulk transfer, pay less of that cost and so come a little earlier.)
+# in a bulk transfer, pay less of that cost and so come a little earlier.) The cost
+# moves with the machine's load: under a load average of 15 on 2 vCPUs one median
+# of 41 pings swung by 100-200 us from one second to the next, so at 0.5 ms the
+# round trip is then within 5% only most of the time; correcting again on a second
+# measurement chased that noise rather than the cost (tried: worse).
 apply_delay() {
 	local text=$1 us=$2 base with excess hold
 	if [ -z "$text" ]; then
@@ -340,6 +344,7 @@ DELAY=$text
 DELAY_US=$us
 HOLD_US=$hold
 BASE_RTT_US=$base
+RTT_US=$with
 EOF
 }
 
@@ -644,7 +649,7 @@ cmd_status() {
 
 # Prints the delay line; returns 1 when a delay is set but not in force.
 status_delay() {
-	local rules pid DELAY="" DELAY_US="" HOLD_US="" BASE_RTT_US=""
+	local rules pid DELAY="" DELAY_US="" HOLD_US="" BASE_RTT_US="" RTT_US=""
 	rules=$(delay_rules)
 	if [ ! -e "$DELAY_FILE" ]; then
 		if [ -n "$rules" ] || delayer_pid >/dev/null; then
@@ -664,7 +669,7 @@ status_delay() {
 		echo "delay: $DELAY set, but the NFQUEUE rule is missing in $NS"
 		return 1
 	fi
-	echo "delay: $DELAY ($DELAY_US us) on what $ADDR_NS sends (delayer pid $pid, queue $QUEUE_NUM, holds $HOLD_US us; unshaped round trip $BASE_RTT_US us)"
+	echo "delay: $DELAY ($DELAY_US us) on what $ADDR_NS sends (delayer pid $pid, queue $QUEUE_NUM, holds $HOLD_US us; round trip $BASE_RTT_US us without the delay, $RTT_US us holding D)"
 }
 
 [ $# -ge 1 ] || usage

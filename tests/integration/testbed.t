@@ -47,19 +47,26 @@ median_rtt_us() {
 		awk '$1 > 2 { print $2 }' | sort -n |
 		awk '{ us[NR] = $1 * 1000 } END { if (NR == 21) printf "%d\n", us[11] }'
 }
-# rtt_near DESCRIPTION DELAY_US: the median round trip is base + DELAY_US, within 5%.
-# Up to 3 tries: on this shared 2-vCPU machine a burst of load can hold up a whole
-# run of pings (seen: 2450 us once at 2 ms, 2050-2100 us before and after).
+# rtt_near DESCRIPTION DELAY_US UP_ARGS...: the median round trip is base + DELAY_US,
+# within 5%. Up to 3 tries, then `up UP_ARGS` again (which measures the queue's own
+# cost afresh) and 3 more: on this shared 2-vCPU machine a burst of load can hold up
+# a whole run of pings (seen: 2450 us once at 2 ms, 2050-2100 us before and after)
+# or the measurement at up (at 0.5 ms, 463-480 us three times after one up).
 rtt_near() {
 	local desc=$1 delay=$2 got want try seen=""
+	shift 2
 	want=$((base + delay))
-	for ((try = 0; try < 3; try++)); do
+	for ((try = 0; try < 6; try++)); do
+		if [ "$try" -eq 3 ]; then
+			"$tb" up "$@" >/dev/null 2>&1
+			seen="$seen, up again:"
+		fi
 		got=$(median_rtt_us)
 		seen="$seen ${got:-none}"
 		[ -n "$got" ] && [ $(((got - want) * 20)) -le "$want" ] && [ $(((want - got) * 20)) -le "$want" ] && break
 	done
-	[ "$try" -lt 3 ]
-	ok $? "$desc: median RTT (us, each try):$seen, want $want +-5% (base $base + $delay)"
+	[ "$try" -lt 6 ]
+	ok $? "$desc: median RTT (us, each try):$seen; want $want +-5% (base $base + $delay)"
 }
 
 plan_root 41
@@ -112,7 +119,7 @@ ok $? "base RTT without delay: ${base:-none} us"
 base=${base:-0}
 check_rc 2 "up --delay bogus exits 2" "$tb" up --delay 2
 check "up --delay 0.5ms" "$tb" up --delay 0.5ms
-rtt_near "0.5 ms" 500
+rtt_near "0.5 ms" 500 --delay 0.5ms
 grep -E '^delay: 0\.5ms .*delayer pid [0-9]+' >/dev/null <<<"$("$tb" status)"
 ok $? "status names the delay and the delayer"
 
@@ -123,7 +130,7 @@ pid_two=$(delayer_pid)
 ok $? "it replaced the delayer (pid ${pid_half:-none} gone, ${pid_two:-none} alone)"
 [ "$(delay_rules | wc -l)" -eq 1 ]
 ok $? "one NFQUEUE rule"
-rtt_near "2 ms" 2000
+rtt_near "2 ms" 2000 --delay 2ms
 
 # Throughput and the delayer's CPU through 2 ms: reported, not asserted.
 # (-1: the server exits after this one client; down would end it otherwise)
@@ -133,7 +140,8 @@ for ((i = 0; i < 30; i++)); do
 	sleep 0.1
 done
 # CPU ticks the delayer used so far (fields 14 and 15 of its stat: user and system)
-delayer_ticks() { [ -n "$pid_two" ] && awk '{ print $14 + $15 }' "/proc/$pid_two/stat" 2>/dev/null; }
+delayer_ticks() { [ -n "$pid_cpu" ] && awk '{ print $14 + $15 }' "/proc/$pid_cpu/stat" 2>/dev/null; }
+pid_cpu=$(delayer_pid)
 ticks0=$(delayer_ticks)
 ns0=$(date +%s%N)
 iperf_json=$(timeout 20 iperf3 -c 198.18.0.2 -t 2 -J 2>/dev/null)
@@ -149,7 +157,7 @@ echo "# through 2 ms: iperf3 ${gbits:-?} Gbit/s, the delayer at ${cpu}% of a cor
 
 check "up --rate 1gbit --delay 20ms" "$tb" up --rate 1gbit --delay 20ms
 check "tbf 1Gbit on xfercmp0 with the delay" tbf_on
-rtt_near "20 ms, shaped" 20000
+rtt_near "20 ms, shaped" 20000 --rate 1gbit --delay 20ms
 
 pid_twenty=$(delayer_pid)
 check "up without --delay" "$tb" up
