@@ -14,6 +14,7 @@ DEB_liburing := liburing-dev
 DEB_libxxhash := libxxhash-dev
 DEB_json-c := libjson-c-dev
 DEB_cmocka := libcmocka-dev
+DEB_libnetfilter_queue := libnetfilter-queue-dev
 
 # Only targets that compile need the libraries: `make clean` or `make demo` on a
 # bare machine must not stop here (demo installs them first).
@@ -23,6 +24,12 @@ ifeq ($(shell command -v pkg-config),)
 $(error pkg-config not found: run 'sudo scripts/setup.sh' or 'apt-get install pkg-config')
 endif
 $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(error $(p) not found: install the Debian package $(DEB_$(p)) (or run 'sudo scripts/setup.sh'))))
+endif
+# the delayer's library, needed only by the targets that build it
+ifneq ($(filter unit-tests delayer $(BUILD)/tests/delayer,$(MAKECMDGOALS)),)
+ifneq ($(shell pkg-config --exists libnetfilter_queue && echo y),y)
+$(error libnetfilter_queue not found: install the Debian package $(DEB_libnetfilter_queue) (or run 'sudo scripts/setup.sh'))
+endif
 endif
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
@@ -104,7 +111,19 @@ $(BUILD)/tests/ssh_probe: tests/tools/ssh_probe.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LINK_ALL) $(LIBS) $(LDFLAGS)
 
-unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe
+# The testbed's delayer (scripts/testbed.sh up --delay): only libnetfilter_queue,
+# none of ours but the header-only clock. Built with the tests, not with `all`:
+# xfercmp itself does not need the library.
+DELAYER := $(BUILD)/tests/delayer
+$(DELAYER): tests/tools/delayer.c common/clock.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) -Icommon $(shell pkg-config --cflags libnetfilter_queue) $(CFLAGS) \
+		-o $@ $< $(shell pkg-config --libs libnetfilter_queue) $(LDFLAGS)
+
+.PHONY: delayer
+delayer: $(DELAYER)
+
+unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER)
 
 setup:
 	@scripts/setup.sh

@@ -8,7 +8,8 @@ packages=(
 	libarchive-dev libssh-dev libzstd-dev liburing-dev libxxhash-dev
 	libjson-c-dev libcmocka-dev libacl1-dev
 	clang libclang-rt-14-dev
-	openssh-server openssh-client iproute2 procps
+	openssh-server openssh-client iproute2 procps iptables iputils-ping
+	libnetfilter-queue-dev
 	tar zstd rsync netcat-openbsd iperf3 perl python3
 	man-db zsh
 	chromium

@@ -3,9 +3,19 @@
 # a network namespace joined to the root namespace by a veth pair, with Debian's sshd
 # running inside it on generated keys, and optional tbf shaping of the link.
 #
-#   scripts/testbed.sh up [--rate RATE]   create (or re-use) the testbed; RATE e.g. 1gbit
+#   scripts/testbed.sh up [--rate RATE] [--delay D]
+#                                         create (or re-use) the testbed; RATE e.g. 1gbit,
+#                                         D e.g. 0.5ms, 2ms, 20ms (or 500us): a round trip
+#                                         through the link takes D longer
 #   scripts/testbed.sh down               stop everything, remove namespace and link
-#   scripts/testbed.sh status             exit 0 if namespace, link and sshd are all up
+#   scripts/testbed.sh status             exit 0 if namespace, link, sshd (and the
+#                                         delayer, when a delay is set) are all up
+#
+# The kernel here has no netem, so the delay is ours: an iptables rule in the
+# namespace sends every packet leaving the host's xfercmp1 to NFQUEUE queue 18, where
+# build/tests/delayer (tests/tools/delayer.c, `make delayer`) holds it for D and then
+# accepts it. Only what the host sends is delayed (replies and ACKs included), so a
+# round trip grows by D once. An up without --delay removes it.
 #
 # Addresses: 198.18.0.1/24 (root namespace, xfercmp0) and 198.18.0.2/24 (namespace,
 # xfercmp1), from 198.18.0.0/15, the range set aside for network benchmarks; and,
@@ -15,7 +25,8 @@
 #
 # Files (build/testbed/ under the repository top): host key, user key pair,
 # authorized_keys, known_hosts, sshd_config, sshd.pid, sshd.log, ssh_config and env
-# (shell-sourceable TESTBED_* variables). Use the testbed with:
+# (shell-sourceable TESTBED_* variables); with a delay also delayer.pid, delayer.log and
+# delay (what status reports). Use the testbed with:
 #   ssh -F build/testbed/ssh_config testbed CMD      (IPv4)
 #   ssh -F build/testbed/ssh_config testbed6 CMD     (IPv6)
 set -Eeuo pipefail
@@ -47,7 +58,7 @@ on_err() {
 }
 trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
 
-usage() { die 2 "usage: testbed.sh up [--rate RATE] | down | status"; }
+usage() { die 2 "usage: testbed.sh up [--rate RATE] [--delay D] | down | status"; }
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (network namespaces, veth and tc need it)"
 
@@ -63,6 +74,12 @@ readonly SSHD_LOG="$DIR/sshd.log"
 readonly PID_FILE="$DIR/sshd.pid"
 readonly SSH_CONFIG="$DIR/ssh_config"
 readonly ENV_FILE="$DIR/env"
+readonly DELAYER="$TOP/build/tests/delayer"
+readonly DELAYER_PID_FILE="$DIR/delayer.pid"
+readonly DELAYER_LOG="$DIR/delayer.log"
+readonly DELAY_FILE="$DIR/delay"
+# The NFQUEUE queue the delayer binds (queues are per namespace: any number works).
+readonly QUEUE_NUM=18
 user=$(id -un)
 readonly USER_NAME=$user
 
@@ -84,6 +101,17 @@ pid_alive() {
 	case ${stat:0:1} in
 	Z | X | x | '') return 1 ;;
 	esac
+}
+
+# Sends TERM to one process, waits up to 5 s for it to go, then KILLs it.
+stop_pid() {
+	local i
+	kill -TERM "$1" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		pid_alive "$1" || return 0
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null || true
 }
 
 # Prints the pid from the pid file if that process is still our sshd: its name is
@@ -157,6 +185,173 @@ apply_rate() {
 			in_ns tc qdisc del dev "$IF_NS" root || die 1 "tc failed to unshape $IF_NS"
 		fi
 	fi
+}
+
+# ---------------------------------------------------------------- delay handling
+
+# Validates D (digits with up to 3 decimals then ms, or digits then us; 1 us to 10 s)
+# and prints it in microseconds.
+delay_us() {
+	local delay=${1,,} whole frac us
+	if [[ $delay =~ ^([0-9]{1,5})(\.([0-9]{1,3}))?ms$ ]]; then
+		whole=${BASH_REMATCH[1]}
+		frac=${BASH_REMATCH[3]}000
+		us=$((10#$whole * 1000 + 10#${frac:0:3}))
+	elif [[ $delay =~ ^([0-9]{1,8})us$ ]]; then
+		us=$((10#${BASH_REMATCH[1]}))
+	else
+		return 1
+	fi
+	[ "$us" -ge 1 ] && [ "$us" -le 10000000 ] || return 1
+	echo "$us"
+}
+
+# iptables in the namespace: Debian's default (nf_tables backend), or the legacy
+# one where nf_tables is missing. Sets IPTABLES; returns 1 when neither works.
+IPTABLES=""
+find_iptables() {
+	local candidate
+	[ -z "$IPTABLES" ] || return 0
+	for candidate in iptables iptables-legacy; do
+		command -v "$candidate" >/dev/null || continue
+		if in_ns "$candidate" -S OUTPUT >/dev/null 2>&1; then
+			IPTABLES=$candidate
+			return 0
+		fi
+	done
+	return 1
+}
+pick_iptables() {
+	find_iptables ||
+		die 1 "no working iptables in $NS (install the Debian package iptables, or run scripts/setup.sh)"
+}
+
+# Prints our NFQUEUE rules in the namespace's OUTPUT chain, in iptables -S form
+# (nothing when there is no namespace or no working iptables: then there is no rule).
+delay_rules() {
+	ns_exists || return 0
+	find_iptables || return 0
+	in_ns "$IPTABLES" -S OUTPUT 2>/dev/null | grep -E -- "-j NFQUEUE --queue-num $QUEUE_NUM( |\$)" || true
+}
+
+# Prints the delayer's pid if the pid file names a live delayer of ours (its
+# name is delayer and its command line names our pid file).
+delayer_pid() {
+	local pid
+	[ -r "$DELAYER_PID_FILE" ] || return 1
+	read -r pid <"$DELAYER_PID_FILE" || return 1
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	pid_alive "$pid" || return 1
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = delayer ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$DELAYER_PID_FILE" >/dev/null || return 1
+	echo "$pid"
+}
+
+# Removes the rule first (so no packet is queued to a queue nobody holds, which
+# drops it), then stops the delayer (it accepts what it still holds on SIGTERM).
+remove_delay() {
+	local rule pid
+	while read -r rule; do
+		[ -n "$rule" ] || continue
+		# shellcheck disable=SC2086 # the rule's words, as iptables -S printed them
+		in_ns "$IPTABLES" ${rule/#-A /-D } || die 1 "cannot delete the rule '$rule' in $NS"
+	done < <(delay_rules)
+	if pid=$(delayer_pid); then
+		stop_pid "$pid"
+	fi
+	# One started from another checkout (its pid file is not ours) would still hold
+	# the queue: any delayer in our namespace is one of ours.
+	if ns_exists; then
+		for pid in $(ip netns pids "$NS" 2>/dev/null || true); do
+			if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = delayer ]; then
+				stop_pid "$pid"
+			fi
+		done
+	fi
+	rm -f "$DELAYER_PID_FILE" "$DELAY_FILE"
+}
+
+# Starts the delayer holding packets for $1 us, waits (bounded, ~5 s) until it has
+# bound the queue (it writes its pid file then), then queues the host's packets to it.
+start_delayer() {
+	local hold_us=$1 i
+	rm -f "$DELAYER_PID_FILE"
+	echo "=== testbed.sh: starting delayer, hold $hold_us us, $(date '+%F %T')" >>"$DELAYER_LOG"
+	in_ns "$DELAYER" --queue "$QUEUE_NUM" --delay-us "$hold_us" --pidfile "$DELAYER_PID_FILE" \
+		</dev/null >>"$DELAYER_LOG" 2>&1 &
+	for ((i = 0; i < 50; i++)); do
+		delayer_pid >/dev/null && break
+		if ! kill -0 $! 2>/dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
+	if ! delayer_pid >/dev/null; then
+		tail -n 3 "$DELAYER_LOG" | sed 's/^/    /' >&2
+		die 1 "the delayer did not start in $NS (see $DELAYER_LOG)"
+	fi
+	in_ns "$IPTABLES" -A OUTPUT -o "$IF_NS" -j NFQUEUE --queue-num "$QUEUE_NUM" ||
+		die 1 "cannot add the NFQUEUE rule in $NS"
+}
+
+# Prints the median round trip, in us, of 41 pings to the host (5 more before them
+# are left out: the first wakes of a fresh delayer came later).
+median_rtt_us() {
+	local out
+	out=$(ping -n -c 46 -i 0.02 -W 1 "$ADDR_NS" 2>&1) || die 1 "ping $ADDR_NS failed: $(echo "$out" | tail -n 1)"
+	sed -n 's/.* icmp_seq=\([0-9]*\) .* time=\([0-9.]*\) ms.*/\1 \2/p' <<<"$out" |
+		awk '$1 > 5 { print $2 }' | sort -n |
+		awk '{ us[NR] = $1 * 1000 } END {
+			if (NR == 0) exit 1
+			printf "%d\n", (NR % 2) ? us[(NR + 1) / 2] : (us[NR / 2] + us[NR / 2 + 1]) / 2 }' ||
+		die 1 "no round trip in ping's output: $(echo "$out" | tail -n 1)"
+}
+
+# Sets a delay of $2 us ($1: as the user wrote it), or none ($1 empty).
+#
+# Calibration: the queue's own path (the kernel waking the delayer for each packet,
+# the late wake from its timer) adds a cost of its own, measured on this machine at
+# 40-170 us a round trip (ping, idle delayer), which alone is 8-34% of 0.5 ms. So
+# the link's round trip without any delay is measured first, then with the delayer
+# holding D, and the delayer is restarted holding D less the excess: the round trip
+# is then the unshaped one plus D. (Packets that find the delayer already awake, as
+# in a bulk transfer, pay less of that cost and so come a little earlier.) The cost
+# moves with the machine's load: under a load average of 15 on 2 vCPUs one median
+# of 41 pings swung by 100-200 us from one second to the next, so at 0.5 ms the
+# round trip is then within 5% only most of the time; correcting again on a second
+# measurement chased that noise rather than the cost (tried: worse).
+apply_delay() {
+	local text=$1 us=$2 base with excess hold
+	if [ -z "$text" ]; then
+		if [ -e "$DELAY_FILE" ] || [ -n "$(delay_rules)" ] || delayer_pid >/dev/null; then
+			pick_iptables
+			remove_delay
+		fi
+		return 0
+	fi
+	[ -x "$DELAYER" ] || die 1 "$DELAYER not built (run 'make delayer'; it needs libnetfilter-queue-dev)"
+	command -v ping >/dev/null || die 1 "ping not found (run scripts/setup.sh)"
+	mkdir -p "$DIR" || die 1 "cannot create $DIR"
+	pick_iptables
+	remove_delay
+	base=$(median_rtt_us)
+	start_delayer "$us"
+	with=$(median_rtt_us)
+	excess=$((with - base - us))
+	hold=$us
+	# Only a plausible excess is taken off: never more than half of D.
+	if [ "$excess" -gt 0 ] && [ $((excess * 2)) -lt "$us" ]; then
+		hold=$((us - excess))
+		remove_delay
+		start_delayer "$hold"
+	fi
+	cat >"$DELAY_FILE" <<EOF
+DELAY=$text
+DELAY_US=$us
+HOLD_US=$hold
+BASE_RTT_US=$base
+RTT_US=$with
+EOF
 }
 
 # ---------------------------------------------------------------- up
@@ -287,17 +482,10 @@ log_tail() {
 }
 
 stop_sshd() {
-	local pid i
+	local pid
 	# pidfile_sshd, not sshd_pid: stop it even if the namespace was deleted under it.
 	pid=$(pidfile_sshd) || { rm -f "$PID_FILE"; return 0; }
-	kill -TERM "$pid" 2>/dev/null || true
-	for ((i = 0; i < 50; i++)); do
-		pid_alive "$pid" || break
-		sleep 0.1
-	done
-	if pid_alive "$pid"; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
+	stop_pid "$pid"
 	rm -f "$PID_FILE"
 }
 
@@ -392,23 +580,24 @@ verify_ssh() {
 }
 
 cmd_up() {
-	local rate=""
+	local rate="" delay="" us=""
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--rate)
-			[ $# -ge 2 ] || die 2 "--rate needs a value, e.g. --rate 1gbit"
-			rate=$2
+		--rate | --delay)
+			[ $# -ge 2 ] || die 2 "$1 needs a value, e.g. --rate 1gbit or --delay 2ms"
+			if [ "$1" = --rate ]; then rate=$2; else delay=$2; fi
 			shift 2
 			;;
-		--rate=*)
-			rate=${1#--rate=}
-			shift
-			;;
+		--rate=*) rate=${1#--rate=} && shift ;;
+		--delay=*) delay=${1#--delay=} && shift ;;
 		*) usage ;;
 		esac
 	done
 	if [ -n "$rate" ] && ! rate_bits "$rate" >/dev/null; then
 		die 2 "bad rate '$rate': want digits, optional k/m/g, then 'bit' (e.g. 100mbit, 1gbit)"
+	fi
+	if [ -n "$delay" ] && ! us=$(delay_us "$delay"); then
+		die 2 "bad delay '$delay': want a number of ms (up to 3 decimals) or of us, 1 us to 10 s (e.g. 0.5ms, 2ms, 500us)"
 	fi
 	[ -x "$SSHD" ] || die 1 "$SSHD not found (run scripts/setup.sh)"
 	[ -x "$SFTP_SERVER" ] || die 1 "$SFTP_SERVER not found (run scripts/setup.sh)"
@@ -417,12 +606,13 @@ cmd_up() {
 
 	setup_network
 	apply_rate "$rate"
+	apply_delay "$delay" "$us"
 	setup_keys
 	write_configs
 	start_sshd
 	wait_sshd
 	verify_ssh
-	echo "testbed: up: $USER_NAME@$ADDR_NS and [$ADDR6_NS] (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}; ssh -F $SSH_CONFIG testbed (or testbed6)"
+	echo "testbed: up: $USER_NAME@$ADDR_NS and [$ADDR6_NS] (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}, delay ${delay:-none}; ssh -F $SSH_CONFIG testbed (or testbed6)"
 }
 
 # ---------------------------------------------------------------- down
@@ -430,6 +620,10 @@ cmd_up() {
 cmd_down() {
 	[ $# -eq 0 ] || usage
 	local pids pid i
+	if ns_exists || delayer_pid >/dev/null; then
+		apply_delay "" ""
+	fi
+	rm -f "$DELAYER_PID_FILE" "$DELAY_FILE"
 	stop_sshd
 	if ns_exists; then
 		# Anything still running in the namespace was started into it by us.
@@ -487,7 +681,33 @@ cmd_status() {
 		echo "sshd: not running"
 		ok=1
 	fi
+	status_delay || ok=1
 	return "$ok"
+}
+
+# Prints the delay line; returns 1 when a delay is set but not in force.
+status_delay() {
+	local rules pid DELAY="" DELAY_US="" HOLD_US="" BASE_RTT_US="" RTT_US=""
+	rules=$(delay_rules)
+	if [ ! -e "$DELAY_FILE" ]; then
+		if [ -n "$rules" ] || delayer_pid >/dev/null; then
+			echo "delay: none set, but a delayer or its rule is left over (up or down removes it)"
+			return 1
+		fi
+		echo "delay: none"
+		return 0
+	fi
+	# shellcheck disable=SC1090 # written by apply_delay
+	. "$DELAY_FILE"
+	if ! pid=$(delayer_pid); then
+		echo "delay: $DELAY set, but the delayer is not running (see $DELAYER_LOG)"
+		return 1
+	fi
+	if [ -z "$rules" ]; then
+		echo "delay: $DELAY set, but the NFQUEUE rule is missing in $NS"
+		return 1
+	fi
+	echo "delay: $DELAY ($DELAY_US us) on what $ADDR_NS sends (delayer pid $pid, queue $QUEUE_NUM, holds $HOLD_US us; round trip $BASE_RTT_US us without the delay, $RTT_US us holding D)"
 }
 
 [ $# -ge 1 ] || usage

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # TAP test for scripts/testbed.sh: brings the testbed up and down, checks that sshd
 # runs inside the namespace, that ssh and sftp work through the generated config,
-# that up is idempotent, that --rate shapes the link, and that down leaves nothing.
+# that up is idempotent, that --rate shapes the link, that --delay adds its delay to
+# the round trip (within 5% at 0.5, 2 and 20 ms), that a second up replaces or removes
+# the delay, and that down leaves nothing.
 # Needs root. Only ever talks to 198.18.0.2, inside the namespace the script creates.
 #
 #   bash tests/integration/testbed.t
@@ -29,7 +31,45 @@ tbf_on() { tc qdisc show dev xfercmp0 | grep -E '^qdisc tbf .* rate 1Gbit' >/dev
 # shellcheck disable=SC2317
 tbf_off() { ! tc qdisc show dev xfercmp0 | grep '^qdisc tbf' >/dev/null; }
 
-plan_root 22
+# The delayer's pid, from its pid file.
+delayer_pid() { cat "$dir/delayer.pid" 2>/dev/null; }
+# Our NFQUEUE rules in the namespace (the testbed's iptables, whichever backend works).
+delay_rules() {
+	ip netns exec "$ns" iptables -S OUTPUT 2>/dev/null | grep -- '-j NFQUEUE' ||
+		ip netns exec "$ns" iptables-legacy -S OUTPUT 2>/dev/null | grep -- '-j NFQUEUE'
+}
+# Live delayers started from this checkout (a pid file of ours on the command line).
+delayers() { pgrep -f -- "--pidfile $dir/delayer.pid" || true; }
+# Median round trip to the host, in us, of 21 pings (2 more before them left out).
+median_rtt_us() {
+	ping -n -c 23 -i 0.02 -W 1 198.18.0.2 2>/dev/null |
+		sed -n 's/.* icmp_seq=\([0-9]*\) .* time=\([0-9.]*\) ms.*/\1 \2/p' |
+		awk '$1 > 2 { print $2 }' | sort -n |
+		awk '{ us[NR] = $1 * 1000 } END { if (NR == 21) printf "%d\n", us[11] }'
+}
+# rtt_near DESCRIPTION DELAY_US UP_ARGS...: the median round trip is base + DELAY_US,
+# within 5%. Up to 3 tries, then `up UP_ARGS` again (which measures the queue's own
+# cost afresh) and 3 more: on this shared 2-vCPU machine a burst of load can hold up
+# a whole run of pings (seen: 2450 us once at 2 ms, 2050-2100 us before and after)
+# or the measurement at up (at 0.5 ms, 463-480 us three times after one up).
+rtt_near() {
+	local desc=$1 delay=$2 got want try seen=""
+	shift 2
+	want=$((base + delay))
+	for ((try = 0; try < 6; try++)); do
+		if [ "$try" -eq 3 ]; then
+			"$tb" up "$@" >/dev/null 2>&1
+			seen="$seen, up again:"
+		fi
+		got=$(median_rtt_us)
+		seen="$seen ${got:-none}"
+		[ -n "$got" ] && [ $(((got - want) * 20)) -le "$want" ] && [ $(((want - got) * 20)) -le "$want" ] && break
+	done
+	[ "$try" -lt 6 ]
+	ok $? "$desc: median RTT (us, each try):$seen; want $want +-5% (base $base + $delay)"
+}
+
+plan_root 41
 
 # Whatever happens, leave nothing running.
 cleanup() { "$tb" down >/dev/null 2>&1; }
@@ -72,6 +112,65 @@ check "up without --rate removes tbf" tbf_off
 check_rc 2 "up --rate bogus exits 2" "$tb" up --rate bogus
 check_rc 0 "status exits 0 while up" "$tb" status
 
+# --- delay
+base=$(median_rtt_us)
+[ -n "$base" ]
+ok $? "base RTT without delay: ${base:-none} us"
+base=${base:-0}
+check_rc 2 "up --delay bogus exits 2" "$tb" up --delay 2
+check "up --delay 0.5ms" "$tb" up --delay 0.5ms
+rtt_near "0.5 ms" 500 --delay 0.5ms
+grep -E '^delay: 0\.5ms .*delayer pid [0-9]+' >/dev/null <<<"$("$tb" status)"
+ok $? "status names the delay and the delayer"
+
+pid_half=$(delayer_pid)
+check "a second up --delay 2ms" "$tb" up --delay 2ms
+pid_two=$(delayer_pid)
+[ -n "$pid_half" ] && ! pid_alive "$pid_half" && [ "$(delayers)" = "$pid_two" ]
+ok $? "it replaced the delayer (pid ${pid_half:-none} gone, ${pid_two:-none} alone)"
+[ "$(delay_rules | wc -l)" -eq 1 ]
+ok $? "one NFQUEUE rule"
+rtt_near "2 ms" 2000 --delay 2ms
+
+# Throughput and the delayer's CPU through 2 ms: reported, not asserted.
+# (-1: the server exits after this one client; down would end it otherwise)
+ip netns exec "$ns" iperf3 -s -1 -B 198.18.0.2 -D >/dev/null 2>&1
+for ((i = 0; i < 30; i++)); do
+	ip netns exec "$ns" ss -ltn | grep -F '198.18.0.2:5201' >/dev/null && break
+	sleep 0.1
+done
+# CPU ticks the delayer used so far (fields 14 and 15 of its stat: user and system)
+delayer_ticks() { [ -n "$pid_cpu" ] && awk '{ print $14 + $15 }' "/proc/$pid_cpu/stat" 2>/dev/null; }
+pid_cpu=$(delayer_pid)
+ticks0=$(delayer_ticks)
+ns0=$(date +%s%N)
+iperf_json=$(timeout 20 iperf3 -c 198.18.0.2 -t 2 -J 2>/dev/null)
+ticks1=$(delayer_ticks)
+ns1=$(date +%s%N)
+gbits=$(python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))' \
+	<<<"$iperf_json" 2>/dev/null)
+[ -n "$gbits" ]
+ok $? "iperf3 -t 2 through 2 ms ran"
+cpu=$(awk -v t="$((${ticks1:-0} - ${ticks0:-0}))" -v hz="$(getconf CLK_TCK)" -v ns="$((ns1 - ns0))" \
+	'BEGIN { printf "%.0f", 100 * t / hz / (ns / 1e9) }')
+echo "# through 2 ms: iperf3 ${gbits:-?} Gbit/s, the delayer at ${cpu}% of a core"
+
+check "up --rate 1gbit --delay 20ms" "$tb" up --rate 1gbit --delay 20ms
+check "tbf 1Gbit on xfercmp0 with the delay" tbf_on
+rtt_near "20 ms, shaped" 20000 --rate 1gbit --delay 20ms
+
+pid_twenty=$(delayer_pid)
+check "up without --delay" "$tb" up
+[ -z "$(delay_rules)" ]
+ok $? "up without --delay leaves no NFQUEUE rule"
+[ -n "$pid_twenty" ] && ! pid_alive "$pid_twenty" && [ -z "$(delayers)" ]
+ok $? "up without --delay leaves no delayer (pid ${pid_twenty:-none} gone)"
+grep -x 'delay: none' >/dev/null <<<"$("$tb" status)"
+ok $? "status says delay: none"
+
+check "up --delay 2ms before down" "$tb" up --delay 2ms
+pid_last=$(delayer_pid)
+
 # --- down
 pid=$(sshd_pid)
 check "down" "$tb" down
@@ -83,6 +182,8 @@ ok $? "veth xfercmp0 gone"
 ok $? "sshd (pid ${pid:-none}) no longer alive"
 [ ! -e "$dir/sshd.pid" ]
 ok $? "pid file removed"
+[ -n "$pid_last" ] && ! pid_alive "$pid_last" && [ -z "$(delayers)" ] && [ ! -e "$dir/delayer.pid" ]
+ok $? "down stopped the delayer (pid ${pid_last:-none}) and removed its pid file"
 check_rc 1 "status exits 1 when down" "$tb" status
 check_rc 0 "down again exits 0" "$tb" down
 
