@@ -33,7 +33,7 @@ static void assert_covers(const struct manifest *m, const struct send_plan *plan
 					continue;
 				assert_int_equal(it->file_size, e->size);
 				assert_int_equal(it->mode, e->mode);
-				if (it->whole) {
+				if (it->kind == SEND_FILE) {
 					assert_int_equal(it->offset, 0);
 					assert_int_equal(it->length, e->size);
 				}
@@ -74,7 +74,7 @@ static void test_whole_in_manifest_order(void **state)
 	assert_int_equal(plan.count, 3);
 	for (size_t k = 0; k < plan.count; k++) {
 		assert_string_equal(plan.items[k].path, m.entries[k].path);
-		assert_true(plan.items[k].whole);
+		assert_int_equal(plan.items[k].kind, SEND_FILE);
 	}
 	assert_int_equal(plan.bytes, m.total_bytes);
 	assert_covers(&m, &plan, 1);
@@ -97,7 +97,7 @@ static void test_split_large_file(void **state)
 	assert_int_equal(send_plan_split(&m, 2, 8 * MiB, plans), 0);
 	for (unsigned s = 0; s < 2; s++) {
 		assert_int_equal(plans[s].count, 1);
-		assert_false(plans[s].items[0].whole);
+		assert_int_equal(plans[s].items[0].kind, SEND_RANGE);
 	}
 	assert_int_equal(plans[0].items[0].offset + plans[1].items[0].offset, (size + 1) / 2);
 	assert_covers(&m, plans, 2);
@@ -135,9 +135,9 @@ static void test_split_mixed(void **state)
 			const struct send_item *it = &plans[s].items[k];
 
 			items++;
-			ranges += !it->whole;
+			ranges += it->kind != SEND_FILE;
 			/* only the files above the threshold are cut */
-			assert_int_equal(!it->whole, it->file_size > 8 * MiB);
+			assert_int_equal(it->kind != SEND_FILE, it->file_size > 8 * MiB);
 		}
 	assert_int_equal(ranges, 4 * 3);
 	assert_int_equal(items, m.count + 4 * (3 - 1));
@@ -164,7 +164,7 @@ static void test_split_without_ranges(void **state)
 	manifest_sort(&m);
 	assert_int_equal(send_plan_split(&m, 1, 8 * MiB, &one), 0);
 	assert_int_equal(one.count, 2);
-	assert_true(one.items[0].whole && one.items[1].whole);
+	assert_true(one.items[0].kind == SEND_FILE && one.items[1].kind == SEND_FILE);
 	assert_covers(&m, &one, 1);
 	send_plan_release(&one);
 	assert_int_equal(send_plan_split(&m, 2, 0, two), 0);

@@ -240,7 +240,7 @@ static void split_tree(enum workload_kind kind, uint64_t files, uint64_t size)
 		int a, b;
 
 		for (size_t k = 0; k < plans[i].count; k++)
-			ranges += !plans[i].items[k].whole;
+			ranges += plans[i].items[k].kind != SEND_FILE;
 		tcp_pair(&a, &b);
 		rx_start(&r[i], b, t.dst);
 		tx_start(&s[i], a, t.src, &plans[i]);
@@ -337,9 +337,9 @@ static void changed_size(uint64_t real, uint64_t planned)
 	assert_int_equal(fs_write_all(fd, data, (size_t)real), 0);
 	close(fd);
 	items[0] = (struct send_item){ .path = "ok", .length = 5, .file_size = 5, .mode = 0644,
-				       .whole = 1 };
+				       .kind = SEND_FILE };
 	items[1] = (struct send_item){ .path = "grown", .length = planned, .file_size = planned,
-				       .mode = 0644, .whole = 1 };
+				       .mode = 0644, .kind = SEND_FILE };
 
 	tcp_pair(&a, &b);
 	rx_start(&r, b, t.dst);
@@ -379,7 +379,7 @@ static void test_large_file_changed(void **state)
 static void test_missing_source(void **state)
 {
 	struct tmp t;
-	struct send_item item = { .path = "nosuch", .length = 3, .file_size = 3, .whole = 1 };
+	struct send_item item = { .path = "nosuch", .length = 3, .file_size = 3, .kind = SEND_FILE };
 	int sv[2];
 
 	(void)state;
