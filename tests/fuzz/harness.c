@@ -207,10 +207,45 @@ static void expect_only(const char *dir, const char *only)
 }
 
 /*
+ * Regular files with more than one name, and how many of their names the
+ * walk found: a hard link is allowed only when all of an inode's names are
+ * inside the destination (one made to a file outside would leave a name
+ * there uncounted).
+ */
+struct multi_link {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink, seen;
+	char example[256];
+};
+
+static struct multi_link *multi;
+static size_t nmulti, multi_alloc;
+
+static void count_link(const struct stat *st, const char *path)
+{
+	for (size_t i = 0; i < nmulti; i++)
+		if (multi[i].dev == st->st_dev && multi[i].ino == st->st_ino) {
+			multi[i].seen++;
+			return;
+		}
+	if (nmulti == multi_alloc) {
+		multi_alloc = multi_alloc ? multi_alloc * 2 : 16;
+		multi = realloc(multi, multi_alloc * sizeof(*multi));
+		if (!multi)
+			die("out of memory counting links of", path);
+	}
+	multi[nmulti] = (struct multi_link){ .dev = st->st_dev, .ino = st->st_ino,
+					     .nlink = st->st_nlink, .seen = 1 };
+	snprintf(multi[nmulti].example, sizeof(multi[nmulti].example), "%s", path);
+	nmulti++;
+}
+
+/*
  * Walks the tree below the open directory dfd (named path, for messages).
- * Never follows a symbolic link; makes each directory searchable and
- * writable for its owner (a stream may give one mode 0) so it can be
- * walked and removed.
+ * Never follows a symbolic link (links are allowed: their text is data);
+ * makes each directory searchable and writable for its owner (a stream may
+ * give one mode 0) so it can be walked and removed.
  */
 static void walk(int dfd, const char *path)
 {
@@ -233,11 +268,13 @@ static void walk(int dfd, const char *path)
 			violation("set-user-ID or set-group-ID bit", sub);
 		if (S_ISREG(st.st_mode)) {
 			if (st.st_nlink != 1)
-				violation("regular file with more than one link", sub);
+				count_link(&st, sub);
 			continue;
 		}
+		if (S_ISLNK(st.st_mode))
+			continue;
 		if (!S_ISDIR(st.st_mode))
-			violation("neither a regular file nor a directory", sub);
+			violation("neither a regular file, a symbolic link nor a directory", sub);
 		if (fchmodat(dirfd(d), de->d_name, (st.st_mode & 07777) | S_IRWXU, 0) < 0)
 			die("cannot chmod", sub);
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -266,7 +303,11 @@ void harness_dest_check(const char *dest, int fds_before)
 	fd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		die("cannot open", dest);
+	nmulti = 0;
 	walk(fd, dest);
+	for (size_t i = 0; i < nmulti; i++)
+		if (multi[i].seen != multi[i].nlink)
+			violation("a hard link to a file outside the destination", multi[i].example);
 	if (fs_remove_tree(dest) < 0) {
 		fprintf(stderr, "harness: %s\n", err_msg());
 		abort();
