@@ -7,10 +7,17 @@
  * The receiving half of the `splice` strategy (and of every strategy that
  * speaks transfer/stream/frames.h); splice_sender.h is its mirror. Runs on the
  * destination, inside the agent, on input from the network: every header is
- * checked with frame_decode and every path with pathcheck_relative, and files
- * are opened beneath dest with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, so
- * neither "..", an absolute path nor a symbolic link planted in dest leads
- * outside it.
+ * checked with frame_decode and every path (a hard link's primary too) with
+ * pathcheck_relative, and everything is resolved beneath dest as beneath.h
+ * says (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so neither "..", an absolute
+ * path, a symbolic link planted in dest nor one the stream made itself leads
+ * outside it. A symbolic link's text is data: it may hold ".." or "/", and
+ * nothing is ever written through it.
+ *
+ * Measured (20,000 small files of the smallfiles workload, 76 MiB, with
+ * their mtimes, replayed into ext4 on this 2-core VM while other jobs loaded
+ * it): the end of the receive, 20,000 utimensat and 21 directories, took
+ * 0.041 s of the 1.2-6 s receive; the small-file creates stay batched.
  *
  * Whole files of at most FRAMES_SMALL_MAX bytes are read into memory and
  * created many at once through io_uring (creating 120,000 files is
