@@ -80,6 +80,11 @@ static void fuzz_frame(const uint8_t *data)
 	if (f.mode > 07777 ||
 	    (f.type != FRAME_END && (f.offset > FRAME_MAX_LENGTH || f.length > FRAME_MAX_LENGTH)))
 		violation("frame_decode: mode, offset or length out of bounds");
+	if ((f.type == FRAME_SYMLINK || f.type == FRAME_HARDLINK) &&
+	    (f.length == 0 || f.length > FRAME_PATH_MAX || f.mode || f.flags))
+		violation("frame_decode: a link record out of bounds");
+	if (f.type == FRAME_DIR && (f.length || f.offset))
+		violation("frame_decode: a directory record with content");
 	frame_encode(&f, back);
 	if (memcmp(back, data, FRAME_HEADER))
 		violation("frame_decode: the decoded header encodes to other bytes");

@@ -58,9 +58,10 @@ void harness_dest_make(char dest[HARNESS_DEST_MAX]);
 /*
  * After a run: aborts, naming the entry, if anything appeared beside dest or
  * its two parents (something was written outside dest), or if dest holds
- * anything but directories and single-link regular files, or a set-user-ID
- * or set-group-ID bit, or if an fd opened by the run is still open. Then
- * removes dest.
+ * anything but directories, symbolic links and regular files (a file of
+ * several names only if all of them are inside dest: no hard link leads
+ * out), or a set-user-ID or set-group-ID bit, or if an fd opened by the run
+ * is still open. Then removes dest.
  */
 void harness_dest_check(const char *dest, int fds_before);
 

@@ -25,23 +25,28 @@ wire() {
 	printf '%s' "$2"
 }
 
-# a record header (frames.h): type path_len mode offset length
+# a record header (frames.h, version 2): type path_len mode offset length [mtime]
+# (with an mtime, the FRAME_F_MTIME flag is set)
 frame() {
-	printf 'XFR1'
+	printf 'XFR2'
 	be 1 "$1"
-	be 1 0
+	if [ $# -ge 6 ]; then be 1 1; else be 1 0; fi
 	be 2 "$2"
 	be 4 "$3"
 	be 4 0
 	be 8 "$4"
 	be 8 "$5"
+	be 8 "${6:-0}"
 }
 
-# a whole record: type path mode offset content
+# a whole record: type path mode offset content [mtime]
 record() {
-	frame "$1" ${#2} "$3" "$4" ${#5}
+	frame "$1" ${#2} "$3" "$4" ${#5} ${6+"$6"}
 	printf '%s%s' "$2" "$5"
 }
+
+# record types
+FILE=1 RANGE=2 END=3 DIR=4 SYMLINK=5 HARDLINK=6
 
 token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 w=$out/fuzz_wire
@@ -53,6 +58,10 @@ wire 4 '{"error":"cannot open '\''x'\'': no such file"}' >"$w/error"
 frame 1 5 $((0644)) 0 3 >"$w/frame_file"
 frame 2 5 $((0600)) 4096 100 >"$w/frame_range"
 frame 3 0 0 2 103 >"$w/frame_end"
+frame 4 3 $((0555)) 0 0 1600000000 >"$w/frame_dir"
+frame 5 4 0 0 16 >"$w/frame_symlink"
+frame 6 4 0 0 7 >"$w/frame_hardlink"
+frame 1 5 $((0644)) 0 3 $((-5)) >"$w/frame_file_mtime"
 manifest=$'# xfercmp-manifest 1\n# workload tiny: 2 files\n'
 manifest+=$'0123456789abcdef\t5\t0644\ta/b.txt\n'
 manifest+=$'fedcba9876543210\t0\t0600\ttab\\there\\\\back\\nline\n'
@@ -86,7 +95,10 @@ f=$out/fuzz_frames_receiver
 } >"$f/modes"
 { record 1 ../escape $((0644)) 0 x; frame 3 0 0 1 1; } >"$f/dotdot"
 { record 1 a $((0644)) 0 abc; frame 3 0 0 1 3; printf 'trailing'; } >"$f/after_end"
-record 1 cut $((0644)) 0 'the stream ends here' | head -c 40 >"$f/truncated"
+# (the record is written whole, then cut: head must not end the writer with SIGPIPE)
+record 1 cut $((0644)) 0 'the stream ends here' >"$f/truncated.whole"
+head -c 50 "$f/truncated.whole" >"$f/truncated"
+rm "$f/truncated.whole"
 # a file created twice (through io_uring, then directly), a file where a directory must go
 {
 	record 1 a $((0644)) 0 one
@@ -99,6 +111,44 @@ record 1 cut $((0644)) 0 'the stream ends here' | head -c 40 >"$f/truncated"
 	frame 3 0 0 2 6
 } >"$f/twice_sync"
 { record 1 a $((0644)) 0 x; record 1 a/b $((0644)) 0 y; frame 3 0 0 2 2; } >"$f/file_as_dir"
+# a whole tree: directories (a 0555 one filled after its record, an empty one),
+# files with mtimes (small, ranges), symbolic links, hard links (one before its primary)
+{
+	record $DIR ro $((0555)) 0 '' 1600000000
+	record $DIR ro/empty $((0700)) 0 '' $((-86400))
+	record $HARDLINK early 0 0 ro/f
+	record $FILE ro/f $((0444)) 0 hello 1500000000
+	record $RANGE ro/r $((0640)) 3 def 1500000001
+	record $RANGE ro/r $((0640)) 0 abc 1500000001
+	record $SYMLINK ro/up 0 0 ../../etc/passwd
+	record $SYMLINK abs 0 0 /etc/hostname
+	record $HARDLINK ro/f2 0 0 ro/f
+	frame $END 0 0 9 $((0 + 0 + 4 + 5 + 3 + 3 + 16 + 13 + 4))
+} >"$f/tree"
+# hostile: a link out of the tree, then a file through it
+{
+	record $SYMLINK a 0 0 ../../etc
+	record $FILE a/passwd $((0644)) 0 'root::0:0::/:/bin/sh'
+	frame $END 0 0 2 $((9 + 20))
+} >"$f/through_symlink"
+# hostile: a directory record over a link, a hard link to a link, to "..", to a directory
+{
+	record $SYMLINK a 0 0 ..
+	record $DIR a $((0777)) 0 '' 5
+	frame $END 0 0 2 2
+} >"$f/dir_over_symlink"
+{
+	record $FILE f $((0644)) 0 x
+	record $SYMLINK s 0 0 f
+	record $HARDLINK h 0 0 s
+	frame $END 0 0 3 3
+} >"$f/hardlink_to_symlink"
+{ record $HARDLINK h 0 0 ../x; frame $END 0 0 1 4; } >"$f/hardlink_dotdot"
+{
+	record $DIR d $((0755)) 0 ''
+	record $HARDLINK h 0 0 d
+	frame $END 0 0 2 1
+} >"$f/hardlink_to_dir"
 # more small files than creates in flight
 {
 	for i in $(seq -w 1 200); do record 1 "s/$i" $((0644)) 0 "$i"; done

@@ -27,6 +27,7 @@
 
 struct stream_job {
 	const struct receiver *rx;
+	void *shared;		/* rx->begin's, for rx->receive_part */
 	const char *dest;
 	int fd;
 	int rc;
@@ -38,7 +39,10 @@ static void *stream_main(void *arg)
 {
 	struct stream_job *j = arg;
 
-	j->rc = j->rx->receive(j->fd, j->dest, &j->st);
+	if (j->rx->begin)
+		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, &j->st);
+	else
+		j->rc = j->rx->receive(j->fd, j->dest, &j->st);
 	if (j->rc < 0)
 		err_save(&j->error);
 	return NULL;
@@ -138,15 +142,18 @@ static int send_ready(int fd)
 
 /*
  * Runs rx on each of the n connections in fds[] in a thread of its own,
- * writing into dest, and adds what they received to *total. Returns 0, or -1
- * (error set: the first stream that failed, or the thread that could not
- * start). Leaves the fds open.
+ * writing into dest, and adds what they received to *total; for a receiver
+ * with begin/end, ends the receive once every stream has returned (for
+ * frames: the hard links, mtimes and directory modes wait for all streams).
+ * Returns 0, or -1 (error set: the first stream that failed, the thread that
+ * could not start, or the end). Leaves the fds open.
  */
 static int run_receivers(const struct receiver *rx, const char *dest, const int *fds, unsigned n,
 			 struct recv_stats *total)
 {
 	struct stream_job *jobs = calloc(n, sizeof(*jobs));
 	pthread_t *tids = calloc(n, sizeof(*tids));
+	void *shared = NULL;
 	int rc = 0;
 
 	if (!jobs || !tids) {
@@ -154,10 +161,15 @@ static int run_receivers(const struct receiver *rx, const char *dest, const int 
 		free(tids);
 		return err_set("out of memory for %u streams", n);
 	}
+	if (rx->begin && !(shared = rx->begin(dest))) {
+		free(jobs);
+		free(tids);
+		return -1;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		int e;
 
-		jobs[i] = (struct stream_job){ .rx = rx, .dest = dest, .fd = fds[i] };
+		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .dest = dest, .fd = fds[i] };
 		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
 			continue;
 		/*
@@ -183,6 +195,15 @@ static int run_receivers(const struct receiver *rx, const char *dest, const int 
 		total->files += jobs[i].st.files;
 		total->bytes += jobs[i].st.bytes;
 		total->wire_bytes += jobs[i].st.wire_bytes;
+	}
+	if (shared) {
+		struct err_saved first;
+
+		err_save(&first);
+		if (rx->end(shared, rc == 0) < 0 && rc == 0)
+			rc = err_wrap("after the last stream");
+		else if (rc < 0)
+			err_restore(&first);
 	}
 	free(jobs);
 	free(tids);

@@ -2,14 +2,34 @@
 
 #include "err.h"
 #include "stream/frames_receiver.h"
+#include "stream/frames_tree.h"
 #include "agent/agent_probes.h"
 #include "stream/tar_stream.h"
 
 #include <string.h>
 
+static void *frames_begin(const char *dest)
+{
+	return frames_tree_new(dest);
+}
+
+static int frames_part(void *shared, const char *dest, int sock, struct recv_stats *st)
+{
+	return frames_receive_part(shared, dest, sock, st);
+}
+
+static int frames_end(void *shared, int ok)
+{
+	return frames_tree_finish(shared, ok);
+}
+
 static const struct receiver receivers[] = {
-	/* splice and parallel: the record stream of frames.h, one receiver per connection */
-	{ .name = "frames", .receive = frames_receive, .max_streams = 64 },
+	/*
+	 * splice and parallel: the record stream of frames.h, one receiver per
+	 * connection; hard links, mtimes and directory modes once all ended
+	 */
+	{ .name = "frames", .receive = frames_receive, .begin = frames_begin,
+	  .receive_part = frames_part, .end = frames_end, .max_streams = 64 },
 	/* zstd: a tar stream, compressed or not; libarchive detects the filter */
 	{ .name = "tar", .receive = tar_stream_extract, .max_streams = 1 },
 	/* the network probe: a sink, and an echo for round trips */

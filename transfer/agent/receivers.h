@@ -12,6 +12,18 @@ struct receiver {
 	const char *name;
 	/* Returns 0 when the stream ended cleanly and everything was written, or -1 (error set). */
 	int (*receive)(int sock, const char *dest, struct recv_stats *st);
+	/*
+	 * Optional, for a receiver whose streams leave work for when all of
+	 * them ended (frames: hard links, mtimes, directory modes). Then begin
+	 * makes what the streams of one receive into dest share (NULL: error
+	 * set), receive_part reads one stream into it (called instead of
+	 * receive, from one thread per stream), and end, called once after
+	 * every stream returned, with ok when all succeeded, finishes and frees
+	 * it. Each returns as receive does.
+	 */
+	void *(*begin)(const char *dest);
+	int (*receive_part)(void *shared, const char *dest, int sock, struct recv_stats *st);
+	int (*end)(void *shared, int ok);
 	unsigned max_streams;	/* connections one receive may use */
 };
 

@@ -2,6 +2,9 @@
  * parallel: the tree spread over N TCP streams to the agent, small files
  * sharded, large files cut into byte ranges, each stream sent like splice.
  * The agent runs one frames receiver per stream (frames_receiver.c).
+ * Directories and links go on stream 0; the agent makes hard links and sets
+ * mtimes and directory modes once every stream has ended, so it carries all
+ * a tree holds, as splice does.
  */
 #include "err.h"
 #include "client/raw_stream.h"
@@ -87,5 +90,6 @@ const struct strategy strategy_parallel = {
 	.name = "parallel",
 	.summary = "N TCP streams to the agent (-P), files sharded, large files split into ranges",
 	.flags = STRATEGY_MULTI_STREAM,
+	.preserves = PRESERVE_ALL,
 	.run = parallel_run,
 };

@@ -1,7 +1,9 @@
 /*
  * splice: the whole tree as one record stream (frames.h) to the agent, file
  * content moved file→pipe→socket by io_uring splice. The agent's mirror is
- * frames_receiver.c.
+ * frames_receiver.c. It carries all of a tree the manifest knows (directories,
+ * symbolic links, hard links, modes and mtimes: records of their own, from
+ * the manifest), as a migration tool such as tar or rsync -aH does.
  */
 #include "client/raw_stream.h"
 #include "stream/send_plan.h"
@@ -28,5 +30,6 @@ static int splice_run(struct xfer_run *run)
 const struct strategy strategy_splice = {
 	.name = "splice",
 	.summary = "one TCP stream to the agent, zero-copy splice; creates overlapped on the receiver",
+	.preserves = PRESERVE_ALL,
 	.run = splice_run,
 };

@@ -8,13 +8,18 @@
  * workers. Everything else (large files, ranges, files whose mode the umask
  * would change) is opened here with openat2 and written with pwrite for the
  * bytes already buffered and splice socket -> pipe -> file for the rest.
+ * Directories and symbolic links are made when their record arrives; hard
+ * links, mtimes and directory modes are noted for the end of the receive
+ * (frames_tree.h), when every stream has ended.
  */
 #define _GNU_SOURCE
 #include "stream/frames_receiver.h"
 
 #include "err.h"
 #include "pipeutil.h"
+#include "stream/beneath.h"
 #include "stream/frames.h"
+#include "stream/frames_tree.h"
 #include "stream/pathcheck.h"
 #include "stream/uring_util.h"
 #include "cache_behind.h"
@@ -44,7 +49,6 @@
  */
 #define CHAINS 128
 #define IOWQ_WORKERS 16
-#define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)
 #define MODE_NEVER (S_ISUID | S_ISGID)
 
 enum chain_op {
@@ -84,17 +88,13 @@ struct receiver {
 	char path[FRAME_PATH_MAX + 1];
 	uint64_t records, content;	/* as announced by the headers that arrived */
 	uint64_t files_done, bytes_done, wire;
+	struct frames_later later;	/* for the end of the receive: links, times, modes */
+	char link[FRAME_PATH_MAX + 1];	/* a link record's content */
 };
 
 static int open_beneath(int dirfd, const char *path, uint64_t flags, mode_t mode)
 {
-	struct open_how how = {
-		.flags = flags,
-		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_SAFE,
-	};
-
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	return beneath_open(dirfd, path, flags, mode);
 }
 
 /*
@@ -217,56 +217,13 @@ static int take(struct receiver *r, unsigned char *p, size_t len)
 	return 0;
 }
 
-/*
- * Makes dir (relative to dest) and its missing parents, one component at a
- * time below directories opened with RESOLVE_NO_SYMLINKS, so a planted link
- * is refused rather than followed. Returns 0 or -1 (error set).
- */
-static int make_dirs(struct receiver *r, char *dir)
-{
-	int pfd = r->dirfd, fd;
-	char *comp = dir;
-
-	fd = open_beneath(r->dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (errno != ENOENT)
-		return err_errno("cannot open directory '%s/%s'", r->dest, dir);
-	for (;;) {
-		char *slash = strchr(comp, '/');
-
-		if (slash)
-			*slash = '\0';
-		fd = open_beneath(pfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-		if (fd < 0 && errno == ENOENT) {
-			/* another connection may make it at the same moment: EEXIST is fine */
-			if (mkdirat(pfd, comp, 0755) == 0 || errno == EEXIST)
-				fd = open_beneath(pfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-		}
-		if (fd < 0)
-			err_errno("cannot create directory '%s/%s'", r->dest, dir);
-		if (pfd != r->dirfd)
-			close(pfd);
-		if (fd < 0)
-			return -1;
-		pfd = fd;
-		if (!slash)
-			break;
-		*slash = '/';
-		comp = slash + 1;
-	}
-	close(pfd);
-	return 0;
-}
-
 /* Makes r->path's parent directory unless it is the last one made. */
 static int ensure_parent(struct receiver *r)
 {
 	const char *slash = strrchr(r->path, '/');
 	size_t len;
 	char dir[FRAME_PATH_MAX + 1];
+	int fd;
 
 	if (!slash)
 		return 0;
@@ -275,8 +232,10 @@ static int ensure_parent(struct receiver *r)
 		return 0;
 	memcpy(dir, r->path, len);
 	dir[len] = '\0';
-	if (make_dirs(r, dir) < 0)
+	fd = beneath_mkdirs(r->dirfd, r->dest, dir);
+	if (fd < 0)
 		return -1;
+	close(fd);
 	memcpy(r->lastdir, r->path, len);
 	r->lastdir_len = len;
 	return 0;
@@ -393,7 +352,7 @@ static int receive_small(struct receiver *r, const struct frame *f, mode_t mode)
 	c->how = (struct open_how){
 		.flags = O_WRONLY | O_CREAT | O_EXCL,
 		.mode = mode,
-		.resolve = RESOLVE_SAFE,
+		.resolve = RESOLVE_SAFE_FLAGS,
 	};
 	c->err = 0;
 	c->pending = c->len ? 3 : 2;
@@ -488,13 +447,12 @@ static int splice_in(struct receiver *r, int fd, uint64_t off, uint64_t len, uin
 /* chmod of r->path, resolved as every open here is (no symlink, nothing outside dest). */
 static int chmod_beneath(struct receiver *r, mode_t mode)
 {
-	char proc[64];
+	char proc[32];
 	int fd = open_beneath(r->dirfd, r->path, O_PATH | O_CLOEXEC, 0), rc;
 
 	if (fd < 0)
 		return -1;
-	/* an O_PATH descriptor takes no fchmod; its /proc link names the file itself */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	beneath_proc_name(fd, proc);
 	rc = chmod(proc, mode);
 	close(fd);
 	return rc;
@@ -553,12 +511,81 @@ static int receive_sync(struct receiver *r, const struct frame *f, mode_t mode, 
 	return rc;
 }
 
+/* Reads a link record's content into r->link. Returns 0 or -1 (error set). */
+static int take_link(struct receiver *r, const struct frame *f)
+{
+	size_t len = (size_t)f->length;	/* frame_decode: 1..FRAME_PATH_MAX */
+
+	if (take(r, (unsigned char *)r->link, len) < 0)
+		return -1;
+	r->link[len] = '\0';
+	if (memchr(r->link, '\0', len))
+		return err_set("link '%s' holds a NUL byte", r->path);
+	return 0;
+}
+
+/*
+ * A symbolic link, made now with symlinkat below its parent (opened without
+ * following a link). Its text is data: never resolved here, and every later
+ * path through it is refused (RESOLVE_NO_SYMLINKS).
+ */
+static int receive_symlink(struct receiver *r, const struct frame *f)
+{
+	const char *base;
+	int pfd, rc = 0;
+
+	if (take_link(r, f) < 0)
+		return -1;
+	pfd = beneath_parent(r->dirfd, r->dest, r->path, &base);
+	if (pfd < 0)
+		return -1;
+	if (symlinkat(r->link, pfd, base) < 0)
+		rc = err_errno("cannot create symbolic link '%s/%s'", r->dest, r->path);
+	close(pfd);
+	return rc;
+}
+
+/* A hard link: its primary's path is checked as every path, the link made at the end. */
+static int receive_hardlink(struct receiver *r, const struct frame *f)
+{
+	if (take_link(r, f) < 0)
+		return -1;
+	if (pathcheck_relative(r->link, (size_t)f->length) < 0)
+		return err_wrap("hard link '%s'", r->path);
+	return frames_later_hardlink(&r->later, r->path, r->link);
+}
+
+/* A directory, made now (mode 0755 while it fills); its mode and mtime are for the end. */
+static int receive_dir(struct receiver *r, const struct frame *f)
+{
+	int fd = beneath_mkdirs(r->dirfd, r->dest, r->path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return frames_later_dir(&r->later, r->path, (mode_t)f->mode & ~(mode_t)MODE_NEVER,
+				!!(f->flags & FRAME_F_MTIME), f->mtime);
+}
+
 static int receive_record(struct receiver *r, const struct frame *f)
 {
 	mode_t mode = (mode_t)f->mode & ~(mode_t)MODE_NEVER;
 	int chmod_needed = (mode & r->umask) != 0;
 
+	switch (f->type) {
+	case FRAME_DIR:
+		return receive_dir(r, f);
+	case FRAME_SYMLINK:
+		return receive_symlink(r, f);
+	case FRAME_HARDLINK:
+		return receive_hardlink(r, f);
+	default:
+		break;
+	}
 	if (ensure_parent(r) < 0)
+		return -1;
+	/* noted before the content: the end applies it only if the whole receive succeeded */
+	if ((f->flags & FRAME_F_MTIME) && frames_later_mtime(&r->later, r->path, f->mtime) < 0)
 		return -1;
 	if (r->ring_ok && f->type == FRAME_FILE && f->length <= FRAMES_SMALL_MAX && !chmod_needed)
 		return receive_small(r, f, mode);
@@ -676,7 +703,8 @@ static int setup_ring(struct receiver *r)
 	return 0;
 }
 
-int frames_receive(int sock, const char *dest, struct recv_stats *st)
+int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
+			struct recv_stats *st)
 {
 	struct receiver *r = calloc(1, sizeof(*r));
 	int rc = -1, fl;
@@ -721,10 +749,26 @@ int frames_receive(int sock, const char *dest, struct recv_stats *st)
 		st->bytes = r->bytes_done;
 		st->wire_bytes = r->wire;
 	}
+	if (rc == 0)
+		rc = frames_tree_add(tree, &r->later);
+	frames_later_release(&r->later);
 	free(r->buf);
 	if (!r->stranded) {
 		free(r->chains);
 		free(r);
 	}
+	return rc;
+}
+
+int frames_receive(int sock, const char *dest, struct recv_stats *st)
+{
+	struct frames_tree *tree = frames_tree_new(dest);
+	int rc;
+
+	if (!tree)
+		return -1;
+	rc = frames_receive_part(tree, dest, sock, st);
+	if (frames_tree_finish(tree, rc == 0) < 0)
+		rc = -1;
 	return rc;
 }

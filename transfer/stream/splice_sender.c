@@ -9,8 +9,9 @@
  *  - splice of large files and ranges: file -> pipe, then exactly what
  *    arrived pipe -> socket, each step submitted when the previous one
  *    completes (a short splice would fail a linked chain).
- * Records go out in plan order; ready small files are batched several
- * records per sendmsg.
+ * Records go out in plan order; ready small files, directories and links
+ * (whose records hold only their path and text) are batched several records
+ * per sendmsg.
  */
 #define _GNU_SOURCE
 #include "stream/splice_sender.h"
@@ -67,6 +68,7 @@ enum sender_op {
 enum entry_state {
 	ENTRY_FREE,		/* not read ahead (yet), or released */
 	ENTRY_LARGE,		/* sent by splice when its turn comes */
+	ENTRY_META,		/* a directory or link: nothing to read */
 	ENTRY_READING,		/* chain in flight */
 	ENTRY_READY,		/* every completion of its chain arrived */
 };
@@ -95,7 +97,8 @@ struct sender {
 	size_t window_bytes;
 	unsigned inflight;	/* submitted requests whose completion has not arrived */
 	int splice_done, splice_res;
-	uint64_t records, content, wire;
+	uint64_t records, content, wire;	/* every record: what END says */
+	uint64_t files, file_bytes;		/* FILE and RANGE records, and their content */
 	struct iovec iov[BATCH_FILES * 3];
 	unsigned niov;
 	size_t batch_bytes;
@@ -109,7 +112,12 @@ static struct entry *entry_of(struct sender *s, size_t item)
 
 static int is_small(const struct send_item *it)
 {
-	return it->whole && it->file_size <= SPLICE_SMALL_MAX;
+	return it->kind == SEND_FILE && it->file_size <= SPLICE_SMALL_MAX;
+}
+
+static int is_meta(const struct send_item *it)
+{
+	return it->kind != SEND_FILE && it->kind != SEND_RANGE;
 }
 
 static void handle_cqe(void *ctx, uint64_t data, int res)
@@ -207,7 +215,9 @@ static int refill(struct sender *s)
 	while (s->fetch < s->n && s->fetch < s->held + WINDOW) {
 		const struct send_item *it = &s->items[s->fetch];
 
-		if (!is_small(it)) {
+		if (is_meta(it)) {
+			entry_of(s, s->fetch)->state = ENTRY_META;
+		} else if (!is_small(it)) {
 			entry_of(s, s->fetch)->state = ENTRY_LARGE;
 		} else {
 			if (s->fetch > s->cursor && s->window_bytes + it->file_size + 1 > WINDOW_BYTES)
@@ -284,18 +294,33 @@ static void set_iov(struct iovec *v, const void *p, size_t len)
 static int make_header(struct sender *s, const struct send_item *it,
 		       unsigned char hdr[FRAME_HEADER])
 {
+	static const enum frame_type types[] = {
+		[SEND_FILE] = FRAME_FILE, [SEND_RANGE] = FRAME_RANGE, [SEND_DIR] = FRAME_DIR,
+		[SEND_SYMLINK] = FRAME_SYMLINK, [SEND_HARDLINK] = FRAME_HARDLINK,
+	};
 	size_t len = strlen(it->path);
 	struct frame f = {
-		.type = it->whole ? FRAME_FILE : FRAME_RANGE,
+		.type = types[it->kind],
 		.path_len = (uint16_t)len,
-		.mode = it->mode & 07777,
-		.offset = it->whole ? 0 : it->offset,
+		.offset = it->kind == SEND_RANGE ? it->offset : 0,
 		.length = it->length,
 	};
 
 	if (len == 0 || len > FRAME_PATH_MAX)
 		return err_set("cannot send '%s/%s': a path of %zu bytes (records carry 1..%d)",
 			       s->root, it->path, len, FRAME_PATH_MAX);
+	if (is_meta(it) && it->kind != SEND_DIR) {
+		if (it->length == 0 || it->length > FRAME_PATH_MAX)
+			return err_set("cannot send '%s/%s': a link of %llu bytes (records carry 1..%d)",
+				       s->root, it->path, (unsigned long long)it->length,
+				       FRAME_PATH_MAX);
+	} else {
+		f.mode = it->mode & 07777;
+		if (it->mtime != MANIFEST_NO_MTIME) {
+			f.flags = FRAME_F_MTIME;
+			f.mtime = it->mtime;
+		}
+	}
 	frame_encode(&f, hdr);
 	return 0;
 }
@@ -337,6 +362,23 @@ static int batch_small(struct sender *s, const struct send_item *it, struct entr
 	s->batch_bytes += FRAME_HEADER + strlen(it->path) + (size_t)it->file_size;
 	s->records++;
 	s->content += it->file_size;
+	s->files++;
+	s->file_bytes += it->file_size;
+	return 0;
+}
+
+/* Adds a directory's or link's record to the batch: its content is the link text. */
+static int batch_meta(struct sender *s, const struct send_item *it, struct entry *e)
+{
+	if (make_header(s, it, e->hdr) < 0)
+		return -1;
+	set_iov(&s->iov[s->niov++], e->hdr, FRAME_HEADER);
+	set_iov(&s->iov[s->niov++], it->path, strlen(it->path));
+	if (it->length > 0)
+		set_iov(&s->iov[s->niov++], it->link, (size_t)it->length);
+	s->batch_bytes += FRAME_HEADER + strlen(it->path) + (size_t)it->length;
+	s->records++;
+	s->content += it->length;
 	return 0;
 }
 
@@ -463,6 +505,8 @@ static int send_large(struct sender *s, const struct send_item *it)
 	if (rc == 0) {
 		s->records++;
 		s->content += it->length;
+		s->files++;
+		s->file_bytes += it->length;
 	}
 	return rc;
 }
@@ -500,7 +544,7 @@ static int send_all(struct sender *s)
 			if (flush_batch(s) < 0 || wait_some(s) < 0)
 				return -1;
 		} else {
-			if (batch_small(s, it, e) < 0)
+			if ((e->state == ENTRY_META ? batch_meta(s, it, e) : batch_small(s, it, e)) < 0)
 				return -1;
 			s->cursor++;
 			if (s->niov + 3 > BATCH_FILES * 3 || s->batch_bytes >= BATCH_BYTES)
@@ -563,8 +607,8 @@ int splice_send(int sock, const char *src_root, const struct send_item *items, s
 	close(s->dirfd);
 	if (st) {
 		memset(st, 0, sizeof(*st));
-		st->files = s->records;
-		st->bytes_read = s->content;
+		st->files = s->files;
+		st->bytes_read = s->file_bytes;
 		st->wire_bytes = s->wire;
 	}
 	free(s);

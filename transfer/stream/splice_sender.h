@@ -20,13 +20,15 @@
 
 /*
  * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h):
- * FILE for whole items, RANGE for the others, each followed by its content,
- * then an END record with the totals. sock may be blocking or not; a send
+ * FILE for whole files, RANGE for ranges, each followed by its content read
+ * from the file, DIR, SYMLINK and HARDLINK records from the plan alone (the
+ * manifest's modes, mtimes and link text: nothing is read for them), then an
+ * END record with the totals. sock may be blocking or not; a send
  * timeout on a blocking socket is an error. With drop_cache, every file read
  * is dropped from the page cache again (posix_fadvise DONTNEED).
  * A file whose size is not the planned file_size is an error naming it.
- * Fills *st (files and ranges sent, content bytes read, bytes handed to the
- * socket, framing included; round_trips 0), also after an error; st may be NULL.
+ * Fills *st (FILE and RANGE records sent, content bytes read, bytes handed
+ * to the socket, framing and links included; round_trips 0), also after an error; st may be NULL.
  * Returns 0, or -1 with the error set naming the file; after an error the
  * stream is unusable and the caller should close sock. Either way sock stays
  * open: the receiver (frames_receive) returns once the caller shuts it down.

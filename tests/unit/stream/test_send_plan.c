@@ -9,6 +9,8 @@
 #include "manifest.h"
 #include "stream/send_plan.h"
 
+#include <string.h>
+
 #define MiB (1ull << 20)
 
 static void add(struct manifest *m, const char *path, uint64_t size)
@@ -33,7 +35,8 @@ static void assert_covers(const struct manifest *m, const struct send_plan *plan
 					continue;
 				assert_int_equal(it->file_size, e->size);
 				assert_int_equal(it->mode, e->mode);
-				if (it->whole) {
+				assert_true(it->mtime == e->mtime);
+				if (it->kind == SEND_FILE) {
 					assert_int_equal(it->offset, 0);
 					assert_int_equal(it->length, e->size);
 				}
@@ -46,7 +49,8 @@ static void assert_covers(const struct manifest *m, const struct send_plan *plan
 		uint64_t sum = 0;
 
 		for (size_t k = 0; k < plans[s].count; k++)
-			sum += plans[s].items[k].length;
+			if (plans[s].items[k].kind == SEND_FILE || plans[s].items[k].kind == SEND_RANGE)
+				sum += plans[s].items[k].length;
 		assert_int_equal(plans[s].bytes, sum);
 		bytes += plans[s].bytes;
 	}
@@ -74,7 +78,7 @@ static void test_whole_in_manifest_order(void **state)
 	assert_int_equal(plan.count, 3);
 	for (size_t k = 0; k < plan.count; k++) {
 		assert_string_equal(plan.items[k].path, m.entries[k].path);
-		assert_true(plan.items[k].whole);
+		assert_int_equal(plan.items[k].kind, SEND_FILE);
 	}
 	assert_int_equal(plan.bytes, m.total_bytes);
 	assert_covers(&m, &plan, 1);
@@ -97,7 +101,7 @@ static void test_split_large_file(void **state)
 	assert_int_equal(send_plan_split(&m, 2, 8 * MiB, plans), 0);
 	for (unsigned s = 0; s < 2; s++) {
 		assert_int_equal(plans[s].count, 1);
-		assert_false(plans[s].items[0].whole);
+		assert_int_equal(plans[s].items[0].kind, SEND_RANGE);
 	}
 	assert_int_equal(plans[0].items[0].offset + plans[1].items[0].offset, (size + 1) / 2);
 	assert_covers(&m, plans, 2);
@@ -135,9 +139,9 @@ static void test_split_mixed(void **state)
 			const struct send_item *it = &plans[s].items[k];
 
 			items++;
-			ranges += !it->whole;
+			ranges += it->kind != SEND_FILE;
 			/* only the files above the threshold are cut */
-			assert_int_equal(!it->whole, it->file_size > 8 * MiB);
+			assert_int_equal(it->kind != SEND_FILE, it->file_size > 8 * MiB);
 		}
 	assert_int_equal(ranges, 4 * 3);
 	assert_int_equal(items, m.count + 4 * (3 - 1));
@@ -164,7 +168,7 @@ static void test_split_without_ranges(void **state)
 	manifest_sort(&m);
 	assert_int_equal(send_plan_split(&m, 1, 8 * MiB, &one), 0);
 	assert_int_equal(one.count, 2);
-	assert_true(one.items[0].whole && one.items[1].whole);
+	assert_true(one.items[0].kind == SEND_FILE && one.items[1].kind == SEND_FILE);
 	assert_covers(&m, &one, 1);
 	send_plan_release(&one);
 	assert_int_equal(send_plan_split(&m, 2, 0, two), 0);
@@ -196,6 +200,99 @@ static void test_split_tiny_file_many_streams(void **state)
 	manifest_release(&m);
 }
 
+/* A tree: two directories, files with mtimes, a symbolic link and a hard link. */
+static void make_tree(struct manifest *m)
+{
+	manifest_init(m);
+	assert_int_equal(manifest_add_file(m, "d/e/f", 5, 0600, 1600000000, 1), 0);
+	assert_int_equal(manifest_add_file(m, "big", 64 * MiB, 0444, -5, 2), 0);
+	assert_int_equal(manifest_add_dir(m, "d/e", 0555, 1500000000), 0);
+	assert_int_equal(manifest_add_dir(m, "d", 0700, 1400000000), 0);
+	assert_int_equal(manifest_add_dir(m, "empty", 0755, 1300000000), 0);
+	assert_int_equal(manifest_add_symlink(m, "d/up", "../../etc/passwd"), 0);
+	assert_int_equal(manifest_add_hardlink(m, "d/e/g", "d/e/f"), 0);
+	manifest_sort(m);
+	assert_int_equal(manifest_check(m), 0);
+}
+
+static void assert_link(const struct send_item *it, enum send_kind kind, const char *path,
+			const char *link)
+{
+	assert_int_equal(it->kind, kind);
+	assert_string_equal(it->path, path);
+	assert_string_equal(it->link, link);
+	assert_int_equal(it->length, strlen(link));
+	assert_int_equal(it->file_size, 0);
+}
+
+/* One plan: directories (parents first) with their modes and mtimes, files, then links. */
+static void test_whole_tree(void **state)
+{
+	struct manifest m;
+	struct send_plan plan;
+
+	(void)state;
+	make_tree(&m);
+	assert_int_equal(send_plan_whole(&m, &plan), 0);
+	assert_int_equal(plan.count, 3 + 2 + 2);
+	assert_string_equal(plan.items[0].path, "d");
+	assert_string_equal(plan.items[1].path, "d/e");
+	assert_string_equal(plan.items[2].path, "empty");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(plan.items[i].kind, SEND_DIR);
+		assert_int_equal(plan.items[i].length, 0);
+		assert_null(plan.items[i].link);
+	}
+	assert_int_equal(plan.items[1].mode, 0555);
+	assert_true(plan.items[1].mtime == 1500000000);
+	assert_string_equal(plan.items[3].path, "big");
+	assert_true(plan.items[3].mtime == -5);
+	assert_int_equal(plan.items[3].mode, 0444);
+	assert_string_equal(plan.items[4].path, "d/e/f");
+	assert_true(plan.items[4].mtime == 1600000000);
+	assert_link(&plan.items[5], SEND_SYMLINK, "d/up", "../../etc/passwd");
+	assert_link(&plan.items[6], SEND_HARDLINK, "d/e/g", "d/e/f");
+	/* link text is not content to balance or to count as read */
+	assert_int_equal(plan.bytes, m.total_bytes);
+	assert_covers(&m, &plan, 1);
+	send_plan_release(&plan);
+	manifest_release(&m);
+}
+
+/* Over streams: directories and links all on stream 0 (first and last), files spread, ranges keep the mtime. */
+static void test_split_tree(void **state)
+{
+	struct manifest m;
+	struct send_plan plans[3];
+	size_t ranges = 0;
+
+	(void)state;
+	make_tree(&m);
+	assert_int_equal(send_plan_split(&m, 3, 8 * MiB, plans), 0);
+	assert_true(plans[0].count >= 3 + 2);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(plans[0].items[i].kind, SEND_DIR);
+	assert_link(&plans[0].items[plans[0].count - 2], SEND_SYMLINK, "d/up", "../../etc/passwd");
+	assert_link(&plans[0].items[plans[0].count - 1], SEND_HARDLINK, "d/e/g", "d/e/f");
+	for (unsigned s = 0; s < 3; s++)
+		for (size_t k = 0; k < plans[s].count; k++) {
+			const struct send_item *it = &plans[s].items[k];
+
+			if (s > 0)
+				assert_true(it->kind == SEND_FILE || it->kind == SEND_RANGE);
+			if (it->kind == SEND_RANGE) {
+				ranges++;
+				assert_string_equal(it->path, "big");
+				assert_true(it->mtime == -5);
+				assert_int_equal(it->mode, 0444);
+			}
+		}
+	assert_int_equal(ranges, 3);
+	assert_covers(&m, plans, 3);
+	release_plans(plans, 3);
+	manifest_release(&m);
+}
+
 static void test_split_no_streams(void **state)
 {
 	struct manifest m;
@@ -218,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_split_without_ranges),
 		cmocka_unit_test(test_split_tiny_file_many_streams),
 		cmocka_unit_test(test_split_no_streams),
+		cmocka_unit_test(test_whole_tree),
+		cmocka_unit_test(test_split_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
