@@ -7,11 +7,15 @@
 #define _GNU_SOURCE
 #include "ssh/ssh_conn.h"
 #include "ssh/ssh_log.h"
+#include "ssh/ssh_resolve.h"
 
 #include "err.h"
 #include "netutil.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,9 @@ struct conn_names {
 	char user[256];
 	char where[600];	/* "'testbed' (198.18.0.2 port 22)" */
 	char known[300];	/* the known_hosts name: "198.18.0.2" or "[198.18.0.2]:2222" */
+	/* from OpenSSH's reading of the config (ssh_resolve.h), which libssh's ignores */
+	char host_key_alias[256];	/* known_hosts name instead of known; "" for none */
+	const struct ssh_resolved *resolved;	/* NULL: libssh read the config itself */
 };
 
 static int copy_part(char *dst, size_t cap, const char *src, size_t len, const char *what,
@@ -141,16 +148,110 @@ static void names_fill(ssh_session s, const struct ssh_conn_target *t, struct co
 			 nm->port);
 	else
 		snprintf(nm->where, sizeof(nm->where), "'%s' port %u", nm->host, nm->port);
-	if (nm->port == 22)
+	if (nm->host_key_alias[0])
+		snprintf(nm->known, sizeof(nm->known), "%s", nm->host_key_alias);
+	else if (nm->port == 22)
 		snprintf(nm->known, sizeof(nm->known), "%s", nm->host);
 	else
 		snprintf(nm->known, sizeof(nm->known), "[%s]:%u", nm->host, nm->port);
 }
 
-static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct ssh_conn_target *t)
+/*
+ * ProxyJump as OpenSSH runs it: its own ssh with the same config, -W to the
+ * target through the last jump, the earlier ones as -J. Into buf.
+ */
+static int proxy_jump_command(const char *config_file, const char *jump, char *buf, size_t len)
+{
+	const char *last = strrchr(jump, ',');
+	char cfg[2200] = "";
+	int n;
+
+	if (config_file) {
+		size_t k = 0;
+
+		/* single quotes for /bin/sh, a quote inside as '\'' */
+		cfg[k++] = '-', cfg[k++] = 'F', cfg[k++] = ' ', cfg[k++] = '\'';
+		for (const char *c = config_file; *c && k + 6 < sizeof(cfg); c++) {
+			if (*c == '\'') {
+				memcpy(cfg + k, "'\\''", 4);
+				k += 4;
+			} else {
+				cfg[k++] = *c;
+			}
+		}
+		cfg[k++] = '\'';
+		cfg[k++] = ' ';
+		cfg[k] = '\0';
+	}
+	if (strpbrk(jump, "'\"\\$`;&|<> \t\n"))
+		return err_set("ProxyJump '%s': unexpected characters in the jump host", jump);
+	if (last)
+		n = snprintf(buf, len, "ssh %s-J %.*s -W '[%%h]:%%p' %s", cfg, (int)(last - jump), jump,
+			     last + 1);
+	else
+		n = snprintf(buf, len, "ssh %s-W '[%%h]:%%p' %s", cfg, jump);
+	if (n < 0 || (size_t)n >= len)
+		return err_set("ProxyJump '%s': the command is too long", jump);
+	return 0;
+}
+
+/*
+ * The options OpenSSH resolved (ssh -G), handed to libssh, whose own config
+ * parser then stays off: hostname, port, user, identity files, known_hosts
+ * files, the proxy; HostKeyAlias and IdentitiesOnly are applied by
+ * check_host_key and authenticate, which libssh cannot do.
+ */
+static int configure_resolved(ssh_session s, const struct ssh_conn_opts *o,
+			      const struct ssh_resolved *r, struct conn_names *nm)
+{
+	char e[512], proxy[3000];
+	bool no = false;
+	int port = (int)r->port;
+
+	if (ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_HOST, r->hostname) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_USER, r->user) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_PORT, &port) < 0)
+		return err_set("cannot apply the ssh options of '%s': %s", o->target,
+			       ssh_error_text(s, e, sizeof(e)));
+	for (unsigned i = 0; i < r->nidentity; i++)
+		if (access(r->identity[i], R_OK) == 0 &&
+		    ssh_options_set(s, SSH_OPTIONS_ADD_IDENTITY, r->identity[i]) < 0)
+			return err_set("cannot use the identity file '%s': %s", r->identity[i],
+				       ssh_error_text(s, e, sizeof(e)));
+	if ((r->known_hosts[0] && ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, r->known_hosts) < 0) ||
+	    (r->global_known_hosts[0] &&
+	     ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, r->global_known_hosts) < 0))
+		return err_set("cannot use the known_hosts files of '%s': %s", o->target,
+			       ssh_error_text(s, e, sizeof(e)));
+	proxy[0] = '\0';
+	if (r->proxy_jump[0] && proxy_jump_command(o->config_file, r->proxy_jump, proxy, sizeof(proxy)) < 0)
+		return -1;
+	if (!proxy[0] && r->proxy_command[0])
+		snprintf(proxy, sizeof(proxy), "%s", r->proxy_command);
+	if (proxy[0] && ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, proxy) < 0)
+		return err_set("cannot use the proxy command '%s': %s", proxy, ssh_error_text(s, e, sizeof(e)));
+	if (!o->connect_timeout_s && r->connect_timeout_s > 0) {
+		long secs = r->connect_timeout_s;
+
+		if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &secs) < 0)
+			return err_set("cannot set the ssh timeout: %s", ssh_error_text(s, e, sizeof(e)));
+	}
+	snprintf(nm->host_key_alias, sizeof(nm->host_key_alias), "%s", r->host_key_alias);
+	nm->resolved = r;
+	return 0;
+}
+
+/*
+ * Sets s up for t: from OpenSSH's reading of the config when ssh is
+ * installed (*r filled, nm->resolved set), else from libssh's own parser
+ * with the target's user and port over it.
+ */
+static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct ssh_conn_target *t,
+		     struct ssh_resolved *r, struct conn_names *nm)
 {
 	char e[512];
-	int one = 1;
+	int one = 1, how;
 
 	/* The alias first, so that the config's "Host" blocks match it. */
 	if (ssh_options_set(s, SSH_OPTIONS_HOST, t->host) < 0)
@@ -158,16 +259,23 @@ static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct 
 	/* before the config too: what its parsing logs goes through our callback */
 	if (ssh_log_apply(s) < 0)
 		return -1;
-	if (ssh_options_parse_config(s, o->config_file) < 0)
+	/* XFERCMP_SSH_LIBSSH_CONFIG=1: libssh's parser even with ssh installed (a test's comparison) */
+	how = getenv("XFERCMP_SSH_LIBSSH_CONFIG") ? 1 :
+	      ssh_resolve(o->config_file, t->host, t->user, t->port, r);
+	if (how < 0)
+		return -1;
+	if (how == 0 && configure_resolved(s, o, r, nm) < 0)
+		return -1;
+	if (how == 1 && ssh_options_parse_config(s, o->config_file) < 0)
 		return err_set("cannot apply ssh config '%s': %s",
 			       o->config_file ? o->config_file : "~/.ssh/config",
 			       ssh_error_text(s, e, sizeof(e)));
 	/* after the config: its LogLevel must not print libssh's log (ssh_log.h) */
 	if (ssh_log_apply(s) < 0)
 		return -1;
-	if (t->user[0] && ssh_options_set(s, SSH_OPTIONS_USER, t->user) < 0)
+	if (how == 1 && t->user[0] && ssh_options_set(s, SSH_OPTIONS_USER, t->user) < 0)
 		return err_set("cannot set ssh user '%s': %s", t->user, ssh_error_text(s, e, sizeof(e)));
-	if (t->port) {
+	if (how == 1 && t->port) {
 		int port = (int)t->port;
 
 		if (ssh_options_set(s, SSH_OPTIONS_PORT, &port) < 0)
@@ -235,6 +343,66 @@ static unsigned long known_hosts_line(const char *file, const char *name)
 	return found;
 }
 
+/*
+ * HostKeyAlias (libssh has no such option): the server's key looked up under
+ * the alias in file and the global file, as ssh_session_is_known_server does
+ * under the host name.
+ */
+static enum ssh_known_hosts_e known_by_alias(ssh_session s, const char *file, const char *alias)
+{
+	const char *files[2] = { file, GLOBAL_KNOWN_HOSTS };
+	enum ssh_known_hosts_e k = SSH_KNOWN_HOSTS_NOT_FOUND;
+	ssh_key server = NULL;
+
+	if (ssh_get_server_publickey(s, &server) != SSH_OK)
+		return SSH_KNOWN_HOSTS_ERROR;
+	for (int i = 0; i < 2 && k != SSH_KNOWN_HOSTS_OK; i++) {
+		FILE *f = fopen(files[i], "r");
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+
+		while (f && k != SSH_KNOWN_HOSTS_OK && (n = getline(&line, &cap, f)) >= 0) {
+			struct ssh_knownhosts_entry *entry = NULL;
+
+			while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+				line[--n] = '\0';
+			if (ssh_known_hosts_parse_line(alias, line, &entry) == SSH_OK && entry->publickey) {
+				if (ssh_key_cmp(server, entry->publickey, SSH_KEY_CMP_PUBLIC) == 0)
+					k = SSH_KNOWN_HOSTS_OK;
+				else if (ssh_key_type(server) == ssh_key_type(entry->publickey))
+					k = SSH_KNOWN_HOSTS_CHANGED;
+				else if (k == SSH_KNOWN_HOSTS_NOT_FOUND)
+					k = SSH_KNOWN_HOSTS_OTHER;
+			}
+			ssh_knownhosts_entry_free(entry);
+		}
+		free(line);
+		if (f)
+			fclose(f);
+	}
+	ssh_key_free(server);
+	return k;
+}
+
+/* --accept-new-hostkey under a HostKeyAlias: "ALIAS TYPE BASE64" appended to file. */
+static int add_known_by_alias(ssh_session s, const char *file, const char *alias)
+{
+	ssh_key server = NULL;
+	char *b64 = NULL;
+	FILE *f;
+	int rc = -1;
+
+	if (ssh_get_server_publickey(s, &server) == SSH_OK &&
+	    ssh_pki_export_pubkey_base64(server, &b64) == SSH_OK && (f = fopen(file, "a"))) {
+		rc = fprintf(f, "%s %s %s\n", alias, ssh_key_type_to_char(ssh_key_type(server)), b64) < 0;
+		rc = fclose(f) != 0 || rc ? -1 : 0;
+	}
+	ssh_string_free_char(b64);
+	ssh_key_free(server);
+	return rc;
+}
+
 static int check_host_key(ssh_session s, const struct ssh_conn_opts *o, const struct conn_names *nm)
 {
 	char file[1024], at[1100], e[512];
@@ -247,7 +415,7 @@ static int check_host_key(ssh_session s, const struct ssh_conn_opts *o, const st
 		snprintf(file, sizeof(file), "%s", v);
 		ssh_string_free_char(v);
 	}
-	k = ssh_session_is_known_server(s);
+	k = nm->host_key_alias[0] ? known_by_alias(s, file, nm->known) : ssh_session_is_known_server(s);
 	switch (k) {
 	case SSH_KNOWN_HOSTS_OK:
 		return 0;
@@ -273,7 +441,8 @@ static int check_host_key(ssh_session s, const struct ssh_conn_opts *o, const st
 			return err_set("host key for %s is not known (no entry for '%s' in %s); connect "
 				       "once with ssh to check it, or pass --accept-new-hostkey",
 				       nm->where, nm->known, file);
-		if (ssh_session_update_known_hosts(s) != SSH_OK)
+		if (nm->host_key_alias[0] ? add_known_by_alias(s, file, nm->known) < 0
+					  : ssh_session_update_known_hosts(s) != SSH_OK)
 			return err_set("cannot add the host key for %s to %s: %s", nm->where, file,
 				       ssh_error_text(s, e, sizeof(e)));
 		return 0;
@@ -355,6 +524,28 @@ static void methods_text(int methods, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/*
+ * IdentitiesOnly (libssh ignores it): only the configured identity files,
+ * never the agent's keys, as ssh does. Returns an SSH_AUTH_* code.
+ */
+static int identities_only_auth(ssh_session s, const struct ssh_resolved *r)
+{
+	int rc = SSH_AUTH_DENIED;
+
+	for (unsigned i = 0; i < r->nidentity && rc != SSH_AUTH_SUCCESS; i++) {
+		ssh_key key = NULL;
+
+		if (access(r->identity[i], R_OK) != 0 ||
+		    ssh_pki_import_privkey_file(r->identity[i], NULL, NULL, NULL, &key) != SSH_OK)
+			continue;
+		rc = ssh_userauth_publickey(s, NULL, key);
+		ssh_key_free(key);
+		if (rc == SSH_AUTH_ERROR || rc == SSH_AUTH_PARTIAL)
+			break;
+	}
+	return rc;
+}
+
 static int authenticate(ssh_session s, const struct conn_names *nm)
 {
 	char offered[128], tried[2048], e[512];
@@ -373,7 +564,8 @@ static int authenticate(ssh_session s, const struct conn_names *nm)
 		return err_set("authentication failed for %s@%s: the server offers %s, and only public "
 			       "keys are tried",
 			       nm->user, nm->host, offered);
-	rc = ssh_userauth_publickey_auto(s, NULL, NULL);
+	rc = nm->resolved && nm->resolved->identities_only ? identities_only_auth(s, nm->resolved)
+							   : ssh_userauth_publickey_auto(s, NULL, NULL);
 	if (rc == SSH_AUTH_SUCCESS)
 		return 0;
 	if (rc == SSH_AUTH_ERROR)
@@ -391,24 +583,53 @@ static int authenticate(ssh_session s, const struct conn_names *nm)
 		       nm->user, nm->host, tried, offered);
 }
 
+/*
+ * libssh forks a ProxyCommand (ProxyJump's ssh -W too) from the thread that
+ * connects, and the child inherits that thread's mask, in which the
+ * interrupt watcher blocks SIGINT, SIGTERM and SIGHUP: the proxy then
+ * ignored every stop and outlived xfercmp. Every child of this process gets
+ * an empty mask and SIGPIPE's default back instead.
+ */
+static pthread_once_t proxy_fork_once = PTHREAD_ONCE_INIT;
+
+static void child_signal_defaults(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+static void proxy_fork_setup(void)
+{
+	pthread_atfork(NULL, NULL, child_signal_defaults);
+}
+
 int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 {
 	struct ssh_conn_target t;
-	struct conn_names nm;
+	struct conn_names nm = { 0 };
+	struct ssh_resolved *r;
 	ssh_session s;
 	long zero = 0;
 	char e[512];
 
 	*out = NULL;
+	pthread_once(&proxy_fork_once, proxy_fork_setup);
 	if (ssh_conn_parse_target(o->target, &t) < 0)
 		return -1;
 	/* libssh ignores a config file it cannot open; ssh -F refuses it. */
 	if (o->config_file && access(o->config_file, R_OK) != 0)
 		return err_errno("cannot read ssh config '%s'", o->config_file);
 	s = ssh_new();
-	if (!s)
+	r = calloc(1, sizeof(*r));
+	if (!s || !r) {
+		ssh_free(s);
+		free(r);
 		return err_set("cannot allocate an ssh session");
-	if (configure(s, o, &t) < 0)
+	}
+	if (configure(s, o, &t, r, &nm) < 0)
 		goto fail;
 	names_fill(s, &t, &nm);
 	if (ssh_connect(s) != SSH_OK) {
@@ -426,11 +647,15 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 		goto fail;
 	}
 	/* ... but a lost host ends them (netutil.h), as it does on the agent's connections */
-	if (net_set_peer_timeout(ssh_get_fd(s)) < 0)
-		goto fail;
+	if (!nm.resolved || (!nm.resolved->proxy_jump[0] && !nm.resolved->proxy_command[0])) {
+		if (net_set_peer_timeout(ssh_get_fd(s)) < 0)
+			goto fail;
+	}
+	free(r);
 	*out = s;
 	return 0;
 fail:
+	free(r);
 	ssh_conn_close(s);
 	return -1;
 }

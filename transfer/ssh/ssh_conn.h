@@ -42,6 +42,10 @@ struct ssh_conn_target {
 int ssh_conn_parse_target(const char *target, struct ssh_conn_target *t);
 
 /*
+ * The config is read as OpenSSH reads it when its ssh is installed (ssh -G,
+ * ssh_resolve.h), else by libssh's parser; XFERCMP_SSH_LIBSSH_CONFIG=1 in
+ * the environment forces the latter (for tests).
+ *
  * Connects, checks the host key and authenticates; *out is the session,
  * owned by the caller (ssh_conn_close). The config is applied first and the
  * user and port given in the target override it, as with ssh(1). The host
