@@ -1,0 +1,256 @@
+/* The ssh configuration as OpenSSH reads it: `ssh -G` (ssh_resolve.h). */
+#define _GNU_SOURCE
+#include "ssh/ssh_resolve.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ssh -G reads files and runs no network I/O; a Match exec may run a command: bound it. */
+#define RESOLVE_TIMEOUT_MS 10000
+#define RESOLVE_OUTPUT_MAX (256 * 1024)
+
+/* Copies src into dst (cap bytes) with a leading "~/" made $HOME's; -1 when it does not fit. */
+static int copy_path(char *dst, size_t cap, const char *src)
+{
+	const char *home = getenv("HOME");
+	int n;
+
+	if (src[0] == '~' && src[1] == '/' && home)
+		n = snprintf(dst, cap, "%s%s", home, src + 1);
+	else
+		n = snprintf(dst, cap, "%s", src);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* The first word of a space-separated list, into dst. */
+static int first_word(char *dst, size_t cap, const char *list)
+{
+	char word[1024];
+	size_t n = strcspn(list, " ");
+
+	if (n >= sizeof(word))
+		return -1;
+	memcpy(word, list, n);
+	word[n] = '\0';
+	return copy_path(dst, cap, word);
+}
+
+static int set_text(char *dst, size_t cap, const char *v)
+{
+	int n = snprintf(dst, cap, "%s", v);
+
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
+{
+	const char *line = text;
+	int have_host = 0, have_port = 0, have_user = 0;
+
+	memset(r, 0, sizeof(*r));
+	while (line && *line) {
+		const char *end = strchr(line, '\n'), *sp;
+		char key[64], value[2048];
+		size_t klen, vlen = end ? (size_t)(end - line) : strlen(line);
+		int bad = 0;
+
+		sp = memchr(line, ' ', vlen);
+		if (sp && (klen = (size_t)(sp - line)) < sizeof(key) &&
+		    vlen - klen - 1 < sizeof(value)) {
+			memcpy(key, line, klen);
+			key[klen] = '\0';
+			memcpy(value, sp + 1, vlen - klen - 1);
+			value[vlen - klen - 1] = '\0';
+			if (!strcmp(key, "hostname")) {
+				bad = set_text(r->hostname, sizeof(r->hostname), value);
+				have_host = 1;
+			} else if (!strcmp(key, "port")) {
+				r->port = (unsigned)strtoul(value, NULL, 10);
+				bad = r->port < 1 || r->port > 65535;
+				have_port = 1;
+			} else if (!strcmp(key, "user")) {
+				bad = set_text(r->user, sizeof(r->user), value);
+				have_user = 1;
+			} else if (!strcmp(key, "identityfile") && r->nidentity < SSH_RESOLVE_MAX_IDENTITIES) {
+				bad = copy_path(r->identity[r->nidentity], sizeof(r->identity[0]), value);
+				r->nidentity++;
+			} else if (!strcmp(key, "userknownhostsfile")) {
+				bad = first_word(r->known_hosts, sizeof(r->known_hosts), value);
+			} else if (!strcmp(key, "globalknownhostsfile")) {
+				bad = first_word(r->global_known_hosts, sizeof(r->global_known_hosts), value);
+			} else if (!strcmp(key, "hostkeyalias")) {
+				bad = set_text(r->host_key_alias, sizeof(r->host_key_alias), value);
+			} else if (!strcmp(key, "proxyjump") && strcmp(value, "none")) {
+				bad = set_text(r->proxy_jump, sizeof(r->proxy_jump), value);
+			} else if (!strcmp(key, "proxycommand") && strcmp(value, "none")) {
+				bad = set_text(r->proxy_command, sizeof(r->proxy_command), value);
+			} else if (!strcmp(key, "identitiesonly")) {
+				r->identities_only = !strcmp(value, "yes");
+			} else if (!strcmp(key, "connecttimeout") && strcmp(value, "none")) {
+				r->connect_timeout_s = atoi(value);
+			}
+			if (bad)
+				return err_set("ssh -G: the value of '%s' does not fit: '%.80s'", key, value);
+		}
+		line = end ? end + 1 : NULL;
+	}
+	if (!have_host || !have_port || !have_user)
+		return err_set("ssh -G printed no %s", !have_host ? "hostname" : !have_port ? "port" : "user");
+	return 0;
+}
+
+/* Is there an ssh program on PATH? */
+static int have_ssh(void)
+{
+	const char *path = getenv("PATH");
+	char dir[4096], file[4200];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && n < sizeof(dir)) {
+			memcpy(dir, path, n);
+			dir[n] = '\0';
+			snprintf(file, sizeof(file), "%s/ssh", dir);
+			if (access(file, X_OK) == 0)
+				return 1;
+		}
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+int ssh_resolve(const char *config_file, const char *host, const char *user, unsigned port,
+		struct ssh_resolved *r)
+{
+	char port_text[16], *out, errline[512] = "";
+	char a_ssh[] = "ssh", a_g[] = "-G", a_f[] = "-F", a_l[] = "-l", a_p[] = "-p", a_end[] = "--";
+	char cfg[4096], usr[256], hst[256];
+	char *argv[12];
+	int outp[2], errp[2], status = 0, n = 0;
+	size_t len = 0;
+	struct timespec t0;
+	pid_t pid;
+
+	if (!have_ssh())
+		return 1;
+	if (set_text(cfg, sizeof(cfg), config_file ? config_file : "") < 0 ||
+	    set_text(usr, sizeof(usr), user ? user : "") < 0 || set_text(hst, sizeof(hst), host) < 0)
+		return err_set("ssh target or config path too long for ssh -G");
+	argv[n++] = a_ssh;
+	argv[n++] = a_g;
+	if (config_file) {
+		argv[n++] = a_f;
+		argv[n++] = cfg;
+	}
+	if (usr[0]) {
+		argv[n++] = a_l;
+		argv[n++] = usr;
+	}
+	if (port) {
+		snprintf(port_text, sizeof(port_text), "%u", port);
+		argv[n++] = a_p;
+		argv[n++] = port_text;
+	}
+	argv[n++] = a_end;
+	argv[n++] = hst;
+	argv[n] = NULL;
+	if (!(out = malloc(RESOLVE_OUTPUT_MAX + 1)))
+		return err_set("out of memory for ssh -G's output");
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		free(out);
+		return err_errno("cannot run ssh -G");
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t all;
+
+		/* the caller may block signals for its own watcher: ssh gets the defaults */
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(outp[1], 1);
+		dup2(errp[1], 2);
+		close(0);
+		open("/dev/null", O_RDONLY);
+		execvp("ssh", argv);
+		_exit(127);
+	}
+	close(outp[1]);
+	close(errp[1]);
+	if (pid < 0) {
+		close(outp[0]);
+		close(errp[0]);
+		free(out);
+		return err_errno("cannot run ssh -G");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* poll skips a negative fd: each pipe is set to -1 once it ends */
+	while (outp[0] >= 0 || errp[0] >= 0) {
+		struct pollfd p[2] = { { outp[0], POLLIN, 0 }, { errp[0], POLLIN, 0 } };
+		long left = RESOLVE_TIMEOUT_MS - ms_since(&t0);
+
+		if (left <= 0 || poll(p, 2, (int)left) <= 0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (p[0].revents) {
+			ssize_t k = read(outp[0], out + len, RESOLVE_OUTPUT_MAX - len);
+
+			if (k > 0)
+				len += (size_t)k;
+			if (k <= 0 || len >= RESOLVE_OUTPUT_MAX) {
+				close(outp[0]);
+				outp[0] = -1;
+			}
+		}
+		if (p[1].revents) {
+			size_t el = strlen(errline);
+			ssize_t k = el + 1 < sizeof(errline) ?
+				    read(errp[0], errline + el, sizeof(errline) - 1 - el) : 0;
+
+			if (k > 0) {
+				errline[el + (size_t)k] = '\0';
+			} else {
+				close(errp[0]);
+				errp[0] = -1;
+			}
+		}
+	}
+	if (outp[0] >= 0)
+		close(outp[0]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out[len] = '\0';
+	errline[strcspn(errline, "\r\n")] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return err_set("ssh -G %s refused the configuration%s%s%s: %s", host,
+			       config_file ? " '" : "", config_file ? config_file : "",
+			       config_file ? "'" : "",
+			       errline[0] ? errline : WIFEXITED(status) ? "no message" : "timed out");
+	}
+	n = ssh_resolve_parse(out, r);
+	free(out);
+	return n;
+}

@@ -1,0 +1,49 @@
+#ifndef XFERCMP_SSH_RESOLVE_H
+#define XFERCMP_SSH_RESOLVE_H
+
+/*
+ * The ssh configuration as OpenSSH reads it. libssh 0.10's own parser
+ * rejects a whole file over one line it does not know (`Match address`,
+ * `localnetwork`, `tagged`, ...) and ignores `HostKeyAlias`,
+ * `IdentitiesOnly` and `Match originalhost`, which OpenSSH obeys; so when
+ * OpenSSH's ssh is installed, `ssh -G` resolves the host's effective
+ * options and libssh is handed only those (ssh_conn.c). Without ssh,
+ * libssh's parser is the fallback.
+ */
+
+#include <stddef.h>
+
+#define SSH_RESOLVE_MAX_IDENTITIES 16
+
+struct ssh_resolved {
+	char hostname[256];
+	unsigned port;
+	char user[256];
+	char identity[SSH_RESOLVE_MAX_IDENTITIES][1024];	/* ~ expanded */
+	unsigned nidentity;
+	char known_hosts[1024];		/* the first UserKnownHostsFile, ~ expanded */
+	char global_known_hosts[1024];	/* the first GlobalKnownHostsFile */
+	char host_key_alias[256];	/* "" when none */
+	char proxy_jump[512];		/* "" when none */
+	char proxy_command[1024];	/* "" when none */
+	int identities_only;
+	int connect_timeout_s;		/* 0: none set */
+};
+
+/*
+ * Parses `ssh -G` output ("key value" lines, keys in lower case) into r.
+ * Returns 0, or -1 (error set) when a needed key (hostname, port, user) is
+ * missing or a value does not fit.
+ */
+int ssh_resolve_parse(const char *text, struct ssh_resolved *r);
+
+/*
+ * Runs `ssh -G [-F config_file] [-l user] [-p port] host` (it reads the
+ * configuration only: no connection) and parses it. Returns 0; 1 when no
+ * ssh program is installed (use libssh's parser); -1 (error set, with
+ * ssh's own first line) when ssh refuses the configuration or the host.
+ */
+int ssh_resolve(const char *config_file, const char *host, const char *user, unsigned port,
+		struct ssh_resolved *r);
+
+#endif
