@@ -520,7 +520,7 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	struct compare_opts *o = &s->o;
 
 	s->proc = (struct agent_process){ .pid = -1, .stdin_fd = -1 };
-	s->agent = (struct agent_client){ .fd = -1 };
+	s->agent = (struct agent_client){ .ctl.fd = -1 };
 	s->target = (struct xfer_target){ 0 };
 	s->root = NULL;
 	keep_stops(list, n);

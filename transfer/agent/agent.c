@@ -4,6 +4,7 @@
 
 #include "agent/agent_gate.h"
 #include "agent/agent_startup.h"
+#include "stream/wire_auth.h"
 #include "err.h"
 #include "fsutil.h"
 
@@ -213,19 +214,24 @@ static int prepare_root(const struct agent_opts *o, char *root, size_t len)
 	return 0;
 }
 
-/* Reads the HELLO of a new connection; returns 1 for an authenticated control peer. */
-static int check_control_hello(int fd, const char *token)
+/*
+ * Reads the HELLO of a new connection and makes the handshake of
+ * wire_auth.h; returns 1 with *ctl authenticated for a control peer that
+ * proved the session key.
+ */
+static int check_control_hello(int fd, const unsigned char key[WIRE_KEY_BYTES],
+			       struct wire_chan *ctl)
 {
 	enum wire_type type;
-	json_object *o = NULL, *reply;
-	const char *peer_token, *role;
+	json_object *o = NULL;
+	const char *role;
 	uint64_t proto;
 	int ok = 0;
 
 	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
 		return 0;
 	if (type != WIRE_HELLO || wire_get_u64(o, "proto", &proto) < 0 ||
-	    wire_get_str(o, "token", &peer_token) < 0 || wire_get_str(o, "role", &role) < 0) {
+	    wire_get_str(o, "role", &role) < 0) {
 		wire_send_error(fd, "protocol error: expected a hello");
 	} else if (proto != WIRE_PROTO) {
 		char msg[128];
@@ -233,26 +239,19 @@ static int check_control_hello(int fd, const char *token)
 		snprintf(msg, sizeof(msg), "protocol version %llu not supported (agent speaks %d)",
 			 (unsigned long long)proto, WIRE_PROTO);
 		wire_send_error(fd, msg);
-	} else if (!wire_token_equal(peer_token, token)) {
-		wire_send_error(fd, "wrong session token");
 	} else if (strcmp(role, "control")) {
 		wire_send_error(fd, "no transfer is waiting for a data connection");
 	} else {
-		ok = 1;
+		ok = wire_auth_agent(fd, key, o, AGENT_HELLO_TIMEOUT_MS, ctl) == 0;
 	}
 	json_object_put(o);
-	if (!ok)
-		return 0;
-	reply = json_object_new_object();
-	json_object_object_add(reply, "proto", json_object_new_int(WIRE_PROTO));
-	ok = wire_send_json(fd, WIRE_OK, reply) == 0;
-	json_object_put(reply);
 	return ok;
 }
 
 int agent_serve(const struct agent_opts *o)
 {
 	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[64];
+	unsigned char key[WIRE_KEY_BYTES];
 	static sigset_t stop_signals;
 	struct agent_gate gate;
 	int lfd, rc = 0;
@@ -260,8 +259,10 @@ int agent_serve(const struct agent_opts *o)
 
 	if (!o->token_file)
 		return err_set("no session token: pass --token-file FILE (or - for stdin) holding 64 hex characters");
-	if (read_token(o->token_file, token) < 0)
+	if (read_token(o->token_file, token) < 0 || wire_key_from_token(token, key) < 0)
 		return -1;
+	/* from here on only the key is used */
+	explicit_bzero(token, sizeof(token));
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGINT);
 	sigaddset(&stop_signals, SIGTERM);
@@ -290,6 +291,7 @@ int agent_serve(const struct agent_opts *o)
 		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;
 		int cfd = agent_gate_next(&gate, idle_ms);
 		struct agent_session *s;
+		struct wire_chan ctl;
 
 		if (cfd == -2)
 			break;	/* idle timeout */
@@ -297,7 +299,7 @@ int agent_serve(const struct agent_opts *o)
 			rc = -1;
 			break;
 		}
-		if (!check_control_hello(cfd, token)) {
+		if (!check_control_hello(cfd, key, &ctl)) {
 			close(cfd);
 			continue;
 		}
@@ -308,9 +310,9 @@ int agent_serve(const struct agent_opts *o)
 		}
 		/* one client at a time: the strangers still waiting are sent away */
 		agent_gate_release(&gate);
-		s->fd = cfd;
+		s->ctl = ctl;
 		s->listen_fd = lfd;
-		s->token = token;
+		memcpy(s->key, key, sizeof(s->key));
 		s->root = root;
 		s->keep = o->keep;
 		agent_session_run(s);

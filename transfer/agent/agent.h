@@ -5,7 +5,7 @@
  * The agent (`xfercmp serve`, also built as xfercmp-agent) runs on the
  * destination. It is the mirror of the client: it receives the raw-TCP
  * strategies' streams, flushes and verifies what every strategy wrote, and
- * answers only peers that present the session token. It writes only inside
+ * answers only peers that prove they hold the session key (wire_auth.h). It writes only inside
  * its scratch root and removes what it made when the session ends.
  */
 
@@ -49,9 +49,9 @@ struct agent_job {
 
 /* The state of one control session, shared by the request handlers. */
 struct agent_session {
-	int fd;			/* control connection */
+	struct wire_chan ctl;	/* the authenticated control connection */
 	int listen_fd;		/* for the data connections of a receive */
-	const char *token;
+	unsigned char key[WIRE_KEY_BYTES];	/* the session key (wire_auth.h) */
 	const char *root;
 	int keep;
 	struct manifest manifest;
@@ -76,7 +76,11 @@ int agent_op_sample_stop(struct agent_session *s, json_object *req, json_object 
 /* Stops a sampler left running (the client went away). */
 void agent_sampling_release(struct agent_session *s);
 
-/* Checks a data connection's HELLO: token, role "data", job. Sets *stream. */
+/*
+ * Checks a data connection's HELLO (role "data", this job) and makes the
+ * handshake: the peer must prove the session key for this job and stream.
+ * Sets *stream; returns 0 or -1 (error set).
+ */
 int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream);
 
 #endif

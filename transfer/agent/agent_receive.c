@@ -1,7 +1,7 @@
 /*
  * The agent's "receive" request: the mirror of a raw-TCP strategy's send
  * side. The agent answers {"ready":true}, accepts the data connections of
- * that job (authenticated by token, job id and stream number), runs the
+ * that job (each proves the session key for that job and stream number), runs the
  * receiver on each in its own thread, and then answers with what arrived.
  */
 #define _GNU_SOURCE
@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "err.h"
 #include "agent/receivers.h"
+#include "stream/wire_auth.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -47,27 +48,27 @@ static void *stream_main(void *arg)
 int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream)
 {
 	enum wire_type type;
-	json_object *o = NULL, *reply;
-	const char *token, *role;
+	json_object *o = NULL;
+	const char *role;
 	uint64_t proto, peer_job;
+	struct wire_chan data;
 	int ok = 0;
 
 	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
 		return -1;
 	if (type == WIRE_HELLO && wire_get_u64(o, "proto", &proto) == 0 && proto == WIRE_PROTO &&
-	    wire_get_str(o, "token", &token) == 0 && wire_token_equal(token, s->token) &&
 	    wire_get_str(o, "role", &role) == 0 && !strcmp(role, "data") &&
 	    wire_get_u64(o, "job", &peer_job) == 0 && peer_job == job &&
 	    wire_get_u64(o, "stream", stream) == 0)
 		ok = 1;
-	json_object_put(o);
 	if (!ok) {
+		json_object_put(o);
 		wire_send_error(fd, "not a data connection of the transfer in progress");
 		return err_set("rejected a connection");
 	}
-	reply = json_object_new_object();
-	ok = wire_send_json(fd, WIRE_OK, reply);
-	json_object_put(reply);
+	/* the stream's bytes are not framed: the channel's keys go unused */
+	ok = wire_auth_agent(fd, s->key, o, AGENT_HELLO_TIMEOUT_MS, &data);
+	json_object_put(o);
 	return ok;
 }
 
@@ -125,13 +126,13 @@ static int receive_request(json_object *req, const struct receiver **rx, unsigne
 }
 
 /* Tells the client to connect: the final answer comes when the streams end. */
-static int send_ready(int fd)
+static int send_ready(struct wire_chan *ctl)
 {
 	json_object *ready = json_object_new_object();
 	int rc;
 
 	json_object_object_add(ready, "ready", json_object_new_boolean(1));
-	rc = wire_send_json(fd, WIRE_OK, ready);
+	rc = wire_chan_send_json(ctl, WIRE_OK, ready);
 	json_object_put(ready);
 	return rc;
 }
@@ -198,7 +199,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	struct recv_stats total = { 0 };
 	clock_ns start;
 
-	if (receive_request(req, &rx, &streams) < 0 || send_ready(s->fd) < 0)
+	if (receive_request(req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
 		return -1;
 	fds = malloc(streams * sizeof(*fds));
 	if (!fds)

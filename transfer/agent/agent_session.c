@@ -353,7 +353,7 @@ void agent_session_run(struct agent_session *s)
 		int rc;
 
 		/* a session waits for its client without limit: the client owns the pace */
-		if (wire_recv(s->fd, -1, &type, &payload, &len) < 0) {
+		if (wire_chan_recv(&s->ctl, -1, &type, &payload, &len) < 0) {
 			json_object_put(reply);
 			break;
 		}
@@ -366,9 +366,9 @@ void agent_session_run(struct agent_session *s)
 		free(payload);
 		json_object_put(req);
 		if (rc == 0)
-			rc = wire_send_json(s->fd, WIRE_OK, reply);
+			rc = wire_chan_send_json(&s->ctl, WIRE_OK, reply);
 		else
-			rc = wire_send_error(s->fd, err_msg());
+			rc = wire_chan_send_error(&s->ctl, err_msg());
 		json_object_put(reply);
 		if (rc < 0)
 			break;

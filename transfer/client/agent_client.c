@@ -2,6 +2,7 @@
 #include "client/agent_client.h"
 
 #include "verify.h"
+#include "stream/wire_auth.h"
 
 #include "err.h"
 #include "measure/sampler.h"
@@ -79,27 +80,6 @@ int tcp_connect(const char *host, const char *port, int timeout_ms)
 	return fd;
 }
 
-static int hello(int fd, const char *token, const char *role, uint64_t job, unsigned stream)
-{
-	json_object *o = json_object_new_object(), *reply = NULL;
-	enum wire_type type;
-	int rc;
-
-	json_object_object_add(o, "proto", json_object_new_int(WIRE_PROTO));
-	json_object_object_add(o, "token", json_object_new_string(token));
-	json_object_object_add(o, "role", json_object_new_string(role));
-	if (job) {
-		json_object_object_add(o, "job", json_object_new_int64((int64_t)job));
-		json_object_object_add(o, "stream", json_object_new_int((int)stream));
-	}
-	rc = wire_send_json(fd, WIRE_HELLO, o);
-	json_object_put(o);
-	if (rc == 0)
-		rc = wire_recv_json(fd, AGENT_CONNECT_TIMEOUT_MS, &type, &reply);
-	json_object_put(reply);
-	return rc < 0 ? err_wrap("agent refused the connection") : 0;
-}
-
 /* {"op":op} with "job" when job is not 0: a new object for the caller to fill further. */
 static json_object *request(const char *op, uint64_t job)
 {
@@ -133,19 +113,25 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
+	int fd;
+
 	memset(c, 0, sizeof(*c));
-	c->fd = -1;
+	wire_chan_init(&c->ctl, -1);
 	snprintf(c->label, sizeof(c->label), "%s", host);
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	snprintf(c->port, sizeof(c->port), "%s", port);
-	snprintf(c->token, sizeof(c->token), "%s", token);
-	c->fd = tcp_connect(host, port, AGENT_CONNECT_TIMEOUT_MS);
-	if (c->fd < 0)
+	if (wire_key_from_token(token, c->key) < 0)
 		return -1;
-	if (hello(c->fd, token, "control", 0, 0) < 0 ||
-	    call_request(c, request("info", 0), &c->info) < 0) {
-		close(c->fd);
-		c->fd = -1;
+	fd = tcp_connect(host, port, AGENT_CONNECT_TIMEOUT_MS);
+	if (fd < 0)
+		return -1;
+	if (wire_auth_client(fd, c->key, "control", 0, 0, AGENT_CONNECT_TIMEOUT_MS, &c->ctl) < 0) {
+		close(fd);
+		return err_wrap("agent on %s refused the connection", c->label);
+	}
+	if (call_request(c, request("info", 0), &c->info) < 0) {
+		close(c->ctl.fd);
+		c->ctl.fd = -1;
 		return -1;
 	}
 	return 0;
@@ -162,10 +148,12 @@ static int connection_failed(struct agent_client *c)
 
 	if (f == WIRE_FAULT_NONE)
 		return err_wrap("agent");
-	close(c->fd);
-	c->fd = -1;
+	close(c->ctl.fd);
+	c->ctl.fd = -1;
 	c->lost = 1;
-	if (f == WIRE_FAULT_TIMEOUT)
+	if (f == WIRE_FAULT_AUTH)
+		err_wrap("stopped talking to the agent on %s (%s:%s)", c->label, c->host, c->port);
+	else if (f == WIRE_FAULT_TIMEOUT)
 		err_set("lost the connection to the agent on %s (%s:%s): no answer for %d s; the link or the host went down",
 			c->label, c->host, c->port, NET_PEER_TIMEOUT_S);
 	else if (f == WIRE_FAULT_CLOSED)
@@ -182,7 +170,7 @@ static int check_alive(const struct agent_client *c)
 {
 	if (c->lost)
 		return err_restore(&c->lost_why);
-	if (c->fd < 0)
+	if (c->ctl.fd < 0)
 		return err_set("not connected to the agent on %s", c->label);
 	return 0;
 }
@@ -194,7 +182,7 @@ int agent_client_await(struct agent_client *c, json_object **reply)
 	*reply = NULL;
 	if (check_alive(c) < 0)
 		return -1;
-	if (wire_recv_json(c->fd, -1, &type, reply) < 0)
+	if (wire_chan_recv_json(&c->ctl, -1, &type, reply) < 0)
 		return connection_failed(c);
 	if (type != WIRE_OK) {
 		json_object_put(*reply);
@@ -209,7 +197,7 @@ int agent_client_call(struct agent_client *c, json_object *req, json_object **re
 	*reply = NULL;
 	if (check_alive(c) < 0)
 		return -1;
-	if (wire_send_json(c->fd, WIRE_REQUEST, req) < 0)
+	if (wire_chan_send_json(&c->ctl, WIRE_REQUEST, req) < 0)
 		return connection_failed(c);
 	return agent_client_await(c, reply);
 }
@@ -223,7 +211,7 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
-	rc = wire_send(c->fd, WIRE_MANIFEST, buf, len);
+	rc = wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len);
 	free(buf);
 	if (rc < 0)
 		return connection_failed(c);
@@ -235,12 +223,13 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
 {
 	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+	struct wire_chan data;	/* the stream's bytes are not framed: its keys go unused */
 
 	if (fd < 0)
 		return -1;
-	if (hello(fd, c->token, "data", job, stream) < 0) {
+	if (wire_auth_client(fd, c->key, "data", job, stream, AGENT_CONNECT_TIMEOUT_MS, &data) < 0) {
 		close(fd);
-		return -1;
+		return err_wrap("agent on %s refused data connection %u", c->label, stream);
 	}
 	return fd;
 }
@@ -249,7 +238,7 @@ int agent_client_close(struct agent_client *c)
 {
 	int rc = 0;
 
-	if (c->fd >= 0) {
+	if (c->ctl.fd >= 0) {
 		/* the agent removes the destinations it kept before it answers */
 		if (call_and_drop(c, request("bye", 0)) < 0 && !c->lost) {
 			struct err_saved why;
@@ -258,9 +247,10 @@ int agent_client_close(struct agent_client *c)
 			rc = err_set("cleanup on %s failed: %s; remove what is left with chmod -R u+rwx, then rm -rf",
 				     c->label, why.msg);
 		}
-		close(c->fd);
-		c->fd = -1;
+		close(c->ctl.fd);
+		c->ctl.fd = -1;
 	}
+	explicit_bzero(c->key, sizeof(c->key));
 	json_object_put(c->info);
 	c->info = NULL;
 	return rc;

@@ -14,19 +14,23 @@
 struct sampler_summary;
 
 struct agent_client {
-	int fd;			/* -1 once the connection is lost */
+	struct wire_chan ctl;	/* the authenticated control connection; fd -1 once lost */
 	int lost;		/* the connection failed: every later call fails at once */
 	char label[256];	/* the host as the user named it, for messages (default: host) */
 	char host[256];
 	char port[16];
-	char token[WIRE_TOKEN_HEX + 1];
+	unsigned char key[WIRE_KEY_BYTES];	/* the session key, from the token (wire_auth.h) */
 	json_object *info;	/* the agent's answer to "info" */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 };
 
 #define AGENT_CONNECT_TIMEOUT_MS 10000
 
-/* Connects to host:port and says hello with token. Returns 0 or -1 (error set). */
+/*
+ * Connects to host:port and makes the handshake of wire_auth.h with the key
+ * derived from token: the agent must prove it holds the key before anything
+ * else is sent. Returns 0 or -1 (error set).
+ */
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token);
 
@@ -125,7 +129,10 @@ struct agent_probe_reply {
 int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
 		       const char *rate_key, struct agent_probe_reply *out);
 
-/* Opens data connection `stream` of job; returns the fd or -1 (error set). */
+/*
+ * Opens data connection `stream` of job, making the same handshake bound to
+ * job and stream; returns the fd or -1 (error set).
+ */
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream);
 
 /*

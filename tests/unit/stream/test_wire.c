@@ -23,6 +23,14 @@ static void test_header_decode(void **state)
 	h[4] = 99;
 	assert_int_equal(wire_header_decode(h, &t, &len), -1);
 	h[4] = WIRE_OK;
+	/* the one flag: a MAC follows; any other is refused */
+	h[5] = WIRE_FLAG_MAC;
+	assert_int_equal(wire_header_decode(h, &t, &len), 0);
+	assert_int_equal(wire_header_flags(h), WIRE_FLAG_MAC);
+	h[5] = 2;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+	assert_contains(err_msg(), "unknown header flags");
+	h[5] = 0;
 	h[6] = 1;
 	assert_int_equal(wire_header_decode(h, &t, &len), -1);
 	assert_contains(err_msg(), "reserved");
