@@ -110,6 +110,31 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 	return rc;
 }
 
+/*
+ * The scratch root from the agent's "info": an absolute path with no empty,
+ * "." or ".." part and no control character, since every destination is
+ * made from it and handed to the host's shell and tools.
+ */
+static int take_root(struct agent_client *c)
+{
+	const char *root;
+
+	if (wire_get_str(c->info, "root", &root) < 0)
+		return err_wrap("agent");
+	if (root[0] != '/' || strlen(root) >= sizeof(c->root) || !strcmp(root, "/"))
+		return err_set("agent: protocol error: scratch root '%s' is not an absolute path", root);
+	for (const char *p = root; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return err_set("agent: protocol error: scratch root '%s' holds a control character", root);
+		if (*p == '/' && (p[1] == '/' || p[1] == '\0' ||
+				  (p[1] == '.' && (p[2] == '/' || p[2] == '\0' ||
+						   (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))))
+			return err_set("agent: protocol error: scratch root '%s' is not a plain absolute path", root);
+	}
+	snprintf(c->root, sizeof(c->root), "%s", root);
+	return 0;
+}
+
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
@@ -129,7 +154,7 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 		close(fd);
 		return err_wrap("agent on %s refused the connection", c->label);
 	}
-	if (call_request(c, request("info", 0), &c->info) < 0) {
+	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 		return -1;
@@ -261,6 +286,7 @@ int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t 
 {
 	json_object *req = request("prepare", 0), *reply = NULL;
 	const char *d, *f;
+	char want[sizeof(c->root) + 96];
 	int rc;
 
 	json_object_object_add(req, "strategy", json_object_new_string(strategy));
@@ -268,6 +294,14 @@ int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t 
 	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest", &d) < 0 ||
 			wire_get_str(reply, "dest_fs", &f) < 0))
 		rc = err_wrap("agent");
+	if (rc == 0) {
+		snprintf(want, sizeof(want), "%s/%llu-%s", c->root, (unsigned long long)*job, strategy);
+		if (*job == 0)
+			rc = err_set("agent: protocol error: job id 0 names no destination: refused");
+		else if (strcmp(d, want))
+			rc = err_set("agent: protocol error: destination '%s' for job %llu is not '%s', the one the client expects: refused",
+				     d, (unsigned long long)*job, want);
+	}
 	if (rc == 0) {
 		if (dest)
 			snprintf(dest, dest_len, "%s", d);

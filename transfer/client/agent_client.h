@@ -21,6 +21,7 @@ struct agent_client {
 	char port[16];
 	unsigned char key[WIRE_KEY_BYTES];	/* the session key, from the token (wire_auth.h) */
 	json_object *info;	/* the agent's answer to "info" */
+	char root[4096];	/* its scratch root, from that answer: every dest is beneath */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 };
 
@@ -58,7 +59,10 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 /*
  * "prepare": a fresh destination for a run of the strategy named strategy
  * ("probe" for the network probe). Fills *job, dest (its absolute path on the
- * host; NULL when not wanted) and fs (its file system type).
+ * host; NULL when not wanted) and fs (its file system type). The client
+ * decides the path, ROOT/JOB-STRATEGY (the agent's rule, agent_session.c):
+ * a reply naming any other is refused, so no answer can steer the SSH
+ * strategies or a cmd: template to write elsewhere.
  */
 int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t *job, char *dest,
 			 size_t dest_len, char *fs, size_t fs_len);

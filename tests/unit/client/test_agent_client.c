@@ -55,6 +55,7 @@ static int pair_setup(void **state)
 	snprintf(p->c.label, sizeof(p->c.label), "testhost");
 	snprintf(p->c.host, sizeof(p->c.host), "192.0.2.1");
 	snprintf(p->c.port, sizeof(p->c.port), "5210");
+	snprintf(p->c.root, sizeof(p->c.root), "/r");
 	*state = p;
 	return 0;
 }
@@ -109,15 +110,15 @@ static void test_prepare(void **state)
 	char dest[64], fs[32];
 	uint64_t job = 0;
 
-	EXPECT_CALL(p, "{\"job\":7,\"dest\":\"/r/dest-7\",\"dest_fs\":\"ext4\"}",
+	EXPECT_CALL(p, "{\"job\":7,\"dest\":\"/r/7-splice\",\"dest_fs\":\"ext4\"}",
 		    agent_client_prepare(&p->c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0,
 		    "{\"op\":\"prepare\",\"strategy\":\"splice\"}");
 	assert_int_equal(job, 7);
-	assert_string_equal(dest, "/r/dest-7");
+	assert_string_equal(dest, "/r/7-splice");
 	assert_string_equal(fs, "ext4");
 
 	/* the probe does not want the path */
-	EXPECT_CALL(p, "{\"job\":8,\"dest\":\"/r/dest-8\",\"dest_fs\":\"xfs\"}",
+	EXPECT_CALL(p, "{\"job\":8,\"dest\":\"/r/8-probe\",\"dest_fs\":\"xfs\"}",
 		    agent_client_prepare(&p->c, "probe", &job, NULL, 0, fs, sizeof(fs)), 0,
 		    "{\"op\":\"prepare\",\"strategy\":\"probe\"}");
 	assert_int_equal(job, 8);
@@ -129,6 +130,31 @@ static void test_prepare(void **state)
 		    "{\"op\":\"prepare\",\"strategy\":\"zstd\"}");
 	assert_string_equal(err_msg(), "agent: protocol error: field 'dest' missing or not a string");
 	assert_false(p->c.lost);
+}
+
+/* The client decides where a run writes: a reply naming another place is refused. */
+static void test_prepare_refuses_another_dest(void **state)
+{
+	struct pair *p = *state;
+	static const char *const replies[] = {
+		"{\"job\":7,\"dest\":\"/etc\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/7-splice/../../etc\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/7-zstd\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/8-splice\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/7-splice; rm -rf ~\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":0,\"dest\":\"/r/0-splice\",\"dest_fs\":\"ext4\"}",
+	};
+	char dest[64] = "", fs[32];
+	uint64_t job = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(replies); i++) {
+		EXPECT_CALL(p, replies[i],
+			    agent_client_prepare(&p->c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)),
+			    -1, "{\"op\":\"prepare\",\"strategy\":\"splice\"}");
+		assert_contains(err_msg(), i + 1 < ARRAY_LEN(replies) ? "the one the client expects: refused"
+								       : "job id 0 names no destination");
+		assert_string_equal(dest, "");
+	}
 }
 
 static void test_flush_and_cleanup(void **state)
@@ -372,6 +398,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_prepare, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_refuses_another_dest, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_flush_and_cleanup, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_verify, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive, pair_setup, pair_teardown),
