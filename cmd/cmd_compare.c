@@ -49,12 +49,16 @@ static const char compare_help[] =
 	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"
 	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"
 	"                           always refused)\n"
-	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n"
-	"                           created and removed by xfercmp, refused if it holds other data\n"
+	"      --remote-dir DIR     where the agent makes its scratch root on the host, a fresh\n"
+	"                           DIR/xfercmp.XXXXXX (0700) removed at the end (default /var/tmp)\n"
 	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"
 	"      --token-file FILE    the token that agent was given (with --agent)\n"
 	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
+	"      --allow-cleartext    let the raw-TCP strategies (splice, zstd, parallel,\n"
+	"                           real-tar-nc) send a dir: tree to a host off loopback; they\n"
+	"                           do not encrypt (they measure the link without a cipher), so\n"
+	"                           without it they are skipped there; the SSH ones encrypt\n"
 	"                           (and skip the source disk probe, which would)\n"
 	"  -P, --streams N          parallel: TCP streams (default: number of cores, at most 64)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
@@ -220,6 +224,7 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
+	OPT_ALLOW_CLEARTEXT,
 };
 
 /* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
@@ -302,6 +307,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "ssh-config", required_argument, NULL, 'F' },
 		{ "accept-new-hostkey", no_argument, NULL, OPT_ACCEPT_NEW },
 		{ "remote-dir", required_argument, NULL, OPT_REMOTE_DIR },
+		{ "allow-cleartext", no_argument, NULL, OPT_ALLOW_CLEARTEXT },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "warm", no_argument, NULL, OPT_WARM },
@@ -339,6 +345,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case 'F': o->ssh_config = optarg; break;
 		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
 		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
+		case OPT_ALLOW_CLEARTEXT: o->run.allow_cleartext = true; break;
 		case OPT_TOKEN: o->token_file = optarg; break;
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
@@ -366,6 +373,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	}
 	if ((rc = check_opts(o, argc, argv)) != 0)
 		return rc;
+	o->run.user_tree = o->wo.spec.kind == WORKLOAD_DIR;
 	o->run.progress = progress;
 	o->run.progress_ctx = o;
 	o->run.sample = true;

@@ -3,6 +3,7 @@
 #include "agent/agent.h"
 
 #include "agent/agent_gate.h"
+#include "agent/agent_root.h"
 #include "agent/agent_startup.h"
 #include "stream/wire_auth.h"
 #include "err.h"
@@ -23,13 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ROOT_MARKER AGENT_ROOT_MARKER
-
-/* What the lifetime watchers must clean up: the scratch root, if we made it. */
-static char made_root[4096];
+/* The scratch root; the lifetime watchers remove it unless remove_at_exit is 0 (--keep). */
+static struct agent_root scratch = { .fd = -1, .parent_fd = -1 };
+static int remove_at_exit;
 
 /*
- * Removes the scratch root, its marker last (fs_remove_marked_tree): a root
+ * Removes the scratch root, its marker last (agent_root_remove_all): a root
  * that could not be wholly removed keeps its marker, so the client's
  * fallback may still take it. The removal is retried for a bounded time
  * while a directory refills (ENOTEMPTY): when the client goes away in the
@@ -48,17 +48,17 @@ static int remove_root(void)
 
 	/* the session's end, stdin's end and a signal can all arrive at once: one remover */
 	pthread_mutex_lock(&once);
-	if (made_root[0]) {
+	if (remove_at_exit) {
 		for (int waited = 0;; waited += 200) {
-			rc = fs_remove_marked_tree(made_root, ROOT_MARKER);
+			rc = agent_root_remove_all(&scratch);
 			if (rc == 0 || errno != ENOTEMPTY || waited >= CLEANUP_RETRY_MS)
 				break;
 			nanosleep(&tick, NULL);
 		}
 		if (rc < 0)
 			err_wrap("scratch root left behind (remove it with: chmod -R u+rwx '%s' && rm -rf '%s')",
-				 made_root, made_root);
-		made_root[0] = '\0';
+				 scratch.path, scratch.path);
+		remove_at_exit = 0;
 	}
 	pthread_mutex_unlock(&once);
 	return rc;
@@ -174,43 +174,19 @@ static int open_listener(const char *spec, char *bound, size_t len)
 }
 
 /*
- * The scratch root is always ours: a new directory, or one an earlier agent
- * made (it holds the marker file). Anything else may be somebody's data, so
- * the agent refuses it rather than write into it or remove it.
+ * The scratch root is always one the agent just made (agent_root.h), in
+ * --root or else the scratch base (/var/tmp): never an existing directory,
+ * so nothing of anyone else's is written into or removed.
  */
-static int prepare_root(const struct agent_opts *o, char *root, size_t len)
+static int prepare_root(const struct agent_opts *o, const unsigned char key[WIRE_KEY_BYTES])
 {
-	char marker[4096 + 32];
-	int empty, fd;
+	char id[WIRE_SESSION_ID_HEX + 1];
 
-	if (!o->root) {
-		snprintf(root, len, "%s/xfercmp.XXXXXX", fs_scratch_base());
-		if (!mkdtemp(root))
-			return err_errno("cannot create a scratch directory under %s", fs_scratch_base());
-	} else {
-		snprintf(root, len, "%s", o->root);
-		if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)
-			return -1;
-		if (access(root, F_OK) == 0) {
-			empty = fs_dir_is_empty(root);
-			if (empty < 0)
-				return -1;
-			if (!empty && access(marker, F_OK) != 0)
-				return err_set("scratch root '%s' exists and was not made by xfercmp: choose another directory",
-					       root);
-		} else if (fs_mkdir_p(root) < 0) {
-			return -1;
-		}
-	}
-	if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)
+	if (wire_session_id(key, id) < 0 ||
+	    agent_root_make(&scratch, o->root ? o->root : fs_scratch_base(), id) < 0)
 		return -1;
-	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_errno("cannot write in scratch root '%s'", root);
-	close(fd);
 	/* --keep: nothing is removed, at the end or on a signal */
-	if (!o->keep)
-		snprintf(made_root, sizeof(made_root), "%s", root);
+	remove_at_exit = !o->keep;
 	return 0;
 }
 
@@ -250,7 +226,7 @@ static int check_control_hello(int fd, const unsigned char key[WIRE_KEY_BYTES],
 
 int agent_serve(const struct agent_opts *o)
 {
-	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[64];
+	char token[WIRE_TOKEN_HEX + 1], bound[64];
 	unsigned char key[WIRE_KEY_BYTES];
 	static sigset_t stop_signals;
 	struct agent_gate gate;
@@ -272,7 +248,7 @@ int agent_serve(const struct agent_opts *o)
 	lfd = open_listener(o->listen ? o->listen : "0.0.0.0:5210", bound, sizeof(bound));
 	if (lfd < 0)
 		return -1;
-	if (prepare_root(o, root, sizeof(root)) < 0) {
+	if (prepare_root(o, key) < 0) {
 		close(lfd);
 		return -1;
 	}
@@ -313,7 +289,8 @@ int agent_serve(const struct agent_opts *o)
 		s->ctl = ctl;
 		s->listen_fd = lfd;
 		memcpy(s->key, key, sizeof(s->key));
-		s->root = root;
+		s->root = scratch.path;
+		s->scratch = &scratch;
 		s->keep = o->keep;
 		agent_session_run(s);
 		close(cfd);

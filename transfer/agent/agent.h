@@ -15,18 +15,25 @@
 #include <stdint.h>
 
 struct sampler;
+struct agent_root;
 
 struct agent_opts {
 	const char *listen;	/* "ADDR:PORT", PORT 0 = any; default 0.0.0.0:5210 */
-	const char *root;	/* scratch root; NULL = a fresh /var/tmp/xfercmp.XXXXXX */
+	const char *root;	/* where the agent makes its scratch root (agent_root.h);
+				 * NULL = the scratch base, /var/tmp */
 	const char *token_file;	/* "-" = first line of stdin */
 	int once;		/* exit when the first session ends */
 	int keep;		/* keep destinations after a session (debugging) */
 	int idle_timeout_s;	/* exit after this long with no session */
 };
 
-/* The file in every scratch root the agent made: what is ours to remove. */
+/*
+ * The file in every scratch root the agent made, holding the session id
+ * (agent_root.h): what is ours to remove. Roots are named PREFIX + 6 random
+ * characters.
+ */
 #define AGENT_ROOT_MARKER ".xfercmp-agent"
+#define AGENT_ROOT_PREFIX "xfercmp."
 
 #define AGENT_DEFAULT_PORT 5210
 #define AGENT_DEFAULT_IDLE_S 600
@@ -41,7 +48,8 @@ int agent_serve(const struct agent_opts *o);
 /* One destination directory, made for one strategy run. */
 struct agent_job {
 	uint64_t id;
-	char dest[4096];
+	char name[96];		/* JOB-STRATEGY, its directory in the scratch root */
+	char dest[4096];	/* ROOT/JOB-STRATEGY, for the receivers and the client */
 	char strategy[64];
 	int removed;
 	int parked;	/* verified and done with, removed when the session ends */
@@ -52,7 +60,8 @@ struct agent_session {
 	struct wire_chan ctl;	/* the authenticated control connection */
 	int listen_fd;		/* for the data connections of a receive */
 	unsigned char key[WIRE_KEY_BYTES];	/* the session key (wire_auth.h) */
-	const char *root;
+	const char *root;	/* the scratch root's path */
+	struct agent_root *scratch;	/* the scratch root; NULL in tests of the probes */
 	int keep;
 	struct manifest manifest;
 	int have_manifest;

@@ -58,6 +58,25 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms)
 	return fd;
 }
 
+int agent_client_is_local(const struct agent_client *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(c->ctl.fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_UNIX)
+		return 1;
+	if (ss.ss_family == AF_INET)
+		return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	if (ss.ss_family == AF_INET6) {
+		const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
 int tcp_connect(const char *host, const char *port, int timeout_ms)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;

@@ -147,6 +147,12 @@ int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream
  */
 int agent_client_close(struct agent_client *c);
 
+/*
+ * 1 when the agent is on this machine (its control connection's peer is a
+ * loopback address, or a local socket), 0 when data to it crosses a network.
+ */
+int agent_client_is_local(const struct agent_client *c);
+
 /* A TCP connection with a bounded connect time; returns the fd or -1 (error set). */
 int tcp_connect(const char *host, const char *port, int timeout_ms);
 

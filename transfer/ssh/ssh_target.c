@@ -222,7 +222,7 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	int rc;
 
 	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
-	    ssh_shell_quote(t->remote_root, quoted_root, sizeof(quoted_root)) < 0)
+	    ssh_shell_quote(t->remote_parent, quoted_root, sizeof(quoted_root)) < 0)
 		return -1;
 	/*
 	 * Listen on the address this SSH connection reached (the third word of
@@ -259,7 +259,7 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 {
-	char home[512], remote_agent[600], hex[WIRE_TOKEN_HEX + 1];
+	char home[512], remote_agent[600];
 	struct utsname u;
 	int proto = 0;
 
@@ -272,12 +272,17 @@ int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 		err_set("host '%s' has no tar: install the tar package there", o->conn.target);
 		goto fail;
 	}
-	if (wire_token_generate(t->token) < 0 || wire_token_generate(hex) < 0)
+	if (wire_token_generate(t->token) < 0)
 		goto fail;
-	if (o->remote_dir)
-		snprintf(t->remote_root, sizeof(t->remote_root), "%s", o->remote_dir);
-	else
-		snprintf(t->remote_root, sizeof(t->remote_root), "/var/tmp/xfercmp.%.8s", hex);
+	{
+		unsigned char key[WIRE_KEY_BYTES];
+
+		if (wire_key_from_token(t->token, key) < 0 || wire_session_id(key, t->session_id) < 0)
+			goto fail;
+		explicit_bzero(key, sizeof(key));
+	}
+	/* the agent makes its root in it: xfercmp.XXXXXX, 0700 (agent_root.h) */
+	snprintf(t->remote_parent, sizeof(t->remote_parent), "%s", o->remote_dir ? o->remote_dir : "/var/tmp");
 	uname(&u);
 	if (proto == WIRE_PROTO) {
 		snprintf(t->agent_command, sizeof(t->agent_command), "xfercmp");
@@ -304,30 +309,37 @@ fail: {
 }
 }
 
-int ssh_target_cleanup_command(const char *root, char *buf, size_t len)
+int ssh_target_cleanup_command(const char *parent, const char *session_id, char *buf, size_t len)
 {
 	char quoted[2 * SSH_TARGET_ROOT_MAX + 16];
 	int n;
 
-	if (ssh_shell_quote(root, quoted, sizeof(quoted)) < 0)
+	if (ssh_shell_quote(parent, quoted, sizeof(quoted)) < 0)
 		return -1;
+	for (const char *p = session_id; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return err_set("session id '%s' is not hex", session_id);
 	/*
-	 * find never follows a link (its default, -P), and -type d matches no
-	 * link; each directory is opened up before find reads it (-exec ... \;
-	 * runs at once, before find descends). rm -rf alone cannot empty a
-	 * 0555 directory as a non-root user. The marker goes after the rest
-	 * went, so a failed removal can be tried again.
+	 * Only a root of this run: a directory, not a link, ours (-O), whose
+	 * marker is a regular file holding the session id. find never follows
+	 * a link (its default, -P), and -type d matches no link; each directory
+	 * is opened up before find reads it (-exec ... \; runs at once, before
+	 * find descends). rm -rf alone cannot empty a 0555 directory as a
+	 * non-root user. The marker goes after the rest went, so a failed
+	 * removal can be tried again.
 	 */
 	n = snprintf(buf, len,
-		     "r=%s; m=\"$r\"/" AGENT_ROOT_MARKER "; "
-		     "if [ -d \"$r\" ] && [ ! -L \"$r\" ] && [ -f \"$m\" ] && [ ! -L \"$m\" ]; then "
+		     "p=%s; id=%s; out=absent; "
+		     "for r in \"$p\"/" AGENT_ROOT_PREFIX "*; do m=\"$r\"/" AGENT_ROOT_MARKER "; "
+		     "if [ -d \"$r\" ] && [ ! -L \"$r\" ] && [ -O \"$r\" ] && [ -f \"$m\" ] && [ ! -L \"$m\" ] && "
+		     "[ \"$(cat -- \"$m\")\" = \"$id\" ]; then "
 		     "find \"$r\" -type d ! -perm -u=rwx -exec chmod u+rwx -- {} \\; ; "
-		     "find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + && "
-		     "rm -f -- \"$m\" && rmdir -- \"$r\" && echo removed || echo failed; "
-		     "else echo absent; fi",
-		     quoted);
+		     "if find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + && "
+		     "rm -f -- \"$m\" && rmdir -- \"$r\"; then out=removed; else out=failed; break; fi; "
+		     "fi; done; echo $out",
+		     quoted, session_id);
 	if (n < 0 || (size_t)n >= len)
-		return err_set("scratch root path too long: '%s'", root);
+		return err_set("scratch parent path too long: '%s'", parent);
 	return 0;
 }
 
@@ -343,9 +355,9 @@ static int remove_dead_agents_root(struct ssh_target *t)
 	struct ssh_exec x;
 	int rc;
 
-	if (!t->remote_root[0])
+	if (!t->remote_parent[0])
 		return 0;
-	if (ssh_target_cleanup_command(t->remote_root, command, sizeof(command)) < 0)
+	if (ssh_target_cleanup_command(t->remote_parent, t->session_id, command, sizeof(command)) < 0)
 		return -1;
 	rc = ssh_exec_start(t->session, command, &x);
 	if (rc == 0 && ssh_exec_read_line(&x, line, sizeof(line), DISCOVER_TIMEOUT_MS) >= 0)
@@ -353,9 +365,9 @@ static int remove_dead_agents_root(struct ssh_target *t)
 	ssh_exec_release(&x);
 	if (!strcmp(line, "removed") || !strcmp(line, "absent"))
 		return 0;
-	return err_set("scratch root '%s' on the host was not removed%s%s: remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
-		       t->remote_root, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
-		       t->remote_root, t->remote_root);
+	return err_set("scratch root in '%s' on the host was not removed%s%s%s: remove it with: chmod -R u+rwx '%s'/" AGENT_ROOT_PREFIX "XXXXXX && rm -rf '%s'/" AGENT_ROOT_PREFIX "XXXXXX (the one whose " AGENT_ROOT_MARKER " holds %s)",
+		       t->remote_parent, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
+		       rc < 0 ? "" : ")", t->remote_parent, t->remote_parent, t->session_id);
 }
 
 int ssh_target_close(struct ssh_target *t)
@@ -372,8 +384,8 @@ int ssh_target_close(struct ssh_target *t)
 		if (status != 0 && t->session && ssh_is_connected(t->session))
 			rc = remove_dead_agents_root(t);
 		else if (status != 0)
-			rc = err_set("the agent on the host ended with status %d and the connection is gone: its scratch root '%s' may be left behind",
-				     status, t->remote_root);
+			rc = err_set("the agent on the host ended with status %d and the connection is gone: its scratch root in '%s' may be left behind",
+				     status, t->remote_parent);
 	}
 	ssh_exec_release(&t->agent);
 	if (t->session) {

@@ -150,6 +150,18 @@ int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
 	return hmac_sha256(key, parts, 2, out);
 }
 
+int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1])
+{
+	static const char label[] = "scratch root";
+	struct part parts[] = { { label, sizeof(label) } };
+	unsigned char mac[WIRE_MAC_BYTES];
+
+	if (hmac_sha256(key, parts, 1, mac) < 0)
+		return -1;
+	wire_hex(mac, WIRE_SESSION_ID_HEX / 2, out);
+	return 0;
+}
+
 int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY_BYTES],
 			   const struct wire_binding *b, int is_agent)
 {

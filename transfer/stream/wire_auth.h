@@ -50,6 +50,15 @@ struct wire_binding {
 /* K from the token (64 hex characters). Returns 0 or -1 (error set). */
 int wire_key_from_token(const char *token, unsigned char key[WIRE_KEY_BYTES]);
 
+/*
+ * The session id written in the agent's scratch-root marker: hex of the
+ * first 16 bytes of HMAC(K, "scratch root"). Only the two ends know it (it
+ * reveals nothing of K), so a marker holding it was written by this run's
+ * agent. Returns 0 or -1 (error set).
+ */
+#define WIRE_SESSION_ID_HEX 32
+int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1]);
+
 /* HMAC(K, who | B): who is "agent" or "client". Returns 0 or -1 (error set). */
 int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
 	       const struct wire_binding *b, unsigned char out[WIRE_MAC_BYTES]);

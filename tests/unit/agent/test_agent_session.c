@@ -72,6 +72,8 @@ static void agent_child_start(struct agent_child *a)
 	assert_int_equal(agent_listening_parse(line, NULL, 0, a->port, sizeof(a->port)), 0);
 }
 
+static int destinations(const char *root);
+
 /* Waits for the agent to end its --once session; it must exit 0. */
 static void agent_child_wait(struct agent_child *a)
 {
@@ -80,6 +82,9 @@ static void agent_child_wait(struct agent_child *a)
 	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the root went, and the parent the agent made for it: only the token is left */
+	assert_int_equal(access(a->root, F_OK), -1);
+	assert_int_equal(destinations(a->base), 1);
 	assert_int_equal(fs_remove_tree(a->base), 0);
 }
 
@@ -130,9 +135,14 @@ static void many_destinations(bool with_manifest)
 	struct agent_client c;
 	struct manifest m;
 	unsigned parked = 0;
+	char root[4096];
 
 	agent_child_start(&a);
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	/* --root names the parent: the agent made its own root in it */
+	snprintf(root, sizeof(root), "%s", c.root);
+	assert_int_equal(strncmp(root, a.root, strlen(a.root)), 0);
+	assert_int_equal(strncmp(root + strlen(a.root), "/" AGENT_ROOT_PREFIX, strlen(AGENT_ROOT_PREFIX) + 1), 0);
 	manifest_init(&m);
 	if (with_manifest) {
 		/* a tiny workload: the disk has room to park every destination */
@@ -143,15 +153,14 @@ static void many_destinations(bool with_manifest)
 		uint64_t job = prepare(&c);
 
 		parked += cleanup(&c, job);
-		assert_true(destinations(a.root) <= AGENT_MAX_JOBS);
+		assert_true(destinations(root) <= AGENT_MAX_JOBS);
 	}
 	assert_int_equal(parked, with_manifest ? runs : 0);
-	assert_int_equal(destinations(a.root), with_manifest ? AGENT_MAX_JOBS : 0);
+	assert_int_equal(destinations(root), with_manifest ? AGENT_MAX_JOBS : 0);
 	/* bye: the parked destinations go, then the root */
 	agent_client_close(&c);
 	manifest_release(&m);
 	agent_child_wait(&a);
-	assert_int_equal(access(a.root, F_OK), -1);
 }
 
 static void test_removed_destinations_give_their_slots_back(void **state)
