@@ -6,6 +6,7 @@
 
 #include "err.h"
 #include "measure/sampler.h"
+#include "agent/agent_gate.h"
 #include "netutil.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static int connect_one(const struct addrinfo *ai, int timeout_ms)
@@ -154,6 +156,38 @@ static int take_root(struct agent_client *c)
 	return 0;
 }
 
+/*
+ * Connects and makes the handshake for role (job, stream), trying once more
+ * when the agent closed or reset the connection before answering: its gate
+ * may have been full of strangers younger than it pushes out (agent_gate.h),
+ * so the retry waits until they are old enough. Returns the
+ * fd with *chan authenticated, or -1 (error set).
+ */
+static int connect_authenticated(struct agent_client *c, const char *role, uint64_t job,
+				 uint64_t stream, struct wire_chan *chan)
+{
+	const struct timespec retry_after = { AGENT_GATE_MIN_AGE_MS / 1000,
+					      (AGENT_GATE_MIN_AGE_MS % 1000 + 100) * 1000000L };
+
+	for (int attempt = 0;; attempt++) {
+		int fd = tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+
+		if (fd < 0)
+			return -1;
+		if (wire_auth_client(fd, c->key, role, job, stream, AGENT_CONNECT_TIMEOUT_MS, chan) == 0)
+			return fd;
+		close(fd);
+		if (attempt > 0 || wire_last_fault() != WIRE_FAULT_CLOSED) {
+			if (job)
+				return err_wrap("agent on %s refused data connection %llu", c->label,
+						(unsigned long long)stream);
+			return err_wrap("agent on %s refused the connection", c->label);
+		}
+		/* by then the strangers that filled the gate are old enough to be pushed out */
+		nanosleep(&retry_after, NULL);
+	}
+}
+
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
@@ -166,13 +200,9 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 	snprintf(c->port, sizeof(c->port), "%s", port);
 	if (wire_key_from_token(token, c->key) < 0)
 		return -1;
-	fd = tcp_connect(host, port, AGENT_CONNECT_TIMEOUT_MS);
+	fd = connect_authenticated(c, "control", 0, 0, &c->ctl);
 	if (fd < 0)
 		return -1;
-	if (wire_auth_client(fd, c->key, "control", 0, 0, AGENT_CONNECT_TIMEOUT_MS, &c->ctl) < 0) {
-		close(fd);
-		return err_wrap("agent on %s refused the connection", c->label);
-	}
 	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
@@ -266,16 +296,11 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
 {
-	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
 	struct wire_chan data;	/* the stream's bytes are not framed: its keys go unused */
 
-	if (fd < 0)
+	if (check_alive(c) < 0)
 		return -1;
-	if (wire_auth_client(fd, c->key, "data", job, stream, AGENT_CONNECT_TIMEOUT_MS, &data) < 0) {
-		close(fd);
-		return err_wrap("agent on %s refused data connection %u", c->label, stream);
-	}
-	return fd;
+	return connect_authenticated(c, "data", job, stream, &data);
 }
 
 int agent_client_close(struct agent_client *c)

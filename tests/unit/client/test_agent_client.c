@@ -15,6 +15,9 @@
 #include "err.h"
 #include "measure/sampler.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -394,6 +397,77 @@ static void test_reordered_replies_refused(void **state)
 	expect_refused(p, "message 0 from the peer failed its MAC");
 }
 
+/*
+ * A fake agent on loopback whose gate was full the first time: it closes the
+ * first connection at once, then answers the second's hello and "info".
+ */
+struct flaky_agent {
+	int lfd;
+	int accepted;
+	pthread_t tid;
+};
+
+static void *flaky_main(void *arg)
+{
+	struct flaky_agent *f = arg;
+	unsigned char key[WIRE_KEY_BYTES];
+	struct wire_chan ctl;
+	enum wire_type type;
+	json_object *o = NULL;
+	int fd;
+
+	if (wire_key_from_token(TOKEN, key) < 0)
+		return NULL;
+	fd = accept(f->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	f->accepted++;
+	close(fd);
+	fd = accept(f->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	f->accepted++;
+	if (wire_recv_json(fd, 2000, &type, &o) == 0 && wire_auth_agent(fd, key, o, 2000, &ctl) == 0) {
+		json_object *req = NULL, *reply = json_tokener_parse("{\"root\":\"/var/tmp/xfercmp.abcdef\"}");
+
+		if (wire_chan_recv_json(&ctl, 2000, &type, &req) == 0)
+			wire_chan_send_json(&ctl, WIRE_OK, reply);
+		json_object_put(req);
+		json_object_put(reply);
+	}
+	json_object_put(o);
+	close(fd);
+	return NULL;
+}
+
+/* A connection closed before the agent answered: the client tries its hello once more. */
+static void test_hello_retried_once_on_reset(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	struct flaky_agent f = { 0 };
+	struct agent_client c;
+	char port[16];
+
+	(void)state;
+	f.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(f.lfd >= 0);
+	assert_int_equal(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(f.lfd, 4), 0);
+	assert_int_equal(getsockname(f.lfd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
+	assert_int_equal(pthread_create(&f.tid, NULL, flaky_main, &f), 0);
+	if (agent_client_connect(&c, "127.0.0.1", port, TOKEN) < 0)
+		fail_msg("connect: %s", err_msg());
+	assert_string_equal(c.root, "/var/tmp/xfercmp.abcdef");
+	pthread_join(f.tid, NULL);
+	assert_int_equal(f.accepted, 2);
+	close(c.ctl.fd);
+	c.ctl.fd = -1;
+	agent_client_close(&c);
+	close(f.lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_altered_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reordered_replies_refused, pair_setup, pair_teardown),
+		cmocka_unit_test(test_hello_retried_once_on_reset),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
