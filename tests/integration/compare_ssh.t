@@ -169,6 +169,32 @@ now=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
 [ "$(cached_agent)" = "$cached" ] && [ "$stamp" = "$now" ]
 ok_or_show_agents $? "bootstrap: third run: still the same cached agent, unchanged"
 
+# an altered agent of the same size in the cache (here a script that would leave a file
+# behind): the host's sha256sum tells it apart; it is replaced, never started
+size=$(stat -c %s "$cached")
+{ printf '#!/bin/sh\ntouch %s/pwned\nexit 1\n' "$work"; head -c "$size" /dev/zero; } |
+	head -c "$size" >"$cached"
+chmod 0700 "$cached"
+check_rc 0 "an altered cached agent of the same size: the run still works" \
+	"$xf" -F "$cfg" -v --no-probes -w smallfiles --files 50 -s splice testbed
+check_grep "the altered agent was replaced by an upload" "uploaded the agent to testbed:" "$LAST_OUT"
+[ ! -e "$work/pwned" ] && cmp -s "$cached" "$agent_local"
+ok_or_show_agents $? "the altered agent never ran, and the cache holds ours again"
+# older agents pile up no more: the newest few are kept, ours among them
+for i in 1 2 3 4 5; do
+	old="$HOME/.cache/xfercmp/xfercmp-agent-0.0.$i-p1-000000000000000$i"
+	echo old >"$old" && touch -d "2020-01-0$i" "$old"
+done
+touch -d "2020-01-01" "$HOME/.cache/xfercmp/xfercmp-agent-0.0.9-p1-x.tmp4242"
+rm -f "$cached"
+check_rc 0 "a run that uploads prunes the cache" \
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 50 -s splice testbed
+left=$(find "$HOME/.cache/xfercmp" -name 'xfercmp-agent-*' | wc -l)
+[ "$left" -le 3 ] && [ -n "$(cached_agent)" ] && [ ! -e "$HOME/.cache/xfercmp/xfercmp-agent-0.0.1-p1-0000000000000001" ] &&
+	[ ! -e "$HOME/.cache/xfercmp/xfercmp-agent-0.0.9-p1-x.tmp4242" ]
+ok_or_show_agents $? "the cache keeps at most 3 agents ($left), ours among them; the oldest and a stale upload are gone"
+cached=$(cached_agent)
+
 # ---------------------------------------------------------------- 2. host key policy
 ensure_testbed "the host key checks"
 small=(-w smallfiles --files 20 --no-probes -s splice)

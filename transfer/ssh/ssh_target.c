@@ -11,12 +11,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <libssh/sftp.h>
+#include <openssl/evp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DISCOVER_TIMEOUT_MS 15000
@@ -109,17 +111,114 @@ static int remote_agent_path(const char *local, const char *home, char *buf, cha
 	return 0;
 }
 
-/* Whether the host has a file at path of that size (an agent uploaded before). */
-static int sftp_has_copy(sftp_session sftp, const char *path, uint64_t size)
+/* The SHA-256 of the local file, in hex (OpenSSL's EVP digest). buf: UPLOAD_CHUNK bytes of scratch. */
+static int local_sha256(const char *path, char *buf, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	ssize_t n = 0;
+
+	ok = ctx && fd >= 0 && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) > 0;
+	while (ok && (n = read(fd, buf, UPLOAD_CHUNK)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, (size_t)n) > 0;
+	ok = ok && n == 0 && EVP_DigestFinal_ex(ctx, md, &mdlen) > 0 && mdlen == 32;
+	EVP_MD_CTX_free(ctx);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return err_errno("cannot hash '%s'", path);
+	for (unsigned i = 0; i < mdlen; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+	return 0;
+}
+
+/* The host's sha256sum of path, in out ("" when it has none or cannot read it). */
+static int host_sha256(struct ssh_target *t, const char *path, char out[65])
+{
+	char quoted[1400], command[1500], line[1][512];
+
+	if (ssh_shell_quote(path, quoted, sizeof(quoted)) < 0)
+		return -1;
+	snprintf(command, sizeof(command), "sha256sum < %s 2>/dev/null || echo none", quoted);
+	if (run_lines(t->session, command, line, 1) < 0)
+		return err_wrap("cannot check the agent on the host");
+	snprintf(out, 65, "%.64s", line[0]);
+	return 0;
+}
+
+/*
+ * Whether the host's copy at path is ours: same size, then same SHA-256 as
+ * the host computes it (a copy of the right size but other content, cut
+ * short and padded, or altered, is not).
+ */
+static int host_has_copy(struct ssh_target *t, sftp_session sftp, const char *path, uint64_t size)
 {
 	sftp_attributes attrs = sftp_stat(sftp, path);
+	char theirs[65];
 	int same;
 
 	if (!attrs)
 		return 0;
 	same = attrs->size == size;
 	sftp_attributes_free(attrs);
-	return same;
+	return same && host_sha256(t, path, theirs) == 0 && !strcmp(theirs, t->agent_sha256);
+}
+
+/* How many agents ~/.cache/xfercmp keeps: this one and the newest others. */
+#define AGENT_CACHE_KEEP 3
+/* A leftover upload (.tmpPID) older than this is from a run that died. */
+#define AGENT_TMP_STALE_S 3600
+
+/*
+ * Removes older cached agents (all but the AGENT_CACHE_KEEP newest, never
+ * keep) and stale temporary uploads from dir. Best effort: what cannot go
+ * stays.
+ */
+static void prune_agent_cache(sftp_session sftp, const char *dir, const char *keep)
+{
+	struct cached { char name[256]; uint32_t mtime; } list[64];
+	size_t n = 0;
+	sftp_dir d = sftp_opendir(sftp, dir);
+	sftp_attributes a;
+	char path[900];
+	uint32_t now = (uint32_t)time(NULL);
+
+	if (!d)
+		return;
+	while ((a = sftp_readdir(sftp, d)) != NULL) {
+		if (a->name && !strncmp(a->name, "xfercmp-agent-", 14) &&
+		    a->type == SSH_FILEXFER_TYPE_REGULAR) {
+			if (strstr(a->name, ".tmp")) {
+				if (a->mtime + AGENT_TMP_STALE_S < now &&
+				    snprintf(path, sizeof(path), "%s/%s", dir, a->name) < (int)sizeof(path))
+					sftp_unlink(sftp, path);
+			} else if (n < sizeof(list) / sizeof(list[0]) && strlen(a->name) < sizeof(list[0].name)) {
+				snprintf(list[n].name, sizeof(list[n].name), "%s", a->name);
+				list[n++].mtime = a->mtime;
+			}
+		}
+		sftp_attributes_free(a);
+	}
+	sftp_closedir(d);
+	/* keep the newest: each pass removes the oldest while too many remain */
+	while (n > AGENT_CACHE_KEEP) {
+		size_t oldest = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(list[i].name, keep) && (oldest == n || list[i].mtime < list[oldest].mtime))
+				oldest = i;
+		if (oldest == n)
+			break;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, list[oldest].name) < (int)sizeof(path))
+			sftp_unlink(sftp, path);
+		list[oldest] = list[--n];
+	}
 }
 
 /* Copies local to path on the host, UPLOAD_CHUNK bytes at a time through buf. */
@@ -189,14 +288,15 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	buf = malloc(UPLOAD_CHUNK);
 	if (!buf)
 		return err_set("out of memory uploading the agent");
-	if (remote_agent_path(local, home, buf, remote, len) < 0)
+	if (remote_agent_path(local, home, buf, remote, len) < 0 ||
+	    local_sha256(local, buf, t->agent_sha256) < 0)
 		goto out;
 	sftp = sftp_new(t->session);
 	if (!sftp || sftp_init(sftp) != SSH_OK) {
 		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
 		goto out;
 	}
-	if (sftp_has_copy(sftp, remote, (uint64_t)st.st_size)) {
+	if (host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
 		rc = 0;
 		goto out;
 	}
@@ -205,9 +305,21 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
 	sftp_mkdir(sftp, dir, 0700);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
-	if (sftp_put_file(sftp, local, tmp, buf) < 0 || sftp_install(sftp, tmp, remote) < 0)
+	if (sftp_put_file(sftp, local, tmp, buf) < 0) {
+		/* nothing half-written stays behind */
+		sftp_unlink(sftp, tmp);
 		goto out;
+	}
+	if (sftp_install(sftp, tmp, remote) < 0)
+		goto out;
+	if (!host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
+		sftp_unlink(sftp, remote);
+		err_set("the agent uploaded to '%s' on the host does not have this agent's SHA-256 (%s): not started",
+			remote, t->agent_sha256);
+		goto out;
+	}
 	t->uploaded = 1;
+	prune_agent_cache(sftp, dir, strrchr(remote, '/') + 1);
 	rc = 0;
 out:
 	free(buf);
@@ -218,7 +330,7 @@ out:
 
 static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 {
-	char quoted_agent[700], quoted_root[700], command[2048], line[512];
+	char quoted_agent[700], quoted_root[700], command[3072], line[512], check[1000] = "";
 	int rc;
 
 	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
@@ -229,11 +341,17 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	 * SSH_CONNECTION), so the agent's port is open where we already are
 	 * allowed to connect, and nowhere else.
 	 */
+	/* an uploaded agent starts only if it is still the one checked */
+	if (t->agent_sha256[0])
+		snprintf(check, sizeof(check),
+			 "h=$(sha256sum < %s) && [ \"${h%%%% *}\" = %s ] || "
+			 "{ echo 'the agent on the host changed since it was checked: not started' >&2; exit 97; }; ",
+			 quoted_agent, t->agent_sha256);
 	snprintf(command, sizeof(command),
-		 "c=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
+		 "%sc=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
 		 "case $3 in *:*) l=0.0.0.0;; *) l=$3;; esac; "
 		 "exec %s serve --listen \"$l:0\" --once --token-file - --root %s",
-		 quoted_agent, quoted_root);
+		 check, quoted_agent, quoted_root);
 	(void)o;
 	if (ssh_exec_start(t->session, command, &t->agent) < 0)
 		return err_wrap("cannot start the agent on the host");

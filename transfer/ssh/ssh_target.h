@@ -34,6 +34,7 @@ struct ssh_target {
 	char session_id[WIRE_SESSION_ID_HEX + 1];	/* in the marker of that root */
 	char remote_arch[64];
 	char agent_command[600];/* the agent binary that runs on the host */
+	char agent_sha256[65];	/* an uploaded agent's SHA-256, checked before it starts; "" for the host's own */
 	int uploaded;		/* 1 when xfercmp-agent was uploaded this time */
 	int has_zstd;		/* the host has the zstd program */
 	int has_tar;
