@@ -60,7 +60,7 @@ static const char compare_help[] =
 	"                           do not encrypt (they measure the link without a cipher), so\n"
 	"                           without it they are skipped there; the SSH ones encrypt\n"
 	"                           (and skip the source disk probe, which would)\n"
-	"  -P, --streams N          parallel: TCP streams (default: number of cores, at most 64)\n"
+	"  -P, --streams N          parallel: TCP streams, 1-64 (default: one a core, at most 16)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
@@ -202,6 +202,8 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 			done->status == RESULT_SKIPPED ? "skipped" : "failed", done->error);
 }
 
+#define DEFAULT_MAX_STREAMS 16
+
 static void set_defaults(struct compare_opts *o, int probe_only)
 {
 	memset(o, 0, sizeof(*o));
@@ -211,9 +213,14 @@ static void set_defaults(struct compare_opts *o, int probe_only)
 	o->workload_name = "smallfiles";
 	o->strategies = "all";
 	o->run.repeat = 1;
+	/*
+	 * One stream a core, at most DEFAULT_MAX_STREAMS: the agent holds at
+	 * most 31 record streams within its memory cap of a session (agent.h,
+	 * AGENT_SESSION_MEM_MAX); 16 leaves room for a large manifest. -P sets more.
+	 */
 	o->run.strategy.streams = parallel_cpus();
-	if (o->run.strategy.streams > STRATEGY_MAX_STREAMS)
-		o->run.strategy.streams = STRATEGY_MAX_STREAMS;
+	if (o->run.strategy.streams > DEFAULT_MAX_STREAMS)
+		o->run.strategy.streams = DEFAULT_MAX_STREAMS;
 	o->run.strategy.zstd_level = 1;
 	o->run.strategy.zstd_threads = parallel_cpus();
 	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)

@@ -25,19 +25,23 @@ static const char serve_help[] =
 	"                           stdin; the agent then exits when stdin closes)\n"
 	"      --once               exit when the first session ends\n"
 	"      --idle-timeout SECS  exit after this long without a session (default 600)\n"
+	"      --session-idle SECS  end a session that sends no request for this long while\n"
+	"                           no destination is in use (default 3600; 24 h while one is)\n"
 	"      --keep               keep each destination after the session (debugging)\n"
 	"      --protocol           print the protocol version this agent speaks and exit\n"
 	"  -h, --help               this text\n";
 
 int cmd_serve(int argc, char **argv)
 {
-	enum { OPT_LISTEN = 1, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL };
+	enum { OPT_LISTEN = 1, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL,
+	       OPT_SESSION_IDLE };
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "protocol", no_argument, NULL, OPT_PROTOCOL },
 		{ "help", no_argument, NULL, 'h' },
@@ -60,6 +64,12 @@ int cmd_serve(int argc, char **argv)
 				return cmd_usage_error("serve", "--idle-timeout: expected seconds, got '%s'",
 						       optarg);
 			o.idle_timeout_s = (int)secs;
+			break;
+		case OPT_SESSION_IDLE:
+			if (units_parse_count(optarg, 86400, &secs) < 0 || secs == 0)
+				return cmd_usage_error("serve", "--session-idle: expected seconds, got '%s'",
+						       optarg);
+			o.session_idle_s = (int)secs;
 			break;
 		case OPT_PROTOCOL:
 			/* the client asks this over SSH to see whether the host's xfercmp can serve it */

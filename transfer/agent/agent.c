@@ -313,6 +313,7 @@ int agent_serve(const struct agent_opts *o)
 		s->root = scratch.path;
 		s->scratch = &scratch;
 		s->keep = o->keep;
+		s->session_idle_s = o->session_idle_s > 0 ? o->session_idle_s : AGENT_SESSION_IDLE_S;
 		agent_session_run(s);
 		close(cfd);
 		free(s);

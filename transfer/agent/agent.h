@@ -25,6 +25,7 @@ struct agent_opts {
 	int once;		/* exit when the first session ends */
 	int keep;		/* keep destinations after a session (debugging) */
 	int idle_timeout_s;	/* exit after this long with no session */
+	int session_idle_s;	/* end a silent session (AGENT_SESSION_IDLE_S); 0 = the default */
 };
 
 /*
@@ -40,6 +41,24 @@ struct agent_opts {
 #define AGENT_HELLO_TIMEOUT_MS 5000
 #define AGENT_MAX_JOBS 256
 #define AGENT_MAX_STREAMS 64
+/*
+ * Bounds on what one authenticated session may make the agent hold: the
+ * receive buffers of its streams (receiver.stream_memory each) and twice
+ * its manifest's text (the parsed entries and their paths), at most
+ * AGENT_SESSION_MEM_MAX together: 1 GiB, e.g. 31 streams of "frames"
+ * (33 MiB each at worst) where 64 would hold 2.1 GiB.
+ */
+#define AGENT_SESSION_MEM_MAX (1ull << 30)
+/*
+ * A session that sends no request for session_idle_s (--session-idle,
+ * default AGENT_SESSION_IDLE_S: 1 h, since the client may generate a large
+ * workload between connecting and its first manifest) while no destination
+ * is in use ends, its destinations removed; while one is in use (a strategy
+ * of the client's own, say tar-ssh over a slow link, may run for hours
+ * without a request) the limit is AGENT_SESSION_BUSY_S.
+ */
+#define AGENT_SESSION_IDLE_S 3600
+#define AGENT_SESSION_BUSY_S (24 * 3600)
 
 /* Serves until --once's session ends, the idle timeout, SIGINT/SIGTERM, or stdin closes
  * (when the token came from stdin). Returns 0 or -1 (error set). */
@@ -63,8 +82,10 @@ struct agent_session {
 	const char *root;	/* the scratch root's path */
 	struct agent_root *scratch;	/* the scratch root; NULL in tests of the probes */
 	int keep;
+	int session_idle_s;	/* see AGENT_SESSION_IDLE_S */
 	struct manifest manifest;
 	int have_manifest;
+	uint64_t manifest_bytes;	/* its text's size, for the memory cap */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */

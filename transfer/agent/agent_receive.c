@@ -107,8 +107,12 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	return rc;
 }
 
-/* The request's receiver and stream count, checked against what the receiver takes. */
-static int receive_request(json_object *req, const struct receiver **rx, unsigned *streams)
+/*
+ * The request's receiver and stream count, checked against what the
+ * receiver takes and the session's memory cap (agent.h).
+ */
+static int receive_request(const struct agent_session *s, json_object *req,
+			   const struct receiver **rx, unsigned *streams)
 {
 	const char *name;
 	uint64_t n;
@@ -121,6 +125,13 @@ static int receive_request(json_object *req, const struct receiver **rx, unsigne
 		return err_set("receiver '%s' takes 1 to %u streams, not %llu", name,
 			       (*rx)->max_streams < AGENT_MAX_STREAMS ? (*rx)->max_streams : AGENT_MAX_STREAMS,
 			       (unsigned long long)n);
+	if (n * (*rx)->stream_memory + 2 * s->manifest_bytes > AGENT_SESSION_MEM_MAX)
+		return err_set("%llu streams of receiver '%s' would hold up to %llu MiB with the manifest, over the agent's cap of %llu MiB a session: use -P %llu or fewer",
+			       (unsigned long long)n, name,
+			       (unsigned long long)((n * (*rx)->stream_memory + 2 * s->manifest_bytes) >> 20),
+			       (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20),
+			       (unsigned long long)((AGENT_SESSION_MEM_MAX - 2 * s->manifest_bytes) /
+						    (*rx)->stream_memory));
 	*streams = (unsigned)n;
 	return 0;
 }
@@ -199,7 +210,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	struct recv_stats total = { 0 };
 	clock_ns start;
 
-	if (receive_request(req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
+	if (receive_request(s, req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
 		return -1;
 	fds = malloc(streams * sizeof(*fds));
 	if (!fds)

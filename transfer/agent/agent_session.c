@@ -322,9 +322,14 @@ static int take_manifest(struct agent_session *s, const char *payload, uint32_t 
 	if (s->have_manifest)
 		manifest_release(&s->manifest);
 	s->have_manifest = 0;
+	s->manifest_bytes = 0;
+	if (2 * (uint64_t)len > AGENT_SESSION_MEM_MAX)
+		return err_set("a manifest of %u bytes is over the agent's memory cap of %llu MiB a session",
+			       len, (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20));
 	if (manifest_parse(&s->manifest, payload, len) < 0)
 		return -1;
 	s->have_manifest = 1;
+	s->manifest_bytes = len;
 	return 0;
 }
 
@@ -345,6 +350,15 @@ static int dispatch(struct agent_session *s, json_object *req, json_object *repl
 	return err_set("unknown request '%s'", op);
 }
 
+/* Whether a destination is in use: prepared, and not yet removed or parked. */
+static int job_in_use(const struct agent_session *s)
+{
+	for (unsigned i = 0; i < s->njobs; i++)
+		if (!s->jobs[i].removed && !s->jobs[i].parked)
+			return 1;
+	return 0;
+}
+
 void agent_session_run(struct agent_session *s)
 {
 	int bye = 0;
@@ -356,8 +370,10 @@ void agent_session_run(struct agent_session *s)
 		json_object *req = NULL, *reply = json_object_new_object();
 		int rc;
 
-		/* a session waits for its client without limit: the client owns the pace */
-		if (wire_chan_recv(&s->ctl, -1, &type, &payload, &len) < 0) {
+		/* the client owns the pace, within the idle limits of agent.h */
+		int idle_s = job_in_use(s) ? AGENT_SESSION_BUSY_S : s->session_idle_s;
+
+		if (wire_chan_recv(&s->ctl, idle_s * 1000, &type, &payload, &len) < 0) {
 			json_object_put(reply);
 			break;
 		}

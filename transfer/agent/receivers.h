@@ -3,6 +3,8 @@
 
 #include "stream/xfer_stats.h"
 
+#include <stddef.h>
+
 /*
  * The agent's receive side of each raw-TCP strategy, by name. Each receiver
  * reads one data connection to its end and writes what it carries under
@@ -13,6 +15,8 @@ struct receiver {
 	/* Returns 0 when the stream ended cleanly and everything was written, or -1 (error set). */
 	int (*receive)(int sock, const char *dest, struct recv_stats *st);
 	unsigned max_streams;	/* connections one receive may use */
+	/* the most memory one stream may hold (its buffers): for the session's cap, agent.h */
+	size_t stream_memory;
 };
 
 /* NULL (error set) when no receiver has that name. */

@@ -193,6 +193,49 @@ static int read_exact(int fd, void *buf, size_t len, int timeout_ms, int *eof_at
 	return 0;
 }
 
+/*
+ * The memory a frame's payload gets before its bytes arrive: a header may
+ * announce up to WIRE_MAX_MANIFEST (512 MiB), and a peer that sends the
+ * header alone must not make the agent hold that. Beyond this the buffer
+ * doubles as the bytes come.
+ */
+#define PAYLOAD_FIRST_ALLOC (1u << 20)
+
+/* Reads len payload bytes into *out (malloc'd, NUL-terminated), growing as they arrive. */
+static int read_payload(int fd, uint32_t len, int timeout_ms, char **out)
+{
+	size_t cap = len < PAYLOAD_FIRST_ALLOC ? len : PAYLOAD_FIRST_ALLOC, got = 0;
+	char *buf = malloc(cap + 1);
+	int eof;
+
+	*out = NULL;
+	if (!buf)
+		return err_set("out of memory for a %u-byte message", len);
+	while (got < len) {
+		if (got == cap) {
+			size_t bigger = cap * 2 < len ? cap * 2 : len;
+			char *p = realloc(buf, bigger + 1);
+
+			if (!p) {
+				free(buf);
+				return err_set("out of memory for a %u-byte message", len);
+			}
+			buf = p;
+			cap = bigger;
+		}
+		if (read_exact(fd, buf + got, cap - got, timeout_ms, &eof) < 0) {
+			if (eof)
+				err_set("connection closed in the middle of a message");
+			free(buf);
+			return -1;
+		}
+		got = cap;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
 /* Fails the connection for a frame that is not authenticated as it must be. */
 static int auth_failed(const struct wire_chan *c, const char *why)
 {
@@ -206,7 +249,7 @@ static int frame_recv(int fd, struct wire_chan *c, int timeout_ms, enum wire_typ
 {
 	unsigned char h[WIRE_HEADER], mac[WIRE_MAC_BYTES], want[WIRE_MAC_BYTES];
 	int eof, authed = c && c->authenticated;
-	char *buf;
+	char *buf = NULL;
 
 	*payload = NULL;
 	last_fault = WIRE_FAULT_NONE;
@@ -218,17 +261,14 @@ static int frame_recv(int fd, struct wire_chan *c, int timeout_ms, enum wire_typ
 		return err_set("protocol error: an authenticated message before the handshake");
 	if (authed && !(h[5] & WIRE_FLAG_MAC))
 		return auth_failed(c, "carries no MAC");
-	buf = malloc((size_t)*len + 1);
-	if (!buf)
-		return err_set("out of memory for a %u-byte message", *len);
-	if ((*len && read_exact(fd, buf, *len, timeout_ms, &eof) < 0) ||
-	    (authed && read_exact(fd, mac, sizeof(mac), timeout_ms, &eof) < 0)) {
+	if (read_payload(fd, *len, timeout_ms, &buf) < 0)
+		return -1;
+	if (authed && read_exact(fd, mac, sizeof(mac), timeout_ms, &eof) < 0) {
 		if (eof)
 			err_set("connection closed in the middle of a message");
 		free(buf);
 		return -1;
 	}
-	buf[*len] = '\0';
 	if (authed) {
 		if (wire_frame_mac(c->recv_key, c->recv_seq, h, sizeof(h), buf, *len, want) < 0) {
 			free(buf);

@@ -15,7 +15,9 @@
 #include "manifest.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -27,6 +29,7 @@
 struct agent_child {
 	char base[64], root[96], token_file[96], port[16];
 	pid_t pid;
+	int session_idle_s;	/* 0: the agent's default */
 };
 
 /* Starts `xfercmp serve --once` on 127.0.0.1, any port, in a child. */
@@ -51,7 +54,7 @@ static void agent_child_start(struct agent_child *a)
 		/* no cmocka here: the child only serves */
 		struct agent_opts o = {
 			.listen = "127.0.0.1:0", .root = a->root, .token_file = a->token_file,
-			.once = 1, .idle_timeout_s = 60,
+			.once = 1, .idle_timeout_s = 60, .session_idle_s = a->session_idle_s,
 		};
 
 		dup2(out[1], 1);
@@ -175,11 +178,64 @@ static void test_parked_destinations_give_their_slots_back(void **state)
 	many_destinations(true);
 }
 
+/* More streams than the session's memory cap holds are refused; the session goes on. */
+static void test_streams_over_the_memory_cap(void **state)
+{
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	uint64_t job;
+
+	(void)state;
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	job = prepare(&c);
+	assert_int_equal(agent_client_receive(&c, job, "frames", 40), -1);
+	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 31 or fewer");
+	assert_false(c.lost);
+	assert_int_equal(agent_client_flush(&c, job), 0);
+	agent_client_close(&c);
+	agent_child_wait(&a);
+}
+
+/*
+ * An authenticated client that goes silent with no destination in use: the
+ * agent ends the session (and, --once, exits and removes its root). Before,
+ * it waited for ever. With a destination in use it waits on.
+ */
+static void test_silent_session_ends(void **state)
+{
+	struct agent_child a = { .session_idle_s = 1 };
+	struct agent_client c;
+	struct pollfd p;
+	struct timespec two_s = { 2, 0 };
+	uint64_t job;
+	char byte;
+
+	(void)state;
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	job = prepare(&c);
+	nanosleep(&two_s, NULL);
+	/* in use: still served */
+	assert_int_equal(agent_client_flush(&c, job), 0);
+	assert_false(cleanup(&c, job));
+	/* nothing in use, nothing said: the agent closes (30 s is only the test's own bound) */
+	p = (struct pollfd){ .fd = c.ctl.fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 30000), 1);
+	assert_int_equal(read(c.ctl.fd, &byte, 1), 0);
+	close(c.ctl.fd);
+	c.ctl.fd = -1;
+	agent_client_close(&c);
+	agent_child_wait(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_removed_destinations_give_their_slots_back),
 		cmocka_unit_test(test_parked_destinations_give_their_slots_back),
+		cmocka_unit_test(test_streams_over_the_memory_cap),
+		cmocka_unit_test(test_silent_session_ends),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
