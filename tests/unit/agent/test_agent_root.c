@@ -15,7 +15,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define ID "00112233445566778899aabbccddeeff"
@@ -214,6 +216,92 @@ static void test_impostor_left_alone(void **state)
 	assert_int_equal(entries(moved), 0);
 }
 
+/* Runs fn(arg) in a child as uid (and gid); returns its exit status. */
+static int as_user(uid_t uid, int (*fn)(const char *), const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0)
+			_exit(90);
+		_exit(fn(arg));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static char made[4200];
+
+/* As the agent's user: makes a root in parent, writes its path to parent/made. */
+static int make_root_child(const char *parent)
+{
+	struct agent_root r;
+	char note[4300];
+	FILE *f;
+
+	if (agent_root_make(&r, parent, ID) < 0 || agent_root_mkdir(&r, "1-splice") < 0)
+		return 1;
+	snprintf(note, sizeof(note), "%s/made", parent);
+	f = fopen(note, "w");
+	if (!f)
+		return 2;
+	fprintf(f, "%s", r.path);
+	fclose(f);
+	return 0;
+}
+
+/* As another user: tries to look into, write into or replace what is in the root. */
+static int intrude_child(const char *root)
+{
+	char path[4300];
+	DIR *d = opendir(root);
+
+	if (d) {
+		closedir(d);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/1-splice/planted", root);
+	if (open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) >= 0)
+		return 2;
+	snprintf(path, sizeof(path), "%s/1-splice", root);
+	if (rename(path, "/tmp/xfercmp-stolen") == 0 || symlink("/etc", path) == 0)
+		return 3;
+	return 0;
+}
+
+/* As a non-root agent: its root is its own, 0700; another non-root user can do nothing in it. */
+static void test_non_root_agent(void **state)
+{
+	char parent[128], note[160], path[4300];
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	/* (the test's base is root's 0700: the users must pass through it) */
+	assert_int_equal(chmod(base, 0755), 0);
+	in_base(parent, sizeof(parent), "nobody");
+	assert_int_equal(mkdir(parent, 0700), 0);
+	assert_int_equal(chown(parent, 65534, 65534), 0);
+	assert_int_equal(as_user(65534, make_root_child, parent), 0);
+	snprintf(note, sizeof(note), "%s/made", parent);
+	f = fopen(note, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(made, sizeof(made), f));
+	fclose(f);
+	assert_int_equal(lstat(made, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	/* the parent open to others (sticky, as /var/tmp), the root still is not */
+	assert_int_equal(chmod(parent, 01777), 0);
+	assert_int_equal(as_user(65533, intrude_child, made), 0);
+	snprintf(path, sizeof(path), "%s/1-splice", made);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +311,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_swapped_destination, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_remove_all_read_only, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_impostor_left_alone, base_setup, base_teardown),
+		cmocka_unit_test_setup_teardown(test_non_root_agent, base_setup, base_teardown),
 	};
 
 	return test_run("agent_root", tests, ARRAY_LEN(tests), NULL, 0);
