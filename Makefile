@@ -69,7 +69,7 @@ UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 # the client binary; the sanitizer build puts its own under build/asan/
 BIN ?= xfercmp
 
-.PHONY: all check unit-tests demo asan install clean setup
+.PHONY: all check unit-tests demo asan install clean setup docs
 all: $(BIN) $(AGENT_BIN)
 
 $(BIN): $(CMD_OBJ) $(ALL_ARCHIVES)
@@ -157,10 +157,21 @@ asan:
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="-fsanitize=address,undefined" build/asan/xfercmp
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The man page and the bash and zsh completions, generated from the commands'
+# own --help texts (scripts/gen-docs.sh), so none of them can drift from it.
+DOCS := $(BUILD)/docs
+docs: $(BIN)
+	@scripts/gen-docs.sh ./$(BIN) $(DOCS)
+
+install: all docs
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
 	install -m 0755 xfercmp $(DESTDIR)$(PREFIX)/bin/xfercmp
 	install -m 0755 xfercmp-agent $(DESTDIR)$(PREFIX)/bin/xfercmp-agent
+	install -m 0644 $(DOCS)/xfercmp.1 $(DESTDIR)$(PREFIX)/share/man/man1/xfercmp.1
+	install -m 0644 $(DOCS)/xfercmp.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/xfercmp
+	install -m 0644 $(DOCS)/_xfercmp $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_xfercmp
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/tests $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/libxfercmp.a xfercmp xfercmp-agent

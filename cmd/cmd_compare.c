@@ -7,6 +7,7 @@
 #include "agent/agent_startup.h"
 #include "commands.h"
 #include "compare.h"
+#include "live.h"
 #include "environment.h"
 #include "err.h"
 #include "exitcode.h"
@@ -27,10 +28,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_STRATEGIES 32
 #define DISK_PROBE_MIN (1ull << 20)
+
+/* Option texts the comparison and `probe` share, so their help cannot drift apart. */
+#define CONNECT_OPTIONS_HELP                                                                   \
+	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"  \
+	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"  \
+	"                           always refused)\n"                                            \
+	"      --remote-dir DIR     where the agent makes its scratch root on the host, a fresh\n" \
+	"                           DIR/xfercmp.XXXXXX (0700) removed at the end (default /var/tmp)\n" \
+	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"  \
+	"      --token-file FILE    the token that agent was given (with --agent)\n"
+#define PROBE_OPTIONS_HELP                                                                     \
+	"      --probe-seconds S    time budget of each probe (default 2)\n"                      \
+	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"     \
+	"                           budget (up to 60 s); give a large file's size to measure\n"  \
+	"                           the rate a file that large meets (default: up to 1 GiB\n"    \
+	"                           within the budget)\n"
+#define COMMON_TAIL_HELP                                                                       \
+	"  -v, --verbose            progress on stderr even when it is not a terminal, and\n"    \
+	"                           libssh's warnings (\"libssh: ...\"; never without -v)\n"     \
+	"  -q, --quiet              no progress, not even on a terminal\n"                      \
+	"  -h, --help               this text\n"                                                 \
+	"      --version            print the version\n\n"
 
 static const char compare_help[] =
 	"usage: xfercmp [OPTIONS] [HOST]\n"
@@ -46,44 +70,61 @@ static const char compare_help[] =
 	"                           README; {rdst}: {dst} quoted for a shell across ssh)\n"
 	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
 	"                           reference strategy it models (or -), tab-separated\n"
-	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"
-	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"
-	"                           always refused)\n"
-	"      --remote-dir DIR     where the agent makes its scratch root on the host, a fresh\n"
-	"                           DIR/xfercmp.XXXXXX (0700) removed at the end (default /var/tmp)\n"
-	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"
-	"      --token-file FILE    the token that agent was given (with --agent)\n"
-	"      --repeat N           runs per strategy; the median is reported (default 1)\n"
+	CONNECT_OPTIONS_HELP
+	"      --repeat N           runs per strategy (default 1): the median, mean ± σ and each\n"
+	"                           run; a winner only beyond the runs' noise (Welch's t-test)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
+	"                           (and skip the source disk probe, which would)\n"
 	"      --allow-cleartext    let the raw-TCP strategies (splice, zstd, parallel,\n"
 	"                           real-tar-nc) send a dir: tree to a host off loopback; they\n"
 	"                           do not encrypt (they measure the link without a cipher), so\n"
 	"                           without it they are skipped there; the SSH ones encrypt\n"
-	"                           (and skip the source disk probe, which would)\n"
 	"  -P, --streams N          parallel: TCP streams, 1-64 (default: one a core, at most 16)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
-	"      --probe-seconds S    time budget of each probe (default 2)\n"
-	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"
-	"                           budget (up to 60 s); give a large file's size to measure\n"
-	"                           the rate a file that large meets (default: up to 1 GiB\n"
-	"                           within the budget)\n"
+	PROBE_OPTIONS_HELP
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
-	"  -v, --verbose            progress on stderr even when it is not a terminal, and\n"
-	"                           libssh's warnings (\"libssh: ...\"; never without -v)\n"
-	"  -h, --help               this text\n"
-	"      --version            print the version\n\n"
+	"      --export-csv FILE    write the results table as CSV (one row a strategy)\n"
+	"      --export-markdown FILE  the same as a Markdown table\n"
+	COMMON_TAIL_HELP
 	"Exit status: 0 every strategy ran and verified (skipped ones aside), 1 a strategy\n"
 	"or a verification failed, 2 usage error, 130 interrupted.\n";
 
+/* `xfercmp probe --help`: its own text (it printed the comparison's). */
+static const char probe_help[] =
+	"usage: xfercmp probe [OPTIONS] [HOST]\n"
+	"Measures the ceilings of this pair of machines (network, SSH, disk, file creation,\n"
+	"compression) and reports them; no strategy runs. The workload options choose the\n"
+	"data the source-side and compression probes read.\n\n" WORKLOAD_OPTIONS_HELP
+	CONNECT_OPTIONS_HELP
+	"      --warm               skip the source disk probe (it would drop the page cache)\n"
+	"  -P, --streams N          streams of the many-stream network probe (default: cores)\n"
+	"      --zstd-level N       the level the compression probe measures (default 1)\n"
+	PROBE_OPTIONS_HELP
+	"      --json FILE          write the ceilings as JSON (- = stdout; schema in README)\n"
+	COMMON_TAIL_HELP
+	"Exit status: 0 every probe ran, 1 a probe or the connection failed, 2 usage error.\n";
+
+/* NO_COLOR's convention (no-color.org): set AND non-empty turns colour off. */
+static int no_color(void)
+{
+	const char *v = getenv("NO_COLOR");
+
+	return v && *v;
+}
+
 /* The options, then the strategies in their order, names padded to the longest. */
-static void print_help(void)
+static void print_help(int probe_only)
 {
 	int width = 0;
 
+	if (probe_only) {
+		fputs(probe_help, stdout);
+		return;
+	}
 	fputs(compare_help, stdout);
 	for (size_t i = 0; i < strategy_count; i++) {
 		int len = (int)strlen(strategy_table[i]->name);
@@ -91,6 +132,8 @@ static void print_help(void)
 		if (len > width)
 			width = len;
 	}
+	fputs("\n", stdout);
+	commands_list(stdout);
 	fputs("\nstrategies (-s all runs them in this order):\n", stdout);
 	for (size_t i = 0; i < strategy_count; i++)
 		printf("  %-*s  %s\n", width, strategy_table[i]->name, strategy_table[i]->summary);
@@ -110,6 +153,23 @@ static void (*interrupt_stops[MAX_STRATEGIES])(void);
 static size_t ninterrupt_stops;
 
 /*
+ * What the interrupt needs to report the strategies that finished: the
+ * session, the list and the results being filled. results[0..completed)
+ * are final (the runner fills each before its "done" progress call).
+ */
+static struct compare_session *partial_session;
+static const struct strategy *const *partial_list;
+static struct strategy_result *partial_results;
+static int partial_n;
+static atomic_int partial_completed;
+/* set while the normal report is being written: the interrupt waits for it instead */
+static atomic_int reporting;
+
+/* The live status line, on a terminal unless -q (live.h). */
+static struct live live;
+static bool live_on;
+
+/*
  * The interrupt pulls the agent and the source from under the run, which
  * then fails: that failure is not the run's end to report, nor its exit
  * status. The interrupt's thread ends the process once it has cleaned up.
@@ -126,6 +186,42 @@ int compare_fail(void)
 	return cmd_fail(NULL, EXIT_FAILED);
 }
 
+static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc,
+			  bool partial);
+
+/*
+ * On an interrupt during the strategies: the report of those that finished,
+ * the one running marked interrupted and the rest not run, on stdout and in
+ * the files asked for, marked partial. When the normal report is already
+ * being written, waits (up to 10 s) for it instead of writing a second.
+ */
+static void report_partial(void)
+{
+	struct strategy_result *copy;
+	int done = atomic_load(&partial_completed);
+
+	if (!partial_results || !partial_session)
+		return;
+	if (atomic_load(&reporting)) {
+		for (int i = 0; i < 100 && atomic_load(&reporting) == 1; i++)
+			usleep(100 * 1000);
+		return;
+	}
+	copy = calloc((size_t)partial_n, sizeof(*copy));
+	if (!copy)
+		return;
+	memcpy(copy, partial_results, (size_t)done * sizeof(*copy));
+	for (int i = done; i < partial_n; i++) {
+		copy[i].strategy = partial_list[i];
+		copy[i].status = i == done ? RESULT_FAILED : RESULT_SKIPPED;
+		snprintf(copy[i].error, sizeof(copy[i].error), "%s",
+			 i == done ? "interrupted while it ran" : "not run: interrupted");
+	}
+	report_results(partial_session, copy, partial_n, 0, true);
+	fflush(stdout);
+	free(copy);
+}
+
 static void *watch_interrupt(void *arg)
 {
 	sigset_t *set = arg;
@@ -134,19 +230,24 @@ static void *watch_interrupt(void *arg)
 	while (sigwait(set, &sig) != 0)
 		;
 	atomic_store(&interrupted, 1);
+	if (live_on)
+		live_clear(&live);
 	fprintf(stderr, "\nxfercmp: interrupted, cleaning up\n");
 	for (size_t i = 0; i < ninterrupt_stops; i++)
 		interrupt_stops[i]();
+	report_partial();
 	if (running_agent)
 		agent_process_stop(running_agent);
 	if (temp_source[0]) {
 		char manifest[PATH_MAX + 16];
 
 		/*
-		 * The generator's threads may still be creating files: the first
-		 * pass takes their directories from under them, so they fail and
-		 * stop, and a later pass takes what they made meanwhile.
+		 * The generator's threads may still be creating files: asked to,
+		 * they stop at their next file; the first pass takes their
+		 * directories from under them, and a later pass takes what they
+		 * made meanwhile (0555 directories of --tree-features included).
 		 */
+		workload_generate_cancel(true);
 		for (int pass = 0; pass < 50 && fs_remove_tree(temp_source) < 0; pass++)
 			usleep(100 * 1000);
 		if (manifest_default_path(temp_source, manifest, sizeof(manifest)) == 0)
@@ -186,12 +287,32 @@ static void start_interrupt_watch(void)
 	pthread_create(&tid, NULL, watch_interrupt, &set);
 }
 
+/* The wire bytes a strategy should move, for the status line's total: 0 when unknown. */
+static uint64_t expected_wire(const struct compare_session *s, const struct strategy *st)
+{
+	if (!(st->flags & STRATEGY_COMPRESSED))
+		return s->m.total_bytes;
+	if (s->o.run.probes && s->o.run.probes->zstd_ratio > 0)
+		return (uint64_t)((double)s->m.total_bytes / s->o.run.probes->zstd_ratio);
+	return 0;
+}
+
 static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 		     const struct strategy_result *done)
 {
 	const struct compare_opts *o = ctx;
 
-	if (!o->verbose && !isatty(2))
+	if (done && partial_results && done >= partial_results &&
+	    done < partial_results + partial_n)
+		atomic_store(&partial_completed, (int)(done - partial_results) + 1);
+	if (live_on) {
+		if (done)
+			live_end(&live, done, partial_session ? partial_session->m.count : 0);
+		else
+			live_begin(&live, s, run, runs, expected_wire(partial_session, s));
+		return;
+	}
+	if (o->quiet || (!o->verbose && !isatty(2)))
 		return;
 	if (!done)
 		fprintf(stderr, "running %s%s", s->name, runs > 1 ? "" : "...\n");
@@ -231,7 +352,7 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
-	OPT_ALLOW_CLEARTEXT,
+	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT,
 };
 
 /* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
@@ -323,10 +444,13 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "zstd-threads", required_argument, NULL, OPT_ZTHREADS },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "export-csv", required_argument, NULL, OPT_EXPORT_CSV },
+		{ "export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN },
 		{ "probe-seconds", required_argument, NULL, OPT_PROBE_SECONDS },
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -334,9 +458,18 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	int opt, rc;
 
 	set_defaults(o, probe_only);
+	o->argc = argc;
+	o->argv = argv;
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		if (gmtime_r(&now, &tm))
+			strftime(o->started_at, sizeof(o->started_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vh", longopts, NULL)) != -1) {
-		int handled = workload_opts_parse(&o->wo, opt, optarg);
+	while ((opt = getopt_long(argc, argv, ":w:s:P:F:vqh", longopts, NULL)) != -1) {
+		int handled = workload_opts_parse(&o->wo, opt, optarg, argc, argv);
 
 		if (handled < 0)
 			return cmd_usage_error(NULL, "%s", err_msg());
@@ -357,8 +490,11 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
+		case OPT_EXPORT_CSV: o->export_csv = optarg; break;
+		case OPT_EXPORT_MARKDOWN: o->export_markdown = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;
 		case 'v': o->verbose = 1; break;
+		case 'q': o->quiet = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
 		case OPT_ZLEVEL: case OPT_ZTHREADS:
 			if ((rc = parse_number(o, opt, optarg)) != 0)
@@ -368,7 +504,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			printf("xfercmp %s\n", XFERCMP_VERSION);
 			exit(EXIT_OK);
 		case 'h':
-			print_help();
+			print_help(probe_only);
 			exit(EXIT_OK);
 		case OPT_LIST_STRATEGIES:
 			exit(strategy_list_print(stdout) < 0 ? cmd_fail(NULL, EXIT_FAILED) : EXIT_OK);
@@ -391,7 +527,7 @@ static void probe_progress(void *ctx, const char *what)
 {
 	const struct compare_opts *o = ctx;
 
-	if (o->verbose || isatty(2))
+	if (o->verbose || (!o->quiet && isatty(2)))
 		fprintf(stderr, "probing %s...\n", what);
 }
 
@@ -502,6 +638,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
 		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
 			return -1;
+		ssh_target_set_agent_root(ssh, c->root);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
 		return 0;
 	}
@@ -588,15 +725,50 @@ int compare_close(struct compare_session *s)
  * Prints the report of the strategies' results (rc: runner_run's) and
  * writes the files asked for. Returns the exit code.
  */
-static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc)
+/* The command line as one string, each argument that needs it single-quoted for a shell. */
+static void command_line(const struct compare_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < o->argc && n + 4 < len; i++) {
+		const char *a = o->argv[i];
+		int plain = *a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789-_=+.,/:@%")];
+
+		if (i)
+			buf[n++] = ' ';
+		if (plain) {
+			n += (size_t)snprintf(buf + n, len - n, "%s", i ? a : "xfercmp");
+		} else {
+			buf[n++] = '\'';
+			for (; *a && n + 5 < len; a++) {
+				if (*a == '\'') {
+					memcpy(buf + n, "'\\''", 4);
+					n += 4;
+				} else {
+					buf[n++] = *a;
+				}
+			}
+			buf[n++] = '\'';
+		}
+		if (n >= len)
+			n = len - 1;
+		buf[n] = '\0';
+	}
+}
+
+static int report_results(struct compare_session *s, struct strategy_result *results, int n, int rc,
+			  bool partial)
 {
 	struct compare_opts *o = &s->o;
 	struct report rep;
 	struct err_saved error;
-	char source_fs[32] = "";
+	char source_fs[32] = "", command[2048];
 	const char *dest_fs = "";
 	int code = EXIT_OK;
 
+	command_line(o, command, sizeof(command));
 	fs_type_name(s->root, source_fs, sizeof(source_fs));
 	for (int i = 0; i < n; i++)
 		if (results[i].dest_fs[0])
@@ -608,6 +780,8 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes,
 		.environment = environment_json(s->root, s->agent.host, s->agent.info),
+		.partial = partial, .started_at = o->started_at, .command = command,
+		.argc = o->argc, .argv = o->argv,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
@@ -619,11 +793,16 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		if (results[i].status == RESULT_FAILED)
 			code = EXIT_FAILED;
 	if (!o->json || strcmp(o->json, "-"))
-		report_table(&rep, stdout, isatty(1) && !getenv("NO_COLOR"));
+		report_table(&rep, stdout, isatty(1) && !no_color());
+	/* (the interrupt's thread writes a partial report: it must not wait on itself) */
 	if (o->json && report_json_write(&rep, o->json) < 0)
-		code = compare_fail();
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
 	if (o->html && report_html_write(&rep, o->html) < 0)
-		code = compare_fail();
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
+	if (o->export_csv && report_export_csv(&rep, o->export_csv) < 0)
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
+	if (o->export_markdown && report_export_markdown(&rep, o->export_markdown) < 0)
+		code = partial ? cmd_fail(NULL, EXIT_FAILED) : compare_fail();
 	if (rc < 0) {
 		/* the report has it on stdout; stderr ends with it, as with every error */
 		err_restore(&error);
@@ -643,10 +822,21 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 		err_set("out of memory for results");
 		return compare_fail();
 	}
+	partial_session = s;
+	partial_list = list;
+	partial_n = n;
+	partial_results = results;
+	live_on = !s->o.quiet && isatty(2) && live_start(&live, s->agent.host) == 0;
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
-	/* an interrupted run's results are not a report */
+	if (live_on)
+		live_stop(&live);
+	/* an interrupted run's report is the interrupt's (report_partial) */
 	leave_exit_to_interrupt();
-	code = report_results(s, results, n, rc);
+	atomic_store(&reporting, 1);
+	code = report_results(s, results, n, rc, false);
+	atomic_store(&reporting, 2);
+	leave_exit_to_interrupt();
+	partial_results = NULL;
 	free(results);
 	return code;
 }

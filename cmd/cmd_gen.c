@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,11 +17,35 @@
 static const char gen_help[] =
 	"usage: xfercmp gen [OPTIONS] DIR\n"
 	"Writes the workload into DIR (created; refused unless empty) and its manifest\n"
-	"(path, size, mode, xxh3 of every file) into DIR.manifest.\n\n" WORKLOAD_OPTIONS_HELP
+	"(path, size, mode, xxh3 of every file; with --tree-features also every directory,\n"
+	"link and mtime) into DIR.manifest.\n\n" WORKLOAD_OPTIONS_HELP
 	"      --manifest FILE      where to write the manifest (default DIR.manifest)\n"
 	"  -j, --threads N          files created at once (default 2 per core)\n"
 	"  -q, --quiet              no progress line\n"
 	"  -h, --help               this text\n";
+
+static volatile sig_atomic_t gen_interrupted;
+
+/* Ctrl-C, SIGTERM, SIGHUP while generating: the generator stops and removes what it wrote. */
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	gen_interrupted = 1;
+	workload_generate_cancel(true);
+}
+
+static void catch_interrupts(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 /* Whether the directory that is to hold the manifest file exists and takes files. */
 static int manifest_dir_writable(const char *file)
@@ -60,7 +85,7 @@ int cmd_gen(int argc, char **argv)
 	workload_opts_init(&wo);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":w:j:qh", longopts, NULL)) != -1) {
-		int handled = workload_opts_parse(&wo, opt, optarg);
+		int handled = workload_opts_parse(&wo, opt, optarg, argc, argv);
 
 		if (handled < 0)
 			return cmd_usage_error("gen", "%s", err_msg());
@@ -101,8 +126,21 @@ int cmd_gen(int argc, char **argv)
 	/* before hours of generating: a manifest that cannot be written would leave a tree without one */
 	if (manifest_dir_writable(manifest_file) < 0)
 		return cmd_fail("gen", EXIT_FAILED);
-	if (workload_generate(&wo.spec, argv[optind], (unsigned)threads, !quiet && isatty(2), &m, &st) < 0)
+	/*
+	 * Interrupted, the generator removes the partial tree itself: with
+	 * tree features it holds 0555 directories, which a plain rm -r as
+	 * their owner cannot empty.
+	 */
+	catch_interrupts(on_interrupt);
+	if (workload_generate(&wo.spec, argv[optind], (unsigned)threads, !quiet && isatty(2), &m, &st) < 0) {
+		if (gen_interrupted) {
+			fprintf(stderr, "xfercmp gen: interrupted; removed what was written to '%s'\n",
+				argv[optind]);
+			return EXIT_INTERRUPTED;
+		}
 		return cmd_fail("gen", EXIT_FAILED);
+	}
+	catch_interrupts(SIG_DFL);
 	{
 		char desc[256];
 
@@ -118,6 +156,10 @@ int cmd_gen(int argc, char **argv)
 	       (unsigned long long)st.files, units_format_bytes(st.bytes, bytes, sizeof(bytes)),
 	       (unsigned long long)st.dirs, st.seconds, st.seconds > 0 ? st.files / st.seconds : 0.0,
 	       st.seconds > 0 ? st.bytes / st.seconds / 1e6 : 0.0, manifest_file);
+	if (wo.spec.features.on)
+		printf("tree features: %llu symbolic links, %llu hard links, %llu directories (empty and 0555 ones among them)\n",
+		       (unsigned long long)st.symlinks, (unsigned long long)st.hardlinks,
+		       (unsigned long long)st.dirs);
 	manifest_release(&m);
 	return EXIT_OK;
 }

@@ -17,6 +17,10 @@ int cmd_gen(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/* Prints the subcommands, one a line with its summary, for the help texts. */
+void commands_list(FILE *f);
 
 /* Prints "xfercmp: <msg>" (or "xfercmp <cmd>: <msg>") for the current error; returns code. */
 int cmd_fail(const char *cmd, int code);

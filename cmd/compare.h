@@ -29,6 +29,7 @@ struct compare_opts {
 	const char *token_file;
 	const char *json;
 	const char *html;
+	const char *export_csv, *export_markdown;	/* the results table as CSV, Markdown */
 	const char *host;
 	double probe_seconds;
 	uint64_t disk_probe_bytes;
@@ -39,6 +40,11 @@ struct compare_opts {
 	int accept_new_hostkey;
 	struct runner_opts run;
 	int verbose;
+	int quiet;		/* -q: no progress at all */
+	/* for the record in the reports: the command line and when it started (RFC 3339, UTC) */
+	int argc;
+	char **argv;
+	char started_at[32];
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */

@@ -11,20 +11,38 @@ static const struct command commands[] = {
 	{ "verify", "check a directory against a manifest", cmd_verify },
 	{ "serve", "run the agent on the destination host", cmd_serve },
 	{ "probe", "measure the network, disk, metadata and cpu ceilings only", cmd_probe },
+	{ "diff", "compare two --json reports: times, changes beyond the noise, ceilings", cmd_diff },
 };
+
+void commands_list(FILE *f)
+{
+	fprintf(f, "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "'xfercmp COMMAND --help' shows a command's options.\n");
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: xfercmp [OPTIONS] [HOST]       compare ways of moving data to HOST\n"
-		   "       xfercmp COMMAND [OPTIONS] ...\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'xfercmp COMMAND --help' shows a command's options.\n");
+		   "       xfercmp COMMAND [OPTIONS] ...\n\n");
+	commands_list(f);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2) {
+	/*
+	 * Bare xfercmp used to start a 120,000-file local comparison: a
+	 * command that takes minutes must be asked for (the mission's names
+	 * its workload and host).
+	 */
+	if (argc < 2) {
+		usage(stderr);
+		fprintf(stderr, "\nxfercmp: nothing asked: name a workload and a host, for example\n"
+				"  xfercmp -w smallfiles -s all HOST     (HOST 'local': this machine)\n");
+		return EXIT_USAGE;
+	}
+	{
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 			if (!strcmp(argv[1], commands[i].name))
 				return commands[i].run(argc - 1, argv + 1);

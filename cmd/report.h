@@ -32,6 +32,11 @@ struct report {
 	bool warm;
 	const struct probe_results *probes;	/* NULL when --no-probes */
 	json_object *environment;		/* may be NULL */
+	bool partial;		/* interrupted: only the strategies that finished */
+	const char *command;	/* the command line as typed, for the record; may be NULL */
+	const char *started_at;	/* RFC 3339 UTC time the run started; may be NULL */
+	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
+	char **argv;
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };
@@ -47,6 +52,27 @@ void report_tree_shape(const struct manifest *m, char *buf, size_t len);
 void report_preserved_text(const struct strategy_result *res, char *buf, size_t len);
 json_object *report_preserved_json(const struct strategy_result *res);
 
+/* A result's time: its median run's transfer + flush. */
+double report_seconds(const struct strategy_result *r);
+
+/*
+ * The fastest strategy that ran (by median), the one after it, and whether
+ * the first is faster beyond the runs' noise (stats_differ: the ranges do not
+ * overlap, or Welch's test says so; single runs differ when their times do).
+ * best is NULL when nothing ran.
+ */
+struct report_winner {
+	const struct strategy_result *best, *next;
+	bool clear;
+};
+void report_winner(const struct report *r, struct report_winner *w);
+
+/*
+ * "no clear winner between A (m ± σ s) and B (...): ..." into buf when the
+ * winner is not clear; returns the length written, 0 (buf untouched) when it is.
+ */
+int report_noise_text(const struct report_winner *w, char *buf, size_t len);
+
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);
 
@@ -60,6 +86,13 @@ json_object *report_json(const struct report *r);
 
 /* Writes the JSON document to path ("-" = stdout). Returns 0 or -1 (error set). */
 int report_json_write(const struct report *r, const char *path);
+
+/*
+ * The results table, one row per strategy, as CSV (RFC 4180) or as a
+ * Markdown table. Returns 0 or -1 (error set).
+ */
+int report_export_csv(const struct report *r, const char *path);
+int report_export_markdown(const struct report *r, const char *path);
 
 /* Writes the self-contained HTML page (SVG chart and tables). Returns 0 or -1 (error set). */
 int report_html_write(const struct report *r, const char *path);

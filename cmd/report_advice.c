@@ -6,41 +6,50 @@
 #include <stdio.h>
 #include <string.h>
 
-static double total(const struct strategy_result *r)
-{
-	return r->median.transfer + r->median.flush;
-}
 
+
+/*
+ * The recommendation: the fastest strategy, "N× faster than the slowest"
+ * only when that difference is beyond the runs' noise, and no winner at all
+ * when the fastest two are within it (--repeat; report_winner decides).
+ */
 void report_recommend(struct report *r)
 {
-	const struct strategy_result *best = NULL, *slowest = NULL, *plain = NULL;
+	const struct strategy_result *slowest = NULL, *plain = NULL, *best;
+	struct report_winner w;
+	const char *verdict;
+	int n;
 
 	r->recommendation[0] = '\0';
 	r->compression_hint[0] = '\0';
+	report_winner(r, &w);
+	if (!(best = w.best))
+		return;
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 
-		if (res->status != RESULT_OK)
+		if (res->status != RESULT_OK || !res->runs)
 			continue;
-		if (!best || total(res) < total(best))
-			best = res;
-		if (!slowest || total(res) > total(slowest))
+		if (!slowest || report_seconds(res) > report_seconds(slowest))
 			slowest = res;
-		if (!(res->strategy->flags & STRATEGY_COMPRESSED) && (!plain || total(res) < total(plain)))
+		if (!(res->strategy->flags & STRATEGY_COMPRESSED) && (!plain || report_seconds(res) < report_seconds(plain)))
 			plain = res;
 	}
-	if (!best)
-		return;
-	if (slowest != best && total(best) > 0)
+	verdict = best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : NULL;
+	if (!w.clear) {
+		n = report_noise_text(&w, r->recommendation, sizeof(r->recommendation));
+		snprintf(r->recommendation + n, sizeof(r->recommendation) - (size_t)n,
+			 "; either will do here%s%s", verdict ? ", and it is " : "", verdict ? verdict : "");
+	} else if (slowest != best && report_seconds(best) > 0 && stats_differ(&best->time, &slowest->time)) {
 		snprintf(r->recommendation, sizeof(r->recommendation),
 			 "use %s for this workload on this link: %.2f s, %.1fx faster than %s (%.2f s)%s%s",
-			 best->strategy->name, total(best), total(slowest) / total(best),
-			 slowest->strategy->name, total(slowest),
-			 best->have_attribution ? "; it is " : "",
-			 best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : "");
-	else
-		snprintf(r->recommendation, sizeof(r->recommendation), "use %s: %.2f s",
-			 best->strategy->name, total(best));
+			 best->strategy->name, report_seconds(best), report_seconds(slowest) / report_seconds(best),
+			 slowest->strategy->name, report_seconds(slowest), verdict ? "; it is " : "",
+			 verdict ? verdict : "");
+	} else {
+		snprintf(r->recommendation, sizeof(r->recommendation), "use %s: %.2f s%s%s",
+			 best->strategy->name, report_seconds(best), verdict ? "; it is " : "", verdict ? verdict : "");
+	}
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;

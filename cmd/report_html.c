@@ -3,10 +3,13 @@
  * nothing fetched) with a chart of time per strategy split into the shares
  * of network, disk, metadata, cpu and other, and the tables beside it.
  */
-#include "report.h"
+#include "report_html.h"
 
 #include "err.h"
 #include "units.h"
+#include "version.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +22,7 @@
 static const char *const share_colors[RES_COUNT + 1] = { "#3b6fd6", "#d6973b", "#a24fc9", "#d64545",
 							 "#b8b8b8" };
 
-static void escape(FILE *f, const char *s)
+void report_html_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -32,33 +35,54 @@ static void escape(FILE *f, const char *s)
 	}
 }
 
-static double total(const struct strategy_result *r)
+
+
+
+/* The axis step: 1, 2 or 5 times a power of ten, giving at most 6 steps to `longest`. */
+static double axis_step(double longest)
 {
-	return r->median.transfer + r->median.flush;
+	double p = pow(10, floor(log10(longest / 6)));
+
+	if (longest / p <= 6)
+		return p;
+	if (longest / (2 * p) <= 6)
+		return 2 * p;
+	if (longest / (5 * p) <= 6)
+		return 5 * p;
+	return 10 * p;
 }
 
 static void chart(const struct report *r, FILE *f)
 {
-	double longest = 0;
+	double longest = 0, step;
 	unsigned rows = 0;
+	struct report_winner win;
 	int height;
 
 	for (size_t i = 0; i < r->nresults; i++)
 		if (r->results[i].status == RESULT_OK) {
 			rows++;
-			if (total(&r->results[i]) > longest)
-				longest = total(&r->results[i]);
+			if (report_seconds(&r->results[i]) > longest)
+				longest = report_seconds(&r->results[i]);
 		}
 	if (!rows || longest <= 0)
 		return;
-	height = (int)rows * ROW_HEIGHT + 40;
+	report_winner(r, &win);
+	/* the axis must reach the longest whisker too */
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].status == RESULT_OK && r->results[i].runs > 1 &&
+		    r->results[i].time.max > longest)
+			longest = r->results[i].time.max;
+	step = axis_step(longest);
+	longest = ceil(longest / step) * step;
+	height = (int)rows * ROW_HEIGHT + 80;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
 		   "aria-label=\"seconds per strategy, split by where the time went\">\n",
 		CHART_WIDTH + LABEL_WIDTH + 80, height);
 	rows = 0;
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
-		double width = total(res) / longest * CHART_WIDTH, x = LABEL_WIDTH;
+		double width = report_seconds(res) / longest * CHART_WIDTH, x = LABEL_WIDTH;
 		int y = (int)rows * ROW_HEIGHT + 10;
 
 		if (res->status != RESULT_OK)
@@ -66,7 +90,7 @@ static void chart(const struct report *r, FILE *f)
 		rows++;
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"label\">", LABEL_WIDTH - 8,
 			y + BAR_HEIGHT - 6);
-		escape(f, res->strategy->name);
+		report_html_escape(f, res->strategy->name);
 		fputs("</text>\n", f);
 		if (res->have_attribution) {
 			for (int k = 0; k <= RES_COUNT; k++) {
@@ -86,12 +110,42 @@ static void chart(const struct report *r, FILE *f)
 				LABEL_WIDTH, y, width, BAR_HEIGHT, share_colors[RES_COUNT]);
 			x += width;
 		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.2f s</text>\n", x + 6,
-			y + BAR_HEIGHT - 6, total(res));
+		if (res->runs > 1) {
+			/* the runs' range, min to max, as a whisker across the bar */
+			double x0 = LABEL_WIDTH + res->time.min / longest * CHART_WIDTH,
+			       x1 = LABEL_WIDTH + res->time.max / longest * CHART_WIDTH;
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"range\">"
+				   "<title>%u runs: %.2f to %.2f s</title></line>\n",
+				x0, y + BAR_HEIGHT / 2, x1, y + BAR_HEIGHT / 2, res->runs, res->time.min,
+				res->time.max);
+			if (x1 > x)
+				x = x1;
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.2f s%s</text>\n", x + 6,
+			y + BAR_HEIGHT - 6, report_seconds(res), win.clear && res == win.best ? "  \u2605 fastest" : "");
+	}
+	/* the time axis: ticks, grid and its unit */
+	{
+		int y = (int)rows * ROW_HEIGHT + 10;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n",
+			LABEL_WIDTH, y, LABEL_WIDTH + CHART_WIDTH, y);
+		for (double t = 0; t <= longest + step / 2; t += step) {
+			double x = LABEL_WIDTH + t / longest * CHART_WIDTH;
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"6\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
+				   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"tick\">%g s</text>\n",
+				x, x, y + 4, x, y + 16, t);
+		}
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"legend\">"
+			   "seconds per strategy (transfer + flush%s)</text>\n",
+			LABEL_WIDTH + CHART_WIDTH / 2, y + 32,
+			r->repeat > 1 ? "; median, whisker: min to max of the runs" : "");
 	}
 	/* legend */
 	for (int k = 0; k <= RES_COUNT; k++) {
-		int x = LABEL_WIDTH + k * 110, y = (int)rows * ROW_HEIGHT + 18;
+		int x = LABEL_WIDTH + k * 110, y = (int)rows * ROW_HEIGHT + 52;
 
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>\n",
@@ -107,15 +161,15 @@ static void results_table(const struct report *r, FILE *f)
 	      "<th>kept of the tree</th><th>verdict</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
-		double t = total(res);
+		double t = report_seconds(res);
 
 		fputs("<tr><td>", f);
-		escape(f, res->strategy->name);
+		report_html_escape(f, res->strategy->name);
 		if (res->status != RESULT_OK) {
 			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"10\">",
 				res->status == RESULT_SKIPPED ? "skip" : "fail",
 				res->status == RESULT_SKIPPED ? "skipped" : "failed");
-			escape(f, res->error);
+			report_html_escape(f, res->error);
 			fputs("</td></tr>\n", f);
 			continue;
 		}
@@ -129,13 +183,13 @@ static void results_table(const struct report *r, FILE *f)
 			char kept[256];
 
 			report_preserved_text(res, kept, sizeof(kept));
-			escape(f, kept);
+			report_html_escape(f, kept);
 			fputs("</td><td>", f);
 		}
 		if (res->have_attribution) {
-			escape(f, attribution_verdict_name(res->attribution.verdict));
+			report_html_escape(f, attribution_verdict_name(res->attribution.verdict));
 			fputs("</td><td>", f);
-			escape(f, res->attribution.reason);
+			report_html_escape(f, res->attribution.reason);
 		} else {
 			fputs("</td><td>", f);
 		}
@@ -171,6 +225,57 @@ static void ceilings_table(const struct probe_results *p, FILE *f)
 	fputs("</table>\n", f);
 }
 
+/* What "other" is, when a strategy has any: the share no measured ceiling explains. */
+static void other_explained(const struct report *r, FILE *f)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].have_attribution && r->results[i].attribution.share[RES_COUNT] > 0.05) {
+			fputs("<p><b>Other</b> (grey) is the time no measured ceiling explains: setting "
+			      "up and tearing down connections and processes, waits between the stages "
+			      "of a pipeline, work on a resource the probes do not measure (such as "
+			      "per-request CPU in sshd or sftp-server on the host). It is shown, never "
+			      "spread over the other shares.</p>\n", f);
+			return;
+		}
+}
+
+/* One row a key of a JSON object of scalars (the environment's two ends). */
+static void json_rows(FILE *f, const char *end, json_object *o)
+{
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	json_object_object_foreach(o, key, v) {
+		fputs("<tr><td>", f);
+		report_html_escape(f, end);
+		fputs("</td><td>", f);
+		report_html_escape(f, key);
+		fputs("</td><td>", f);
+		report_html_escape(f, v ? json_object_get_string(v) : "");
+		fputs("</td></tr>\n", f);
+	}
+}
+
+/* Version, date, command line, and both machines as the JSON's "environment" has them. */
+static void environment_table(const struct report *r, FILE *f)
+{
+	json_object *local = NULL, *dest = NULL;
+
+	fputs("<h2>Environment</h2><table>\n<tr><td>xfercmp</td><td>version</td><td>", f);
+	report_html_escape(f, XFERCMP_VERSION);
+	fputs("</td></tr>\n<tr><td>run</td><td>started</td><td>", f);
+	report_html_escape(f, r->started_at ? r->started_at : "");
+	fputs("</td></tr>\n<tr><td>run</td><td>command</td><td><code>", f);
+	report_html_escape(f, r->command ? r->command : "");
+	fputs("</code></td></tr>\n", f);
+	if (r->environment) {
+		json_object_object_get_ex(r->environment, "local", &local);
+		json_object_object_get_ex(r->environment, "destination", &dest);
+	}
+	json_rows(f, "source", local);
+	json_rows(f, "destination", dest);
+	fputs("</table>\n", f);
+}
+
 int report_html_write(const struct report *r, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -185,32 +290,38 @@ int report_html_write(const struct report *r, const char *path)
 	      "text-align:left}th{background:#f2f2f2}\n"
 	      ".ok{color:#1a7f37}.fail{color:#c62828}.skip{color:#777}\n"
 	      "svg text{font-size:13px}.label{font-weight:bold}.legend{font-size:12px}\n"
+	      ".tick{font-size:11px;fill:#555}.axis{stroke:#555}.grid{stroke:#e4e4e4}\n"
+	      ".range{stroke:#222;stroke-width:2}.timeline{margin:0 1em 1em 0}\n"
+	      ".timeline-row h3{margin:.5em 0 0}\n"
 	      "</style></head><body>\n<h1>xfercmp</h1>\n<p>", f);
-	escape(f, r->workload_name);
+	report_html_escape(f, r->workload_name);
 	fprintf(f, ", %llu files, %s &rarr; ", (unsigned long long)r->files,
 		units_format_bytes(r->bytes, bytes, sizeof(bytes)));
-	escape(f, r->host);
+	report_html_escape(f, r->host);
 	/* the agent named the file system: text from the network, escaped as any other */
 	fputs(" (destination ", f);
-	escape(f, r->dest_fs ? r->dest_fs : "?");
+	report_html_escape(f, r->dest_fs ? r->dest_fs : "?");
 	fprintf(f, "), %s source</p>\n", r->warm ? "warm" : "cold");
 	chart(r, f);
 	results_table(r, f);
 	if (r->recommendation[0]) {
 		fputs("<p><b>Recommendation:</b> ", f);
-		escape(f, r->recommendation);
+		report_html_escape(f, r->recommendation);
 		fputs("</p>\n", f);
 	}
 	if (r->compression_hint[0]) {
 		fputs("<p><b>Compression:</b> ", f);
-		escape(f, r->compression_hint);
+		report_html_escape(f, r->compression_hint);
 		fputs("</p>\n", f);
 	}
+	other_explained(r, f);
 	if (r->probes)
 		ceilings_table(r->probes, f);
+	report_html_timelines(r, f);
+	environment_table(r, f);
 	if (r->error) {
 		fputs("<p class=\"fail\">error: ", f);
-		escape(f, r->error);
+		report_html_escape(f, r->error);
 		fputs("</p>\n", f);
 	}
 	fputs("</body></html>\n", f);

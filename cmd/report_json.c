@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "err.h"
+#include "version.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,45 @@ static const char *status_name(enum result_status s)
 	case RESULT_SKIPPED: return "skipped";
 	}
 	return "failed";
+}
+
+/* argv as given, argv[0] included; null when the report has none. */
+static json_object *command_json(const struct report *r)
+{
+	json_object *a;
+
+	if (r->argc <= 0 || !r->argv)
+		return NULL;
+	a = json_object_new_array();
+	for (int i = 0; i < r->argc; i++)
+		json_object_array_add(a, json_object_new_string(r->argv[i]));
+	return a;
+}
+
+/* Every verified run's time, in run order. */
+static json_object *run_seconds_json(const struct strategy_result *res)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned k = 0; k < res->runs; k++)
+		json_object_array_add(a, json_object_new_double(res->run_seconds[k]));
+	return a;
+}
+
+/* {"strategy": the fastest or null, "clear": beyond the runs' noise, "next": the runner-up} */
+static json_object *fastest_json(const struct report *r)
+{
+	json_object *o = json_object_new_object();
+	struct report_winner w;
+
+	report_winner(r, &w);
+	json_object_object_add(o, "strategy",
+			       w.best ? json_object_new_string(w.best->strategy->name) : NULL);
+	json_object_object_add(o, "next", w.next ? json_object_new_string(w.next->strategy->name) : NULL);
+	json_object_object_add(o, "clear", json_object_new_boolean(w.clear));
+	json_object_object_add(o, "welch_p", w.best && w.next ?
+			       json_object_new_double(stats_welch_p(&w.best->time, &w.next->time)) : NULL);
+	return o;
 }
 
 static json_object *result_json(const struct strategy_result *res)
@@ -34,6 +74,11 @@ static json_object *result_json(const struct strategy_result *res)
 	json_object_object_add(o, "runs", json_object_new_int((int)res->runs));
 	json_object_object_add(o, "min_seconds", json_object_new_double(res->min_seconds));
 	json_object_object_add(o, "max_seconds", json_object_new_double(res->max_seconds));
+	json_object_object_add(o, "mean_seconds",
+			       res->runs ? json_object_new_double(res->time.mean) : NULL);
+	json_object_object_add(o, "stddev_seconds",
+			       res->runs > 1 ? json_object_new_double(res->time.sd) : NULL);
+	json_object_object_add(o, "run_seconds", run_seconds_json(res));
 	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)res->sent.bytes_read));
 	json_object_object_add(o, "wire_bytes", json_object_new_int64((int64_t)res->sent.wire_bytes));
 	json_object_object_add(o, "files", json_object_new_int64((int64_t)res->sent.files));
@@ -113,6 +158,12 @@ json_object *report_json(const struct report *r)
 		json_object_object_add(doc, "environment", json_object_get(r->environment));
 	if (r->probes)
 		json_object_object_add(doc, "ceilings", probe_results_json(r->probes));
+	json_object_object_add(doc, "xfercmp_version", json_object_new_string(XFERCMP_VERSION));
+	json_object_object_add(doc, "started_at",
+			       r->started_at && r->started_at[0] ? json_object_new_string(r->started_at) : NULL);
+	json_object_object_add(doc, "command", command_json(r));
+	json_object_object_add(doc, "partial", json_object_new_boolean(r->partial));
+	json_object_object_add(doc, "fastest", fastest_json(r));
 	json_object_object_add(doc, "recommendation",
 			       r->recommendation[0] ? json_object_new_string(r->recommendation) : NULL);
 	json_object_object_add(doc, "compression_hint",

@@ -6,11 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static double total(const struct strategy_result *r)
-{
-	return r->median.transfer + r->median.flush;
-}
-
 #define BAR_WIDTH 40
 
 /*
@@ -110,18 +105,36 @@ static void report_preserved(const struct report *r, FILE *out)
 	}
 }
 
+/*
+ * Under a repeated strategy's row: mean ± σ, min, max (hyperfine's figures)
+ * and each run's time, in run order, up to RUNS_LISTED (the JSON has all).
+ */
+#define RUNS_LISTED 10
+static void report_runs_line(const struct strategy_result *res, FILE *out, const char *dim,
+			     const char *reset)
+{
+	fprintf(out, "%17s %s%u runs: mean %.2f ± %.2f s, median %.2f, min %.2f, max %.2f%s\n", "",
+		dim, res->runs, res->time.mean, res->time.sd, report_seconds(res), res->time.min,
+		res->time.max, reset);
+	fprintf(out, "%17s %seach:", "", dim);
+	for (unsigned k = 0; k < res->runs && k < RUNS_LISTED; k++)
+		fprintf(out, " %.2f", res->run_seconds[k]);
+	fprintf(out, "%s%s\n", res->runs > RUNS_LISTED ? " ... (all in the JSON)" : "", reset);
+}
+
 void report_table(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *green = color ? "\033[32m" : "";
 	const char *red = color ? "\033[31m" : "", *dim = color ? "\033[2m" : "";
 	const char *reset = color ? "\033[0m" : "";
-	char bytes[32], shape[256];
+	char bytes[32], shape[256], noise[512];
+	struct report_winner w;
 	int best = -1;
 
-	for (size_t i = 0; i < r->nresults; i++)
-		if (r->results[i].status == RESULT_OK &&
-		    (best < 0 || total(&r->results[i]) < total(&r->results[best])))
-			best = (int)i;
+	report_winner(r, &w);
+	/* "← fastest" only when it is faster beyond the runs' noise */
+	if (w.best && w.clear)
+		best = (int)(w.best - r->results);
 
 	report_tree_shape(r->manifest, shape, sizeof(shape));
 	fprintf(out, "%sxfercmp%s: %s, %llu files%s, %s → %s (destination %s)%s\n", bold, reset,
@@ -132,6 +145,9 @@ void report_table(const struct report *r, FILE *out, bool color)
 		fputc('\n', out);
 		report_ceilings(r->probes, out);
 	}
+	if (r->partial)
+		fprintf(out, "\n%spartial%s: interrupted; only the strategies marked ok finished\n", red,
+			reset);
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
@@ -139,7 +155,7 @@ void report_table(const struct report *r, FILE *out, bool color)
 		"transfer", "flush", "MB/s", "files/s", "wire MB", "verified");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
-		double t = total(res);
+		double t = report_seconds(res);
 
 		if (res->status != RESULT_OK) {
 			fprintf(out, "%-17s %s%-8s%s %s%s%s\n", res->strategy->name,
@@ -155,9 +171,10 @@ void report_table(const struct report *r, FILE *out, bool color)
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no", (int)i == best ? "  ← fastest" : "");
 		if (res->runs > 1)
-			fprintf(out, "%17s %s(median of %u runs, min %.2f s, max %.2f s)%s\n", "", dim,
-				res->runs, res->min_seconds, res->max_seconds, reset);
+			report_runs_line(res, out, dim, reset);
 	}
+	if (report_noise_text(&w, noise, sizeof(noise)) > 0)
+		fprintf(out, "%s\n", noise);
 	report_cleartext(r, out);
 	report_preserved(r, out);
 	report_shares(r, out, color);

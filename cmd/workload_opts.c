@@ -1,6 +1,7 @@
 #include "workload_opts.h"
 
 #include "err.h"
+#include "tree_features.h"
 #include "units.h"
 
 #include <string.h>
@@ -13,7 +14,19 @@ void workload_opts_init(struct workload_opts *o)
 	o->spec.compressibility = 0.5;
 }
 
-int workload_opts_parse(struct workload_opts *o, int opt, const char *arg)
+/* The next word is --tree-features' list: NAME=SHARE..., not an option, a host or a directory. */
+static const char *feature_list_word(int argc, char **argv)
+{
+	const char *w = optind < argc ? argv[optind] : NULL;
+
+	if (!w || w[0] == '-' || !strchr(w, '=') || strchr(w, '/'))
+		return NULL;
+	optind++;
+	return w;
+}
+
+int workload_opts_parse(struct workload_opts *o, int opt, const char *arg, int argc,
+			char **argv)
 {
 	switch (opt) {
 	case 'w':
@@ -38,6 +51,13 @@ int workload_opts_parse(struct workload_opts *o, int opt, const char *arg)
 		return units_parse_double(arg, 0.0, 1.0, &o->spec.compressibility) < 0
 			       ? err_wrap("--compressibility")
 			       : 1;
+	case OPT_WORKLOAD_TREE_FEATURES:
+		if (!arg)
+			arg = feature_list_word(argc, argv);
+		if (tree_features_parse(arg, &o->features) < 0)
+			return err_wrap("--tree-features");
+		o->have_features = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -51,6 +71,12 @@ int workload_opts_finish(struct workload_opts *o)
 		return err_set("--size does not apply to the smallfiles workload: use --files");
 	if (o->spec.kind == WORKLOAD_DIR && (o->have_files || o->have_size))
 		return err_set("--files and --size do not apply to dir: workloads");
+	if (o->have_features && o->spec.kind == WORKLOAD_LARGEFILE)
+		return err_set("--tree-features does not apply to the largefile workload: use smallfiles or mixed");
+	if (o->have_features && o->spec.kind == WORKLOAD_DIR)
+		return err_set("--tree-features does not apply to dir: workloads, which are your own tree");
+	if (o->have_features)
+		o->spec.features = o->features;
 	workload_apply_defaults(&o->spec);
 	return 0;
 }

@@ -10,6 +10,7 @@ packages=(
 	clang libclang-rt-14-dev
 	openssh-server openssh-client iproute2 procps
 	tar zstd rsync netcat-openbsd iperf3 perl python3
+	man-db zsh
 	chromium
 )
 

@@ -6,10 +6,12 @@
 #include "fsutil.h"
 #include "hash_bufs.h"
 #include "parallel.h"
+#include "generate_features.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,19 @@
 
 /* Large files are written in 4 MiB pieces: big enough for the disk, a multiple of WORKLOAD_BLOCK. */
 #define WRITE_CHUNK (4u * WORKLOAD_BLOCK)
+
+/* Set by workload_generate_cancel; lock-free, so a signal handler may store to it. */
+static atomic_bool cancel_requested;
+
+void workload_generate_cancel(bool on)
+{
+	atomic_store(&cancel_requested, on);
+}
+
+int generate_check_cancel(void)
+{
+	return atomic_load(&cancel_requested) ? err_set("interrupted") : 0;
+}
 
 struct gen_job {
 	const struct workload_spec *spec;
@@ -40,6 +55,8 @@ static int write_file(void *ctx, unsigned worker, uint64_t i)
 	uint64_t off = 0;
 	int fd;
 
+	if (generate_check_cancel() < 0)
+		return -1;
 	workload_entry(job->spec, i, &e);
 	if (fs_join(path, sizeof(path), job->dir, e.path) < 0)
 		return -1;
@@ -65,9 +82,21 @@ static int write_file(void *ctx, unsigned worker, uint64_t i)
 		}
 		off += n;
 	}
+	if (e.mtime != WORKLOAD_NO_MTIME) {
+		struct timespec times[2] = { { .tv_sec = e.mtime }, { .tv_sec = e.mtime } };
+
+		if (futimens(fd, times) < 0) {
+			err_errno("cannot set the mtime of '%s'", path);
+			close(fd);
+			return -1;
+		}
+	}
 	if (close(fd) < 0)
 		return err_errno("cannot write '%s'", path);
 	job->hashes[i] = XXH3_64bits_digest(&state);
+	if (job->spec->features.on && i < workload_small_count(job->spec) &&
+	    generate_features_after_file(job->spec, job->dir, i, path) < 0)
+		return -1;
 	return 0;
 }
 
@@ -129,6 +158,8 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 	umask(job.umask);
 	if (spec->kind == WORKLOAD_DIR)
 		return err_set("dir: workloads are the user's own data; there is nothing to generate");
+	if (spec->features.on && spec->kind == WORKLOAD_LARGEFILE)
+		return err_set("tree features apply to the small files of smallfiles and mixed, not to largefile");
 	created = prepare_dir(dir);
 	if (created < 0)
 		return -1;
@@ -141,6 +172,8 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 		err_set("out of memory for write buffers");
 		goto out;
 	}
+	if (generate_check_cancel() < 0)
+		goto out;
 	for (uint64_t d = 0; d < ndirs; d++) {
 		char rel[64], path[PATH_MAX];
 
@@ -148,20 +181,33 @@ int workload_generate(const struct workload_spec *spec, const char *dir, unsigne
 		if (fs_join(path, sizeof(path), dir, rel) < 0 || fs_mkdir_p(path) < 0)
 			goto out;
 	}
-	/* a chunk is one directory, so threads do not contend for the same directory lock */
+	if (spec->features.on && generate_features_dirs(spec, dir) < 0)
+		goto out;
+	/*
+	 * A chunk is one directory, so threads do not contend for the same
+	 * directory lock (and generate_features_after_file can count on it).
+	 */
 	if (parallel_for(n, threads, WORKLOAD_FILES_PER_DIR, write_file, &job, progress ? draw_progress : NULL) < 0)
 		goto out;
-	for (uint64_t i = 0; i < n; i++) {
-		struct workload_entry e;
-
-		workload_entry(spec, i, &e);
-		if (manifest_add(m, e.path, e.size, e.mode, job.hashes[i]) < 0)
+	if (spec->features.on) {
+		if (generate_features_manifest(spec, dir, job.hashes, m) < 0)
 			goto out;
+	} else {
+		/* the plain workload's manifest, as it always was: files, no mtimes, no directories */
+		for (uint64_t i = 0; i < n; i++) {
+			struct workload_entry e;
+
+			workload_entry(spec, i, &e);
+			if (manifest_add(m, e.path, e.size, e.mode, job.hashes[i]) < 0)
+				goto out;
+		}
 	}
 	manifest_sort(m);
 	st->files = n;
 	st->bytes = m->total_bytes;
-	st->dirs = ndirs;
+	st->dirs = spec->features.on ? m->ndirs : ndirs;
+	st->symlinks = m->nsymlinks;
+	st->hardlinks = m->nhardlinks;
 	st->seconds = clock_seconds(start, clock_now());
 	rc = 0;
 out:

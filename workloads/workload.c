@@ -1,6 +1,7 @@
 #include "workload.h"
 
 #include "err.h"
+#include "tree_features.h"
 #include "rng.h"
 
 #include <math.h>
@@ -13,9 +14,11 @@
 
 int workload_parse_name(const char *name, struct workload_spec *spec)
 {
+	bool realistic = !strcmp(name, "realistic");
+
 	if (!strcmp(name, "largefile"))
 		spec->kind = WORKLOAD_LARGEFILE;
-	else if (!strcmp(name, "smallfiles"))
+	else if (!strcmp(name, "smallfiles") || realistic)
 		spec->kind = WORKLOAD_SMALLFILES;
 	else if (!strcmp(name, "mixed"))
 		spec->kind = WORKLOAD_MIXED;
@@ -25,8 +28,12 @@ int workload_parse_name(const char *name, struct workload_spec *spec)
 		spec->kind = WORKLOAD_DIR;
 		spec->dir = name + 4;
 	} else
-		return err_set("unknown workload '%s': use largefile, smallfiles, mixed or dir:PATH",
+		return err_set("unknown workload '%s': use largefile, smallfiles, mixed, realistic or dir:PATH",
 			       name);
+	/* the last -w decides: realistic's features go with it */
+	memset(&spec->features, 0, sizeof(spec->features));
+	if (realistic)
+		tree_features_default(&spec->features);
 	return 0;
 }
 
@@ -65,9 +72,17 @@ const char *workload_kind_name(enum workload_kind kind)
 
 void workload_describe(const struct workload_spec *spec, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s files=%llu size=%llu seed=%llu compressibility=%.6g",
-		 workload_kind_name(spec->kind), (unsigned long long)workload_count(spec),
-		 (unsigned long long)spec->size, (unsigned long long)spec->seed, spec->compressibility);
+	char features[128] = "";
+	int n;
+
+	n = snprintf(buf, len, "%s files=%llu size=%llu seed=%llu compressibility=%.6g",
+		     workload_kind_name(spec->kind), (unsigned long long)workload_count(spec),
+		     (unsigned long long)spec->size, (unsigned long long)spec->seed,
+		     spec->compressibility);
+	if (spec->features.on && n >= 0 && (size_t)n < len) {
+		tree_features_format(&spec->features, features, sizeof(features));
+		snprintf(buf + n, len - (size_t)n, " tree-features=%s", features);
+	}
 }
 
 static uint64_t small_files(const struct workload_spec *spec)
@@ -85,6 +100,11 @@ static uint64_t large_files(const struct workload_spec *spec)
 uint64_t workload_count(const struct workload_spec *spec)
 {
 	return small_files(spec) + large_files(spec);
+}
+
+uint64_t workload_small_count(const struct workload_spec *spec)
+{
+	return small_files(spec);
 }
 
 uint64_t workload_small_size(uint64_t seed, uint64_t index)
@@ -115,6 +135,7 @@ void workload_entry(const struct workload_spec *spec, uint64_t index, struct wor
 	uint64_t nsmall = small_files(spec);
 
 	e->mode = 0644;
+	e->mtime = WORKLOAD_NO_MTIME;
 	if (index < nsmall) {
 		uint64_t leaf = index / WORKLOAD_FILES_PER_DIR;
 
@@ -122,21 +143,36 @@ void workload_entry(const struct workload_spec *spec, uint64_t index, struct wor
 			 (unsigned long long)(leaf / LEAVES_PER_PARENT),
 			 (unsigned long long)(leaf % LEAVES_PER_PARENT), (unsigned long long)index);
 		e->size = workload_small_size(spec->seed, index);
+		if (spec->features.on)
+			tree_features_apply(spec, index, e);
 		return;
 	}
 	if (spec->kind == WORKLOAD_LARGEFILE) {
 		snprintf(e->path, sizeof(e->path), "large.bin");
 		e->size = spec->size;
-		return;
-	}
-	/* mixed: the large files share --size; the last takes the remainder */
-	{
+	} else {
+		/* mixed: the large files share --size; the last takes the remainder */
 		uint64_t k = index - nsmall, n = WORKLOAD_MIXED_LARGE_FILES;
 		uint64_t each = spec->size / n;
 
 		snprintf(e->path, sizeof(e->path), "large/part%llu.bin", (unsigned long long)k);
 		e->size = k + 1 == n ? spec->size - each * (n - 1) : each;
 	}
+	if (spec->features.on)
+		e->mtime = tree_features_mtime(spec->seed, e->path);
+}
+
+uint64_t workload_parent_count(const struct workload_spec *spec)
+{
+	uint64_t nsmall = small_files(spec);
+	uint64_t leaves = (nsmall + WORKLOAD_FILES_PER_DIR - 1) / WORKLOAD_FILES_PER_DIR;
+
+	return (leaves + LEAVES_PER_PARENT - 1) / LEAVES_PER_PARENT;
+}
+
+uint64_t workload_leaves_per_parent(void)
+{
+	return LEAVES_PER_PARENT;
 }
 
 uint64_t workload_dir_count(const struct workload_spec *spec)

@@ -10,7 +10,7 @@ bin=$xfercmp
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfercmp-cli-list.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 6
+plan 10
 
 run "$bin" --list-strategies
 ok $((rc != 0 || ${#err} != 0)) "--list-strategies exits 0 and says nothing on stderr"
@@ -43,5 +43,28 @@ ok $? "the names are --help's, in its order"
 
 grep -q -- '--list-strategies' <<<"$out"
 ok $? "--help mentions --list-strategies"
+
+# --help names every subcommand (issue 23: it did not)
+missing=$(for c in gen verify serve probe; do grep -qE "^  $c +[a-z]" <<<"$out" || echo "$c"; done)
+[ -z "$missing" ]
+ok $? "--help lists the subcommands gen, verify, serve and probe"
+[ -z "$missing" ] || diag <<<"missing: $missing"
+
+# probe --help is probe's own text (it printed the comparison's)
+run "$bin" probe --help
+[ "$rc" -eq 0 ] && grep -q '^usage: xfercmp probe ' <<<"$out" && ! grep -q -- '--strategies' <<<"$out"
+ok $? "probe --help is probe's own usage, without the comparison's --strategies"
+[ "$rc" -eq 0 ] || show
+
+# bare xfercmp: a short usage and exit 2, not a 120,000-file local comparison
+run timeout 10 "$bin"
+[ "$rc" -eq 2 ] && [ -z "$out" ] && grep -q '^usage: xfercmp' <<<"$err" &&
+	grep -q 'nothing asked' <<<"$err"
+ok $? "bare xfercmp prints a usage on stderr and exits 2"
+[ "$rc" -eq 2 ] || show
+long=$(printf '%s\n' "$err" | awk 'length > 100')
+[ -z "$long" ]
+ok $? "its lines fit 100 columns"
+[ -z "$long" ] || diag <<<"$long"
 
 finish

@@ -207,7 +207,8 @@ expect_fail "scp: a missing remote parent names the remote path and the sftp sta
 	"'$tmp/remote/missing/large'" "no such file"
 
 run "$xf" gen -q -w smallfiles --files 20 "$tmp/grown"
-victim=$(grep -v '^#' "$tmp/grown.manifest" | head -n 1 | cut -f4)
+# the first regular file's path: the last field of its "f" line (manifest version 2)
+victim=$(awk -F'\t' '$1 == "f" { print $NF; exit }' "$tmp/grown.manifest")
 printf x >>"$tmp/grown/$victim"
 run "$probe" scp -F "$cfg" testbed "$tmp/grown" "$tmp/remote/grown"
 expect_fail "scp: a source file that changed size is an error naming it" \

@@ -131,6 +131,9 @@ fail:
 	return -1;
 }
 
+/* How long a local agent may take to clean up and exit after its stdin closes. */
+#define AGENT_STOP_WAIT_MS 60000
+
 static int wait_exit(pid_t pid, int ms)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
@@ -151,7 +154,13 @@ void agent_process_stop(struct agent_process *p)
 	}
 	if (p->pid <= 0)
 		return;
-	if (!wait_exit(p->pid, 5000)) {
+	/*
+	 * EOF on its stdin makes the agent remove its root and exit. Removing
+	 * the parked destinations takes a while: 40,000 files took over 7 s on
+	 * this 2-core VM under load, and SIGTERM 5 s in left the root behind
+	 * (the agent's own remover was still at work when SIGKILL came).
+	 */
+	if (!wait_exit(p->pid, AGENT_STOP_WAIT_MS)) {
 		kill(p->pid, SIGTERM);
 		if (!wait_exit(p->pid, 2000)) {
 			kill(p->pid, SIGKILL);

@@ -268,12 +268,16 @@ static void skip_rest(const struct strategy *const *list, size_t i, size_t n,
 }
 
 /*
- * r's figures from its `done` (>= 1) verified runs: the median run's times
- * and samples, min and max, the verdict. Sorts samples.
+ * r's figures from its `done` (>= 1) verified runs: every run's time in run
+ * order and their statistics, the median run's times and samples, min and
+ * max, the verdict. Sorts samples.
  */
 static void summarize(struct strategy_result *r, struct run_sample *samples, unsigned done,
 		      const struct run_samples *measured, const struct probe_results *probes)
 {
+	for (unsigned k = 0; k < done; k++)
+		r->run_seconds[k] = samples[k].transfer + samples[k].flush;
+	stats_of(r->run_seconds, done, &r->time);
 	qsort(samples, done, sizeof(samples[0]), sample_cmp);
 	r->median = samples[done / 2];
 	r->min_seconds = samples[0].transfer + samples[0].flush;

@@ -11,6 +11,7 @@
 #include "measure/probes.h"
 #include "measure/sampler.h"
 #include "strategy/strategy.h"
+#include "stats.h"
 
 #include <stdbool.h>
 
@@ -44,6 +45,9 @@ struct strategy_result {
 	struct run_sample median;
 	double min_seconds, max_seconds;
 	unsigned runs;
+	/* every verified run's total (transfer + flush) in run order, and their statistics */
+	double run_seconds[RUNNER_MAX_REPEAT];
+	struct stats time;
 	struct send_stats sent;
 	struct recv_stats received;
 	/* both ends' /proc counters over the median run (when sampling) */

@@ -461,6 +461,15 @@ int ssh_target_cleanup_command(const char *parent, const char *session_id, char 
 	return 0;
 }
 
+/* The agent's root for messages: its path once known, else the pattern in the parent. */
+static void ssh_target_root_text(const struct ssh_target *t, char *buf, size_t len)
+{
+	if (t->agent_root[0])
+		snprintf(buf, len, "%s", t->agent_root);
+	else
+		snprintf(buf, len, "%s/" AGENT_ROOT_PREFIX "XXXXXX", t->remote_parent);
+}
+
 /*
  * The agent removes its scratch root when it ends; one that was killed
  * (kill -9, the OOM killer) or failed to could not. Remove it over the SSH
@@ -483,9 +492,19 @@ static int remove_dead_agents_root(struct ssh_target *t)
 	ssh_exec_release(&x);
 	if (!strcmp(line, "removed") || !strcmp(line, "absent"))
 		return 0;
-	return err_set("scratch root in '%s' on the host was not removed%s%s%s: remove it with: chmod -R u+rwx '%s'/" AGENT_ROOT_PREFIX "XXXXXX && rm -rf '%s'/" AGENT_ROOT_PREFIX "XXXXXX (the one whose " AGENT_ROOT_MARKER " holds %s)",
-		       t->remote_parent, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
-		       rc < 0 ? "" : ")", t->remote_parent, t->remote_parent, t->session_id);
+	{
+		char root[sizeof(t->agent_root)];
+
+		ssh_target_root_text(t, root, sizeof(root));
+		return err_set("scratch root '%s' on the host was not removed%s%s%s: remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
+			       root, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
+			       rc < 0 ? "" : ")", root, root);
+	}
+}
+
+void ssh_target_set_agent_root(struct ssh_target *t, const char *root)
+{
+	snprintf(t->agent_root, sizeof(t->agent_root), "%s", root);
 }
 
 int ssh_target_close(struct ssh_target *t)
@@ -502,8 +521,19 @@ int ssh_target_close(struct ssh_target *t)
 		if (status != 0 && t->session && ssh_is_connected(t->session))
 			rc = remove_dead_agents_root(t);
 		else if (status != 0)
-			rc = err_set("the agent on the host ended with status %d and the connection is gone: its scratch root in '%s' may be left behind",
-				     status, t->remote_parent);
+		{
+			/*
+			 * The run already failed with the lost connection. The
+			 * agent removes its root itself once it notices (within
+			 * NET_PEER_TIMEOUT_S), but from here that cannot be
+			 * confirmed: say so, and how to remove it by hand.
+			 */
+			char root[sizeof(t->agent_root)];
+
+			ssh_target_root_text(t, root, sizeof(root));
+			rc = err_set("cannot confirm the cleanup: the connection is gone; the agent removes its scratch root '%s' itself once it notices, or remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
+				     root, root, root);
+		}
 	}
 	ssh_exec_release(&t->agent);
 	if (t->session) {

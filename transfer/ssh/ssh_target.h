@@ -32,6 +32,7 @@ struct ssh_target {
 	char token[WIRE_TOKEN_HEX + 1];
 	char remote_parent[SSH_TARGET_ROOT_MAX + 1];	/* the agent makes its root in it */
 	char session_id[WIRE_SESSION_ID_HEX + 1];	/* in the marker of that root */
+	char agent_root[SSH_TARGET_ROOT_MAX + 32];	/* that root, once the agent named it; "" before */
 	char remote_arch[64];
 	char agent_command[600];/* the agent binary that runs on the host */
 	char agent_sha256[65];	/* an uploaded agent's SHA-256, checked before it starts; "" for the host's own */
@@ -39,6 +40,9 @@ struct ssh_target {
 	int has_zstd;		/* the host has the zstd program */
 	int has_tar;
 };
+
+/* Records the root the agent made (its "info"), for the messages about it. */
+void ssh_target_set_agent_root(struct ssh_target *t, const char *root);
 
 /* Connects, looks at the host, starts the agent. Returns 0 or -1 (error set). */
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o);

@@ -21,7 +21,14 @@ static void test_parse_names(void **state)
 	assert_int_equal(spec.kind, WORKLOAD_SMALLFILES);
 	assert_int_equal(workload_parse_name("mixed", &spec), 0);
 	assert_int_equal(spec.kind, WORKLOAD_MIXED);
+	assert_false(spec.features.on);
+	/* realistic: smallfiles with the tree features on; the next name turns them off */
+	assert_int_equal(workload_parse_name("realistic", &spec), 0);
+	assert_int_equal(spec.kind, WORKLOAD_SMALLFILES);
+	assert_true(spec.features.on);
+	assert_true(spec.features.symlinks > 0 && spec.features.hardlinks > 0);
 	assert_int_equal(workload_parse_name(name, &spec), 0);
+	assert_false(spec.features.on);
 	assert_int_equal(spec.kind, WORKLOAD_DIR);
 	assert_string_equal(spec.dir, "/srv/data");
 	assert_ptr_equal(spec.dir, name + 4);	/* points into name, as documented */
@@ -58,6 +65,7 @@ static void test_parse_name_errors(void **state)
 		assert_contains(err_msg(), "largefile");
 		assert_contains(err_msg(), "smallfiles");
 		assert_contains(err_msg(), "mixed");
+		assert_contains(err_msg(), "realistic");
 		assert_contains(err_msg(), "dir:PATH");
 		assert_int_equal(spec.kind, WORKLOAD_MIXED);
 	}

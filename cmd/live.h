@@ -1,0 +1,58 @@
+#ifndef XFERCMP_LIVE_H
+#define XFERCMP_LIVE_H
+
+/*
+ * The live status line of a comparison on a terminal: per strategy, bytes
+ * sent of the expected total, the current rate, elapsed time and an ETA,
+ * redrawn twice a second on stderr and cleared when the strategy ends, then
+ * a line with its outcome. The bytes are the interface's transmitted bytes
+ * towards the agent (/proc/net/dev), which every strategy moves, the real
+ * tools included, so nothing in the data path has to count for it; they
+ * include protocol overhead, hence the "~".
+ */
+
+#include "client/runner.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct live {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool thread_running, stopping;
+	char iface[32];		/* towards the agent; "" when not found (no bytes shown) */
+	const struct strategy *current;	/* NULL between strategies */
+	unsigned run, runs;
+	uint64_t t0_ns, tx0, expect;	/* expect: wire bytes to move; 0 when unknown */
+	uint64_t last_ns, last_tx;	/* the previous tick, for the current rate */
+	double rate;		/* bytes/s, smoothed */
+	bool drawn;		/* a status line is on the screen */
+};
+
+/* Starts the ticker thread towards agent_host (an address). Returns 0 or -1 (error set). */
+int live_start(struct live *l, const char *agent_host);
+
+/* A strategy's run begins: expect is the wire bytes it should move (0: unknown). */
+void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned runs,
+		uint64_t expect);
+
+/* The strategy ended: clears the line and prints one line with its outcome. */
+void live_end(struct live *l, const struct strategy_result *done, uint64_t files);
+
+/* Clears the line (an interrupt, an error) without ending the ticker. */
+void live_clear(struct live *l);
+
+/* Stops the thread and clears the line. */
+void live_stop(struct live *l);
+
+/*
+ * The status line for a strategy at `elapsed` seconds having moved `done` of
+ * `expect` bytes (0: unknown) at `rate` bytes/s, into buf (at most 100
+ * columns). Pure: the unit tests' and the ticker's.
+ */
+void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
+		 double elapsed, uint64_t done, uint64_t expect, double rate);
+
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The man page and the shell completions (issue 23, item 4), generated from
+# the commands' --help texts by scripts/gen-docs.sh and installed by
+# `make install`: the page renders and names every subcommand; bash
+# completes each command's own options, the subcommands, strategy names;
+# the zsh file parses. Local only: no host, no network.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/xfercmp-docs.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+check "make install into a staging directory" make -C "$top" --no-print-directory install \
+	DESTDIR="$tmp/stage" PREFIX=/usr
+root=$tmp/stage/usr
+for f in bin/xfercmp bin/xfercmp-agent share/man/man1/xfercmp.1 \
+	share/bash-completion/completions/xfercmp share/zsh/vendor-completions/_xfercmp; do
+	[ -s "$root/$f" ]
+	ok $? "installed: $f"
+done
+
+page=$(MANWIDTH=100 man -l "$root/share/man/man1/xfercmp.1" 2>&1)
+check_grep "the man page renders with its NAME" "^NAME" "$page"
+missing=$(for c in gen verify serve probe diff; do grep -q "^XFERCMP ${c^^}" <<<"$page" || echo "$c"; done)
+[ -z "$missing" ]
+ok $? "it has a section per subcommand (missing: ${missing:-none})"
+check_grep "and the comparison's options" -- "--strategies LIST" "$page"
+
+# complete WORDS...: what bash completion offers for the last word
+complete_words() {
+	bash -c '
+		PATH="$1:$PATH"; shift
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_xfercmp
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$top" "$root/share/bash-completion/completions/xfercmp" "$@"
+}
+check_grep "bash: xfercmp --str completes --strategies=" "^--strategies=$" "$(complete_words xfercmp --str)"
+check_grep "bash: xfercmp gen --th completes gen's --threads=" "^--threads=$" "$(complete_words xfercmp gen --th)"
+! grep -q -- '--strategies' <<<"$(complete_words xfercmp verify --)"
+ok $? "bash: verify offers its own options, not the comparison's"
+check_grep "bash: xfercmp pro completes the subcommand probe" "^probe$" "$(complete_words xfercmp pro)"
+check_grep "bash: -s sp completes the strategy splice" "^splice$" "$(complete_words xfercmp -s sp)"
+zsh -n "$root/share/zsh/vendor-completions/_xfercmp"
+ok $? "zsh: the completion file parses"
+finish

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Long runs are not silent (issue 23, item 1): on a terminal a status line per
+# strategy (bytes of the total, rate, elapsed, ETA), redrawn and cleared, and
+# one line per finished strategy; nothing of it without a terminal or with -q.
+# Ctrl-C or SIGTERM during the strategies: cleanup, then the report of the
+# strategies that finished (stdout and --json), marked partial, exit 130.
+# Loopback agent only.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+work=$(mktemp -d /var/tmp/xfercmp-progress.XXXXXX) || exit 1
+export XFERCMP_SCRATCH="$work/scratch"
+mkdir -p "$XFERCMP_SCRATCH"
+pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+"$xfercmp" gen -q -w smallfiles --files 20000 "$work/src" >/dev/null
+args=(-w "dir:$work/src" --no-probes)
+
+# ---------------------------------------------------------------- on a terminal
+script -qec "$xfercmp ${args[*]} -s splice,zstd" "$work/tty.log" >/dev/null
+ok $? "on a pty: the comparison runs"
+lines=$(tr '\r' '\n' <"$work/tty.log")
+check_grep "a status line: bytes of the total, rate, elapsed" \
+	'splice: [0-9.]+ MB of ~[0-9.]+ MB \([0-9]+%\), [0-9.]+ MB/s, [0-9]+ s' "$lines"
+check_grep "the line is cleared before the strategy's own line" \
+	$'\033\\[K  splice: ok, [0-9.]+ s, [0-9.]+ MB/s, [0-9]+ files/s, verified' "$lines"
+check_grep "each strategy gets its line as it finishes" '  zstd: ok, ' "$lines"
+long=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' <<<"$lines" | grep -E 'MB/s, [0-9]+ (s|min|h)' | awk 'length > 100')
+[ -z "$long" ]
+ok $? "no status line is wider than 100 columns"
+[ -z "$long" ] || diag <<<"$long"
+script -qec "$xfercmp ${args[*]} -q -s splice" "$work/q.log" >/dev/null
+! grep -q 'MB/s, [0-9]* s' "$work/q.log" && ! grep -q 'splice: ok' "$work/q.log"
+ok $? "-q: no status line on a terminal"
+out=$("$xfercmp" "${args[@]}" -s splice 2>&1 >/dev/null)
+[ -z "$out" ]
+ok $? "not a terminal: nothing on stderr"
+[ -z "$out" ] || diag <<<"$out"
+
+# ---------------------------------------------------------------- interrupted
+for sig in INT TERM; do
+	rm -f "$work/p.json" "$work/p.out" "$work/p.err"
+	"$xfercmp" "${args[@]}" -v -s splice,zstd,parallel --json "$work/p.json" \
+		>"$work/p.out" 2>"$work/p.err" &
+	pid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^running zstd' "$work/p.err" && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	pid=
+	[ "$rc" -eq 130 ]
+	ok $? "SIG$sig during zstd: exit 130 (got $rc)"
+	check_grep "SIG$sig: the report on stdout is marked partial" '^partial: interrupted' "$(cat "$work/p.out")"
+	check_grep "SIG$sig: it holds splice's finished row" '^splice +ok ' "$(cat "$work/p.out")"
+	v=$(json_get "$work/p.json" "(d['partial'], [(r['strategy'], r['status'], r['verified']) for r in d['results']])" 2>&1)
+	[ "$v" = "(True, [('splice', 'ok', True), ('zstd', 'failed', False), ('parallel', 'skipped', False)])" ]
+	ok $? "SIG$sig: the JSON is written, partial, splice verified, zstd interrupted, parallel not run"
+	[ "$rc" -eq 130 ] || diag <"$work/p.err"
+	diag <<<"$v"
+	left=$(find "$XFERCMP_SCRATCH" -mindepth 1 -maxdepth 1 | wc -l)
+	[ "$left" -eq 0 ]
+	ok $? "SIG$sig: nothing left in the scratch directory ($left)"
+done
+finish
