@@ -5,7 +5,7 @@ CC ?= cc
 PREFIX ?= /usr/local
 BUILD ?= build
 
-PKGS := libarchive libssh libzstd liburing libxxhash json-c
+PKGS := libarchive libssh libzstd liburing libxxhash json-c libcrypto
 # pkg-config name -> Debian package, for the error when one is missing
 DEB_libarchive := libarchive-dev
 DEB_libssh := libssh-dev
@@ -13,6 +13,7 @@ DEB_libzstd := libzstd-dev
 DEB_liburing := liburing-dev
 DEB_libxxhash := libxxhash-dev
 DEB_json-c := libjson-c-dev
+DEB_libcrypto := libssl-dev
 DEB_cmocka := libcmocka-dev
 DEB_libnetfilter_queue := libnetfilter-queue-dev
 
@@ -58,9 +59,10 @@ AGENT_ARCHIVES := $(foreach r,$(AGENT_ROLES),$(call role_lib,$(r)))
 AGENT_BIN ?= xfercmp-agent
 AGENT_EXTRA_OBJ ?=
 # Static: uploaded to hosts that have none of our libraries. Only what the
-# agent's code reaches is pulled in (tar reading, zstd, io_uring, xxhash, JSON);
-# no libssh, so an SSH call in agent code is an undefined reference.
-AGENT_STATIC_LIBS := -larchive -lacl -lzstd -luring -lxxhash -ljson-c -llzma -lbz2 -lz -lnettle -lm -pthread
+# agent's code reaches is pulled in (tar reading, zstd, io_uring, xxhash, JSON,
+# OpenSSL's HKDF and HMAC for the session key); no libssh, so an SSH call in
+# agent code is an undefined reference.
+AGENT_STATIC_LIBS := -larchive -lacl -lzstd -luring -lxxhash -ljson-c -lcrypto -llzma -lbz2 -lz -lnettle -lm -pthread
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_ARCHIVES := $(foreach r,$(ROLES),$(call role_lib,$(r)))

@@ -40,8 +40,8 @@
 	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"  \
 	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"  \
 	"                           always refused)\n"                                            \
-	"      --remote-dir DIR     scratch root on the host (default /var/tmp/xfercmp.<random>);\n" \
-	"                           created and removed by xfercmp, refused if it holds other data\n" \
+	"      --remote-dir DIR     where the agent makes its scratch root on the host, a fresh\n" \
+	"                           DIR/xfercmp.XXXXXX (0700) removed at the end (default /var/tmp)\n" \
 	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"  \
 	"                           ([ADDR]:PORT for IPv6)\n"                                   \
 	"      --token-file FILE    the token that agent was given (with --agent)\n"
@@ -68,7 +68,8 @@ static const char compare_help[] =
 	"                           directory under /var/tmp, removed at the end)\n"
 	"  -s, --strategies LIST    comma-separated strategies, or all (default all); real =\n"
 	"                           the system's own scp, rsync, tar (real-*); cmd:NAME=COMMAND\n"
-	"                           = your own command with {src}, {host}, {dst} (see README)\n"
+	"                           = your own command with {src}, {host}, {dst}, {rdst} (see\n"
+	"                           README; {rdst}: {dst} quoted for a shell across ssh)\n"
 	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
 	"                           reference strategy it models (or -), tab-separated\n"
 	CONNECT_OPTIONS_HELP
@@ -76,7 +77,11 @@ static const char compare_help[] =
 	"                           run; a winner only beyond the runs' noise (Welch's t-test)\n"
 	"      --warm               do not drop the source from the page cache before each run\n"
 	"                           (and skip the source disk probe, which would)\n"
-	"  -P, --streams N          parallel: TCP streams (default: number of cores, at most 64)\n"
+	"      --allow-cleartext    let the raw-TCP strategies (splice, zstd, parallel,\n"
+	"                           real-tar-nc) send a dir: tree to a host off loopback; they\n"
+	"                           do not encrypt (they measure the link without a cipher), so\n"
+	"                           without it they are skipped there; the SSH ones encrypt\n"
+	"  -P, --streams N          parallel: TCP streams, 1-64 (default: one a core, at most 16)\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
@@ -320,6 +325,8 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 			done->status == RESULT_SKIPPED ? "skipped" : "failed", done->error);
 }
 
+#define DEFAULT_MAX_STREAMS 16
+
 static void set_defaults(struct compare_opts *o, int probe_only)
 {
 	memset(o, 0, sizeof(*o));
@@ -329,9 +336,14 @@ static void set_defaults(struct compare_opts *o, int probe_only)
 	o->workload_name = "smallfiles";
 	o->strategies = "all";
 	o->run.repeat = 1;
+	/*
+	 * One stream a core, at most DEFAULT_MAX_STREAMS: the agent holds at
+	 * most 31 record streams within its memory cap of a session (agent.h,
+	 * AGENT_SESSION_MEM_MAX); 16 leaves room for a large manifest. -P sets more.
+	 */
 	o->run.strategy.streams = parallel_cpus();
-	if (o->run.strategy.streams > STRATEGY_MAX_STREAMS)
-		o->run.strategy.streams = STRATEGY_MAX_STREAMS;
+	if (o->run.strategy.streams > DEFAULT_MAX_STREAMS)
+		o->run.strategy.streams = DEFAULT_MAX_STREAMS;
 	o->run.strategy.zstd_level = 1;
 	o->run.strategy.zstd_threads = parallel_cpus();
 	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)
@@ -342,7 +354,7 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
-	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN,
+	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT,
 };
 
 /* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
@@ -425,6 +437,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "ssh-config", required_argument, NULL, 'F' },
 		{ "accept-new-hostkey", no_argument, NULL, OPT_ACCEPT_NEW },
 		{ "remote-dir", required_argument, NULL, OPT_REMOTE_DIR },
+		{ "allow-cleartext", no_argument, NULL, OPT_ALLOW_CLEARTEXT },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "warm", no_argument, NULL, OPT_WARM },
@@ -474,6 +487,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case 'F': o->ssh_config = optarg; break;
 		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
 		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
+		case OPT_ALLOW_CLEARTEXT: o->run.allow_cleartext = true; break;
 		case OPT_TOKEN: o->token_file = optarg; break;
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
@@ -504,6 +518,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	}
 	if ((rc = check_opts(o, argc, argv)) != 0)
 		return rc;
+	o->run.user_tree = o->wo.spec.kind == WORKLOAD_DIR;
 	o->run.progress = progress;
 	o->run.progress_ctx = o;
 	o->run.sample = true;
@@ -621,6 +636,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
 		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
 			return err_wrap("the agent started on '%s' cannot be reached", o->host);
+		ssh_target_set_agent_root(ssh, c->root);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
 		return 0;
 	}
@@ -655,7 +671,7 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	struct compare_opts *o = &s->o;
 
 	s->proc = (struct agent_process){ .pid = -1, .stdin_fd = -1 };
-	s->agent = (struct agent_client){ .fd = -1 };
+	s->agent = (struct agent_client){ .ctl.fd = -1 };
 	s->target = (struct xfer_target){ 0 };
 	s->root = NULL;
 	keep_stops(list, n);

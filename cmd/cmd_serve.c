@@ -12,29 +12,37 @@ static const char serve_help[] =
 	"usage: xfercmp serve [OPTIONS]\n"
 	"Runs the agent on the destination host: receives the raw-TCP strategies,\n"
 	"flushes and verifies what each strategy wrote, and answers only peers that\n"
-	"present the session token. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n"
+	"prove they hold the session key (derived from the token, which never crosses\n"
+	"the network); every control message is authenticated. The raw-TCP strategies'\n"
+	"data is NOT encrypted (that is what they measure: the link without a cipher);\n"
+	"the SSH strategies' is. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n"
 	"      --listen ADDR:PORT   where to listen (default 0.0.0.0:5210; port 0 = any free port;\n"
 	"                           IPv6 as [ADDR]:PORT, e.g. [2001:2::2]:0)\n"
-	"      --root DIR           scratch root, created and removed by the agent (default a\n"
-	"                           fresh /var/tmp/xfercmp.XXXXXX); an existing DIR not made\n"
-	"                           by xfercmp is refused\n"
+	"      --root DIR           where the agent makes its scratch root, a fresh\n"
+	"                           DIR/xfercmp.XXXXXX (mode 0700) removed at the end (default\n"
+	"                           DIR /var/tmp); DIR is made if missing; a DIR that is a link,\n"
+	"                           or that others may write without the sticky bit, is refused\n"
 	"      --token-file FILE    the session token, 64 hex characters (- = first line of\n"
 	"                           stdin; the agent then exits when stdin closes)\n"
 	"      --once               exit when the first session ends\n"
 	"      --idle-timeout SECS  exit after this long without a session (default 600)\n"
+	"      --session-idle SECS  end a session that sends no request for this long while\n"
+	"                           no destination is in use (default 3600; 24 h while one is)\n"
 	"      --keep               keep each destination after the session (debugging)\n"
 	"      --protocol           print the protocol version this agent speaks and exit\n"
 	"  -h, --help               this text\n";
 
 int cmd_serve(int argc, char **argv)
 {
-	enum { OPT_LISTEN = 1, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL };
+	enum { OPT_LISTEN = 1, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL,
+	       OPT_SESSION_IDLE };
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "protocol", no_argument, NULL, OPT_PROTOCOL },
 		{ "help", no_argument, NULL, 'h' },
@@ -57,6 +65,12 @@ int cmd_serve(int argc, char **argv)
 				return cmd_usage_error("serve", "--idle-timeout: expected seconds, got '%s'",
 						       optarg);
 			o.idle_timeout_s = (int)secs;
+			break;
+		case OPT_SESSION_IDLE:
+			if (units_parse_count(optarg, 86400, &secs) < 0 || secs == 0)
+				return cmd_usage_error("serve", "--session-idle: expected seconds, got '%s'",
+						       optarg);
+			o.session_idle_s = (int)secs;
 			break;
 		case OPT_PROTOCOL:
 			/* the client asks this over SSH to see whether the host's xfercmp can serve it */

@@ -64,6 +64,7 @@ static json_object *result_json(const struct strategy_result *res)
 	json_object_object_add(o, "strategy", json_object_new_string(res->strategy->name));
 	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
 	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
+	json_object_object_add(o, "cleartext", json_object_new_boolean(res->cleartext));
 	json_object_object_add(o, "preserved", 
 			       res->verify_summary[0] ? report_preserved_json(res) : NULL);
 	json_object_object_add(o, "seconds", json_object_new_double(res->runs ? seconds : 0.0));

@@ -41,6 +41,21 @@ static void share_bar(const struct attribution *a, FILE *out, bool color)
 	fputc(']', out);
 }
 
+/* Once: which strategies sent their data unencrypted across the network. */
+static void report_cleartext(const struct report *r, FILE *out)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->nresults; i++) {
+		if (!r->results[i].cleartext)
+			continue;
+		fprintf(out, "%s%s", n++ ? ", " : "\nsent unencrypted over TCP (readable on the way): ",
+			r->results[i].strategy->name);
+	}
+	if (n)
+		fprintf(out, "; the SSH strategies encrypt\n");
+}
+
 static void report_shares(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
@@ -160,6 +175,7 @@ void report_table(const struct report *r, FILE *out, bool color)
 	}
 	if (report_noise_text(&w, noise, sizeof(noise)) > 0)
 		fprintf(out, "%s\n", noise);
+	report_cleartext(r, out);
 	report_preserved(r, out);
 	report_shares(r, out, color);
 	if (r->recommendation[0])

@@ -181,48 +181,76 @@ static void empty_dir(struct remove_walk *w, int fd, const char *skip)
 }
 
 /*
- * Removes what is below the directory path, last_name (if any) last and only
- * if all the rest went, then path itself. Returns 0 or -1 (error set).
+ * Removes what is below the directory name of dirfd, last_name (if any) last
+ * and only if all the rest went, then the directory itself; label names it
+ * in messages. Returns 0 or -1 (error set).
  */
-static int remove_dir_tree(const char *path, const struct stat *st, const char *last_name)
+static int remove_dir_tree(int dirfd, const char *name, const char *label, const struct stat *st,
+			   const char *last_name)
 {
 	struct remove_walk w = { .dev = st->st_dev };
-	int fd = open_dir_at(AT_FDCWD, path, st->st_mode), opened_up = 0;
+	int fd = open_dir_at(dirfd, name, st->st_mode), opened_up = 0;
 
 	if (fd < 0)
-		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", path);
+		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", label);
 	empty_dir(&w, fd, last_name);
 	if (last_name && !w.first_errno)
 		remove_entry(&w, fd, last_name, &opened_up);
 	close(fd);
 	if (w.first_errno) {
 		errno = w.first_errno;
-		return err_errno("cannot remove '%s' (first at '%s')", path, w.first_path);
+		return err_errno("cannot remove '%s' (first at '%s')", label, w.first_path);
 	}
-	if (rmdir(path) < 0 && errno != ENOENT)
-		return err_errno("cannot remove '%s'", path);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return err_errno("cannot remove '%s'", label);
 	return 0;
 }
 
-static int remove_tree(const char *path, const char *last_name)
+static int remove_tree_at(int dirfd, const char *name, const char *label, const char *last_name)
 {
 	struct stat st;
 
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", path);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", label);
 	if (!S_ISDIR(st.st_mode))
-		return unlink(path) < 0 && errno != ENOENT ? err_errno("cannot remove '%s'", path) : 0;
-	return remove_dir_tree(path, &st, last_name);
+		return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ?
+		       err_errno("cannot remove '%s'", label) : 0;
+	return remove_dir_tree(dirfd, name, label, &st, last_name);
 }
 
 int fs_remove_tree(const char *path)
 {
-	return remove_tree(path, NULL);
+	return remove_tree_at(AT_FDCWD, path, path, NULL);
 }
 
 int fs_remove_marked_tree(const char *path, const char *marker)
 {
-	return remove_tree(path, marker);
+	return remove_tree_at(AT_FDCWD, path, path, marker);
+}
+
+int fs_remove_tree_at(int dirfd, const char *name, const char *label)
+{
+	return remove_tree_at(dirfd, name, label, NULL);
+}
+
+int fs_empty_marked_dir(int fd, const char *marker, const char *label)
+{
+	struct stat st;
+	struct remove_walk w;
+	int opened_up = 0;
+
+	if (fstat(fd, &st) < 0)
+		return err_errno("cannot remove '%s'", label);
+	memset(&w, 0, sizeof(w));
+	w.dev = st.st_dev;
+	empty_dir(&w, fd, marker);
+	if (!w.first_errno)
+		remove_entry(&w, fd, marker, &opened_up);
+	if (w.first_errno) {
+		errno = w.first_errno;
+		return err_errno("cannot remove '%s' (first at '%s')", label, w.first_path);
+	}
+	return 0;
 }
 
 int fs_clear_dir(const char *dir)

@@ -27,6 +27,20 @@ int fs_remove_tree(const char *path);
  */
 int fs_remove_marked_tree(const char *path, const char *marker);
 
+/*
+ * fs_remove_tree for the entry name of the directory dirfd, resolved with no
+ * link followed (also name itself: a link is unlinked). label names it in
+ * messages. Returns 0 or -1 (error set).
+ */
+int fs_remove_tree_at(int dirfd, const char *name, const char *label);
+
+/*
+ * Empties the open directory fd as fs_remove_marked_tree would, the entry
+ * marker last and only once the rest went; the directory itself stays (its
+ * owner removes it from its parent). Returns 0 or -1 (error set).
+ */
+int fs_empty_marked_dir(int fd, const char *marker, const char *label);
+
 /* Removes everything below dir, keeping dir itself. Returns 0 or -1 (error set). */
 int fs_clear_dir(const char *dir);
 

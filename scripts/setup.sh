@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	build-essential pkg-config
 	libarchive-dev libssh-dev libzstd-dev liburing-dev libxxhash-dev
-	libjson-c-dev libcmocka-dev libacl1-dev
+	libjson-c-dev libcmocka-dev libacl1-dev libssl-dev
 	clang libclang-rt-14-dev
 	openssh-server openssh-client iproute2 procps iptables iputils-ping
 	libnetfilter-queue-dev

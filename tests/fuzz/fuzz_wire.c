@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: the agent's parsers of untrusted bytes. One input feeds
- *   - wire_header_decode: its first 8 bytes; wire_parse_json: the rest;
+ *   - wire_header_decode: its first 8 bytes; wire_parse_json: the rest, and
+ *     the hello's and the proof's fields read from it;
  *   - frame_decode: its first 32 bytes;
  *   - manifest_parse: all of it.
  * Beyond the sanitizers: a header or record header that decodes encodes back
@@ -11,6 +12,7 @@
 #include "stream/frames.h"
 #include "manifest.h"
 #include "stream/wire.h"
+#include "stream/wire_auth.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -33,10 +35,12 @@ static void fuzz_header(const uint8_t *data)
 
 	if (wire_header_decode(data, &type, &len) < 0)
 		return;
-	if (type < WIRE_HELLO || type > WIRE_MANIFEST || (unsigned)type != data[4])
+	if (type < WIRE_HELLO || type > WIRE_TYPE_LAST || (unsigned)type != data[4])
 		violation("wire header: type not the one sent, or unknown");
-	if (data[5] || data[6] || data[7])
-		violation("wire header: reserved bytes not zero");
+	if ((data[5] & ~WIRE_FLAG_MAC) || data[6] || data[7])
+		violation("wire header: unknown flags or reserved bytes not zero");
+	if (wire_header_flags(data) != data[5])
+		violation("wire header: flags not the ones sent");
 	if (len != want || len > (type == WIRE_MANIFEST ? WIRE_MAX_MANIFEST : WIRE_MAX_JSON))
 		violation("wire header: length not the one sent, or beyond its bound");
 }
@@ -60,6 +64,13 @@ static void fuzz_json(const uint8_t *data, size_t size)
 		wire_token_valid(s);
 	wire_get_str(o, "role", &s);
 	wire_get_str(o, "op", &s);
+	/* the handshake's reads (wire_auth.c) */
+	{
+		unsigned char bytes[WIRE_NONCE_BYTES];
+
+		wire_get_hex(o, "nonce", bytes, sizeof(bytes));
+		wire_get_hex(o, "proof", bytes, sizeof(bytes));
+	}
 	wire_get_str(o, "strategy", &s);
 	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
 	if (wire_parse_json(text, (uint32_t)len, &again) < 0)

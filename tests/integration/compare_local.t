@@ -15,7 +15,7 @@ scratch_before=$(scratch_count)
 agent_pid=
 cleanup() {
 	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
-	chattr -i "$work/agent-root3" 2>/dev/null
+	chattr -i "$work"/agent-root3/xfercmp.* 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -85,6 +85,9 @@ printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/t
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent.out")
+root1=$(compgen -G "$work/agent-root/xfercmp.*")
+[ "$(stat -c '%a %u' "$root1" 2>/dev/null)" = "700 $(id -u)" ] && [ "$(cat "$root1/.xfercmp-agent")" != "" ]
+ok $? "the agent made its own root in --root: $root1, 0700, ours, its marker holding the session id"
 check_rc 1 "a second agent on the same port" "$xfercmp" serve --listen "127.0.0.1:$port" --once --token-file "$work/token" --root "$work/agent-root2"
 check_grep "says the port is in use, names it and what to do" "cannot listen on 127\.0\.0\.1:$port: the port is in use; pick another" "$LAST_OUT"
 # finished destinations wait for the session's end (so that no run pays for removing the
@@ -92,7 +95,7 @@ check_grep "says the port is in use, names it and what to do" "cannot listen on 
 (
 	most=0
 	for _ in $(seq 600); do
-		n=$(find "$work/agent-root" -mindepth 1 -maxdepth 1 -name '[0-9]*-*' 2>/dev/null | wc -l)
+		n=$(find "$work/agent-root" -mindepth 2 -maxdepth 2 -path '*/xfercmp.*/[0-9]*-*' 2>/dev/null | wc -l)
 		[ "$n" -le "$most" ] || most=$n
 		echo "$most" >"$work/most-dests"
 		kill -0 "$agent_pid" 2>/dev/null || break
@@ -108,9 +111,24 @@ ok $? "finished destinations wait for the session's end ($most seen at once)"
 for _ in $(seq 50); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$agent_pid" 2>/dev/null
 ok $? "--once agent exited after the session"
-[ ! -e "$work/agent-root" ] || [ -z "$(ls -A "$work/agent-root" | grep -v '^.xfercmp-agent$')" ]
-ok $? "agent left no destination behind"
+[ ! -e "$work/agent-root" ]
+ok $? "agent left nothing behind: its root, and the parent it made for it"
 agent_pid=
+
+# --root naming a symbolic link: refused, nothing written where it points
+mkdir -p "$work/link-target"
+ln -sfn "$work/link-target" "$work/link-root"
+check_rc 1 "--root naming a symbolic link is refused" "$xfercmp" serve --listen 127.0.0.1:0 --once \
+	--token-file "$work/token" --root "$work/link-root"
+check_grep "says it is a link" "scratch parent '$work/link-root' is a symbolic link" "$LAST_OUT"
+[ -z "$(ls -A "$work/link-target")" ]
+ok $? "nothing was written where the link points"
+# a parent others may write into (no sticky bit): they could move the root away
+mkdir -p "$work/open-parent" && chmod 0777 "$work/open-parent"
+check_rc 1 "a --root others may write without the sticky bit is refused" "$xfercmp" serve \
+	--listen 127.0.0.1:0 --once --token-file "$work/token" --root "$work/open-parent"
+[ -z "$(ls -A "$work/open-parent")" ]
+ok $? "nothing was made in it"
 
 # a wrong token is refused
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token2"
@@ -119,7 +137,7 @@ agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent2.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent2.out")
 check_rc 1 "wrong token refused" "$xfercmp" -w smallfiles --files 10 -s splice --agent "127.0.0.1:$port" --token-file "$work/token2"
-check_grep "says the token is wrong" "wrong session token" "$LAST_OUT"
+check_grep "says the key is not proved" "did not prove it holds the session key" "$LAST_OUT"
 kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 agent_pid=
@@ -130,8 +148,10 @@ agent_pid=
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent3.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent3.out")
-chattr +i "$work/agent-root3"
-ok $? "the agent's root is made immutable (chattr +i)"
+# --root names the parent: the agent's root is the xfercmp.XXXXXX it made there
+root3=$(compgen -G "$work/agent-root3/xfercmp.*")
+[ -n "$root3" ] && chattr +i "$root3"
+ok $? "the agent's root ($root3) is made immutable (chattr +i)"
 json="$work/refused.json"
 check_rc 1 "an agent refusing every destination" "$xfercmp" -w smallfiles --files 10 -s splice,zstd \
 	--no-probes --agent "127.0.0.1:$port" --token-file "$work/token" --json "$json"
@@ -140,7 +160,7 @@ for s in splice zstd; do
 	grep -q "^failed: .*cannot create destination .*Operation not permitted" <<<"$e"
 	ok $? "$s failed on its own, with the agent's cause ($e)"
 done
-chattr -i "$work/agent-root3"
+chattr -i "$root3"
 kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 agent_pid=

@@ -30,7 +30,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 work=$(mktemp -d /var/tmp/xfercmp-faults.XXXXXX) || exit 1
-rd="$work/remote"	# the agent's scratch root on the host (the host shares our disk)
+rd="$work/remote"	# where the agent makes its scratch root on the host (the host shares our disk)
 mnt="$work/mnt"
 client_pid=
 serve_pid=
@@ -81,25 +81,27 @@ finish_client() {
 	client_pid=
 	took_ms=$(($(now_ms) - t0))
 }
-# wait_clean DIR SECONDS: until no process on the host names DIR and DIR is gone;
-# sets left (the pids) and clean_ms; 0 when clean
+# no_root DIR: no scratch root (xfercmp.*) is left in DIR
+no_root() { ! compgen -G "$1/xfercmp.*" >/dev/null; }
+# wait_clean DIR SECONDS: until no process on the host names DIR and no scratch root is
+# left in it; sets left (the pids) and clean_ms; 0 when clean
 wait_clean() {
 	local i start
 	start=$(now_ms)
 	for ((i = 0; i < $2 * 10; i++)); do
 		left=$(ns_procs_with "$1")
-		[ -z "$left" ] && [ ! -e "$1" ] && break
+		[ -z "$left" ] && no_root "$1" && break
 		sleep 0.1
 	done
 	clean_ms=$(($(now_ms) - start))
-	[ -z "$left" ] && [ ! -e "$1" ]
+	[ -z "$left" ] && no_root "$1"
 }
 # ok_clean DESCRIPTION DIR SECONDS: one TAP line from wait_clean
 ok_clean() {
 	wait_clean "$2" "$3"
 	ok $? "$1 (after $clean_ms ms, bound $3 s)"
 	[ -z "$left" ] || ps -o pid,args -p "$(tr '\n' ',' <<<"$left" | sed 's/,$//')" | diag
-	[ ! -e "$2" ] || find "$2" -maxdepth 2 | head -5 | diag
+	no_root "$2" || find "$2" -maxdepth 3 | head -5 | diag
 }
 # ok_exit DESCRIPTION WANT: the client's status and its last line of stderr
 ok_exit() {
@@ -116,7 +118,8 @@ ok_last_err() {
 ok_cut_err() {
 	check_grep "$1" "^xfercmp: .*$2" "$(grep -m 1 '^xfercmp: ' "$work/$name.err")"
 	check_grep "$1: then the unconfirmed cleanup, naming the root" \
-		"^xfercmp: cannot confirm the cleanup: .*'$rd'.*rm -rf '$rd'$" "$(tail -n 1 "$work/$name.err")"
+		"^xfercmp: cannot confirm the cleanup: .*'$rd/xfercmp\.[A-Za-z0-9]{6}'.*rm -rf '$rd/xfercmp\.[A-Za-z0-9]{6}'$" \
+		"$(tail -n 1 "$work/$name.err")"
 }
 large=(-w largefile --size 1G --source-dir "$work/big")
 
@@ -124,7 +127,7 @@ large=(-w largefile --size 1G --source-dir "$work/big")
 echo "# link cut (splice), the link stays down, at ${SECONDS} s"
 name=cut-splice
 start "$name" "${large[@]}" --remote-dir "$rd" -s splice
-wait_glob "$rd/*-splice/*" 120
+wait_glob "$rd/xfercmp.*/*-splice/*" 120
 ok $? "link cut: splice is writing into $rd"
 t0=$(now_ms)
 ip link set xfercmp0 down
@@ -136,14 +139,14 @@ ok_cut_err "link cut: one line naming the host, saying the connection was lost a
 	"lost the connection to the agent on testbed \(198\.18\.0\.2:[0-9]+\): no answer for [0-9]+ s; the link or the host went down$"
 check_grep "link cut: the report marks splice FAILED" "^splice +FAILED" "$(cat "$work/$name.out")"
 # the link is still down: the agent must notice alone, remove its root and exit
-ok_clean "link still down: no agent left on the host and $rd removed" "$rd" 60
+ok_clean "link still down: no agent left on the host and its root in $rd removed" "$rd" 60
 ip link set xfercmp0 up
 
 # ---------------------------------------------------------------- 2. link cut, back again
 echo "# link cut (tar-ssh), then back, at ${SECONDS} s"
 name=cut-tar
 start "$name" "${large[@]}" --remote-dir "$rd" -s tar-ssh
-wait_glob "$rd/*-tar-ssh/*" 60
+wait_glob "$rd/xfercmp.*/*-tar-ssh/*" 60
 ok $? "link cut: tar-ssh is writing into $rd"
 t0=$(now_ms)
 ip link set xfercmp0 down
@@ -156,15 +159,15 @@ ok_cut_err "link cut (tar-ssh): one line naming the host and the lost connection
 ip link set xfercmp0 up
 # (the host's own tar waits on sshd, which learns the client is gone once
 # the link is back)
-ok_clean "link back: nothing on the host names $rd and it is removed" "$rd" 30
+ok_clean "link back: nothing on the host names $rd and its root is removed" "$rd" 30
 
 # ---------------------------------------------------------------- 3. agent killed
 echo "# agent killed, at ${SECONDS} s"
 name=kill-agent
 start "$name" "${large[@]}" --remote-dir "$rd" -s splice
-wait_glob "$rd/*-splice/*" 60
+wait_glob "$rd/xfercmp.*/*-splice/*" 60
 agent=$(ns_procs_with "serve --listen")
-[ -n "$agent" ] && [ -e "$rd/.xfercmp-agent" ]
+[ -n "$agent" ] && compgen -G "$rd/xfercmp.*/.xfercmp-agent" >/dev/null
 ok $? "agent killed: the agent (${agent:-none}) runs and its marker is in $rd"
 t0=$(now_ms)
 # shellcheck disable=SC2086 # one pid, or none
@@ -175,15 +178,15 @@ ok_exit "agent killed: the client ends" 1
 ok $? "agent killed: without waiting for a timeout ($took_ms ms, bound 20 s)"
 ok_last_err "agent killed: one line saying the agent on testbed was lost" \
 	"lost the connection to the agent on testbed .*the agent closed it; it exited or was killed there$"
-[ ! -e "$rd" ]
-ok $? "agent killed: the client removed the dead agent's $rd before it exited"
+no_root "$rd"
+ok $? "agent killed: the client removed the dead agent's root in $rd before it exited"
 ok_clean "agent killed: nothing left on the host" "$rd" 10
 
 # ---------------------------------------------------------------- 4. sshd restarted
 echo "# sshd restarted mid-run, at ${SECONDS} s"
 name=sshd-restart
 start "$name" "${large[@]}" --remote-dir "$rd" -s splice,tar-ssh --json "$work/restart.json"
-wait_glob "$rd/*-splice/*" 60
+wait_glob "$rd/xfercmp.*/*-splice/*" 60
 ok $? "sshd restart: splice is writing into $rd"
 read -r sshd_pid <"$tbdir/sshd.pid"
 kill -TERM "$sshd_pid"
@@ -206,7 +209,7 @@ else
 	check_grep "sshd restart: the run failed with one clear line (exit $rc)" "^xfercmp: " \
 		"$(tail -n 1 "$work/$name.err")"
 fi
-ok_clean "sshd restart: nothing left on the host, $rd removed" "$rd" 15
+ok_clean "sshd restart: nothing left on the host, its root in $rd removed" "$rd" 15
 rm -rf "$work/big" "$work/big.manifest"
 
 # ---------------------------------------------------------------- 5. source changes
@@ -216,14 +219,29 @@ echo "# source changed during the run, at ${SECONDS} s"
 mkdir -p "$work/tree"
 head -c 200M /dev/urandom >"$work/tree/big.bin"
 echo before >"$work/tree/hot.txt"
+# the user's own tree goes in clear over a raw strategy only when they say so
+name=source-clear
+t0=$(now_ms)
+start "$name" -w "dir:$work/tree" --remote-dir "$rd" -s splice,tar-ssh --json "$work/clear.json"
+finish_client
+ok_exit "dir: without --allow-cleartext: the run still works" 0
+st=$(json_get "$work/clear.json" "[(r['strategy'], r['status']) for r in d['results']]")
+[ "$st" = "[('splice', 'skipped'), ('tar-ssh', 'ok')]" ]
+ok $? "dir: without --allow-cleartext: splice skipped, tar-ssh (encrypted) runs ($st)"
+why=$(json_get "$work/clear.json" "d['results'][0]['error']")
+check_grep "dir: without --allow-cleartext: the reason says why and names the flag ($why)" \
+	"unencrypted over TCP to testbed.*pass --allow-cleartext" "$why"
 name=source-ok
 t0=$(now_ms)
-start "$name" -w "dir:$work/tree" --remote-dir "$rd" -s splice
+start "$name" -w "dir:$work/tree" --remote-dir "$rd" -s splice --allow-cleartext
 finish_client
-ok_exit "source unchanged: the same run verifies" 0
+ok_exit "source unchanged: the same run verifies (with --allow-cleartext)" 0
+check_grep "with --allow-cleartext: the report says splice went unencrypted" \
+	"^sent unencrypted over TCP \(readable on the way\): splice; the SSH strategies encrypt$" \
+	"$(cat "$work/$name.out")"
 name=source-changed
-start "$name" -w "dir:$work/tree" --remote-dir "$rd" -s splice --json "$work/changed.json"
-wait_glob "$rd/*-splice/*" 60
+start "$name" -w "dir:$work/tree" --remote-dir "$rd" -s splice --allow-cleartext --json "$work/changed.json"
+wait_glob "$rd/xfercmp.*/*-splice/*" 60
 echo "written during the run" >>"$work/tree/hot.txt"
 t0=$(now_ms)
 finish_client
@@ -271,7 +289,7 @@ full_during() {
 	name=full-during-$s
 	start "$name" -w largefile --size 48M --source-dir "$work/f48" --remote-dir "$mnt/scratch" \
 		-s "$s" --json "$json"
-	wait_glob "$mnt/scratch/*-$s/*" 60
+	wait_glob "$mnt/scratch/xfercmp.*/*-$s/*" 60
 	ok $? "full during the run ($s): it is writing into $mnt/scratch"
 	avail=$(df -B1 --output=avail "$mnt" | tail -n 1)
 	fallocate -l $((avail - 4 * 1048576)) "$mnt/fill" &&
@@ -282,7 +300,7 @@ full_during() {
 	why=$(json_get "$json" "d['results'][0]['error']")
 	check_grep "full during the run ($s): the error is $2" "$3" "$why"
 	printf '%s\n' "$why" | diag
-	ok_clean "full during the run ($s): nothing left on the host, $mnt/scratch removed" "$mnt/scratch" 15
+	ok_clean "full during the run ($s): nothing left on the host, the root in $mnt/scratch removed" "$mnt/scratch" 15
 }
 full_during splice "the agent's, naming ENOSPC" \
 	"^the destination ran out of space \(ENOSPC\): .*No space left on device"

@@ -167,7 +167,7 @@ ensure_testbed "cmd: over ssh"
 qcfg=$(printf %q "$cfg")
 json="$work/cmd.json"
 check_rc 0 "cmd: tar | ssh tar: exit 0" "$xf" -F "$cfg" --no-probes -w smallfiles --files 500 --json "$json" \
-	-s "real-tar-ssh,cmd:mycp=tar -cf - -C {src} . | ssh -F $qcfg {host} tar -xf - -C {dst}" testbed
+	-s "real-tar-ssh,cmd:mycp=tar -cf - -C {src} . | ssh -F $qcfg {host} tar -xf - -C {rdst}" testbed
 ok_results "cmd: tar | ssh tar: verified, as real-tar-ssh" "$json" "real-tar-ssh,mycp"
 
 json="$work/cmd_fail.json"

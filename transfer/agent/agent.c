@@ -3,7 +3,9 @@
 #include "agent/agent.h"
 
 #include "agent/agent_gate.h"
+#include "agent/agent_root.h"
 #include "agent/agent_startup.h"
+#include "stream/wire_auth.h"
 #include "err.h"
 #include "fsutil.h"
 #include "netaddr.h"
@@ -23,13 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ROOT_MARKER AGENT_ROOT_MARKER
-
-/* What the lifetime watchers must clean up: the scratch root, if we made it. */
-static char made_root[4096];
+/* The scratch root; the lifetime watchers remove it unless remove_at_exit is 0 (--keep). */
+static struct agent_root scratch = { .fd = -1, .parent_fd = -1 };
+static int remove_at_exit;
 
 /*
- * Removes the scratch root, its marker last (fs_remove_marked_tree): a root
+ * Removes the scratch root, its marker last (agent_root_remove_all): a root
  * that could not be wholly removed keeps its marker, so the client's
  * fallback may still take it. The removal is retried for a bounded time
  * while a directory refills (ENOTEMPTY): when the client goes away in the
@@ -48,17 +49,17 @@ static int remove_root(void)
 
 	/* the session's end, stdin's end and a signal can all arrive at once: one remover */
 	pthread_mutex_lock(&once);
-	if (made_root[0]) {
+	if (remove_at_exit) {
 		for (int waited = 0;; waited += 200) {
-			rc = fs_remove_marked_tree(made_root, ROOT_MARKER);
+			rc = agent_root_remove_all(&scratch);
 			if (rc == 0 || errno != ENOTEMPTY || waited >= CLEANUP_RETRY_MS)
 				break;
 			nanosleep(&tick, NULL);
 		}
 		if (rc < 0)
 			err_wrap("scratch root left behind (remove it with: chmod -R u+rwx '%s' && rm -rf '%s')",
-				 made_root, made_root);
-		made_root[0] = '\0';
+				 scratch.path, scratch.path);
+		remove_at_exit = 0;
 	}
 	pthread_mutex_unlock(&once);
 	return rc;
@@ -173,59 +174,40 @@ static int open_listener(const char *spec, char *bound, size_t len)
 }
 
 /*
- * The scratch root is always ours: a new directory, or one an earlier agent
- * made (it holds the marker file). Anything else may be somebody's data, so
- * the agent refuses it rather than write into it or remove it.
+ * The scratch root is always one the agent just made (agent_root.h), in
+ * --root or else the scratch base (/var/tmp): never an existing directory,
+ * so nothing of anyone else's is written into or removed.
  */
-static int prepare_root(const struct agent_opts *o, char *root, size_t len)
+static int prepare_root(const struct agent_opts *o, const unsigned char key[WIRE_KEY_BYTES])
 {
-	char marker[4096 + 32];
-	int empty, fd;
+	char id[WIRE_SESSION_ID_HEX + 1];
 
-	if (!o->root) {
-		snprintf(root, len, "%s/xfercmp.XXXXXX", fs_scratch_base());
-		if (!mkdtemp(root))
-			return err_errno("cannot create a scratch directory under %s", fs_scratch_base());
-	} else {
-		snprintf(root, len, "%s", o->root);
-		if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)
-			return -1;
-		if (access(root, F_OK) == 0) {
-			empty = fs_dir_is_empty(root);
-			if (empty < 0)
-				return -1;
-			if (!empty && access(marker, F_OK) != 0)
-				return err_set("scratch root '%s' exists and was not made by xfercmp: choose another directory",
-					       root);
-		} else if (fs_mkdir_p(root) < 0) {
-			return -1;
-		}
-	}
-	if (fs_join(marker, sizeof(marker), root, ROOT_MARKER) < 0)
+	if (wire_session_id(key, id) < 0 ||
+	    agent_root_make(&scratch, o->root ? o->root : fs_scratch_base(), id) < 0)
 		return -1;
-	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_errno("cannot write in scratch root '%s'", root);
-	close(fd);
 	/* --keep: nothing is removed, at the end or on a signal */
-	if (!o->keep)
-		snprintf(made_root, sizeof(made_root), "%s", root);
+	remove_at_exit = !o->keep;
 	return 0;
 }
 
-/* Reads the HELLO of a new connection; returns 1 for an authenticated control peer. */
-static int check_control_hello(int fd, const char *token)
+/*
+ * Reads the HELLO of a new connection and makes the handshake of
+ * wire_auth.h; returns 1 with *ctl authenticated for a control peer that
+ * proved the session key.
+ */
+static int check_control_hello(int fd, const unsigned char key[WIRE_KEY_BYTES],
+			       struct wire_chan *ctl)
 {
 	enum wire_type type;
-	json_object *o = NULL, *reply;
-	const char *peer_token, *role;
+	json_object *o = NULL;
+	const char *role;
 	uint64_t proto;
 	int ok = 0;
 
 	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
 		return 0;
 	if (type != WIRE_HELLO || wire_get_u64(o, "proto", &proto) < 0 ||
-	    wire_get_str(o, "token", &peer_token) < 0 || wire_get_str(o, "role", &role) < 0) {
+	    wire_get_str(o, "role", &role) < 0) {
 		wire_send_error(fd, "protocol error: expected a hello");
 	} else if (proto != WIRE_PROTO) {
 		char msg[128];
@@ -233,26 +215,39 @@ static int check_control_hello(int fd, const char *token)
 		snprintf(msg, sizeof(msg), "protocol version %llu not supported (agent speaks %d)",
 			 (unsigned long long)proto, WIRE_PROTO);
 		wire_send_error(fd, msg);
-	} else if (!wire_token_equal(peer_token, token)) {
-		wire_send_error(fd, "wrong session token");
 	} else if (strcmp(role, "control")) {
 		wire_send_error(fd, "no transfer is waiting for a data connection");
 	} else {
-		ok = 1;
+		ok = wire_auth_agent(fd, key, o, AGENT_HELLO_TIMEOUT_MS, ctl) == 0;
 	}
 	json_object_put(o);
-	if (!ok)
-		return 0;
-	reply = json_object_new_object();
-	json_object_object_add(reply, "proto", json_object_new_int(WIRE_PROTO));
-	ok = wire_send_json(fd, WIRE_OK, reply) == 0;
-	json_object_put(reply);
 	return ok;
+}
+
+/*
+ * Started over SSH, the agent's client connects from the address sshd saw
+ * (SSH_CONNECTION's first field): its connections always pass the gate.
+ */
+static void prefer_ssh_client(void)
+{
+	const char *env = getenv("SSH_CONNECTION");
+	char ip[64];
+	size_t n;
+
+	if (!env)
+		return;
+	n = strcspn(env, " ");
+	if (n == 0 || n >= sizeof(ip))
+		return;
+	memcpy(ip, env, n);
+	ip[n] = '\0';
+	agent_gate_prefer(ip);
 }
 
 int agent_serve(const struct agent_opts *o)
 {
-	char token[WIRE_TOKEN_HEX + 1], root[4096], bound[NET_ADDR_TEXT_MAX];
+	char token[WIRE_TOKEN_HEX + 1], bound[NET_ADDR_TEXT_MAX];
+	unsigned char key[WIRE_KEY_BYTES];
 	static sigset_t stop_signals;
 	struct agent_gate gate;
 	int lfd, rc = 0;
@@ -260,8 +255,10 @@ int agent_serve(const struct agent_opts *o)
 
 	if (!o->token_file)
 		return err_set("no session token: pass --token-file FILE (or - for stdin) holding 64 hex characters");
-	if (read_token(o->token_file, token) < 0)
+	if (read_token(o->token_file, token) < 0 || wire_key_from_token(token, key) < 0)
 		return -1;
+	/* from here on only the key is used */
+	explicit_bzero(token, sizeof(token));
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGINT);
 	sigaddset(&stop_signals, SIGTERM);
@@ -271,7 +268,7 @@ int agent_serve(const struct agent_opts *o)
 	lfd = open_listener(o->listen ? o->listen : "0.0.0.0:5210", bound, sizeof(bound));
 	if (lfd < 0)
 		return -1;
-	if (prepare_root(o, root, sizeof(root)) < 0) {
+	if (prepare_root(o, key) < 0) {
 		close(lfd);
 		return -1;
 	}
@@ -285,11 +282,13 @@ int agent_serve(const struct agent_opts *o)
 	 * Idle: no authenticated session for that long. Strangers that connect
 	 * and say nothing do not keep the agent alive (agent_gate.h).
 	 */
+	prefer_ssh_client();
 	agent_gate_init(&gate, lfd);
 	for (;;) {
 		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;
 		int cfd = agent_gate_next(&gate, idle_ms);
 		struct agent_session *s;
+		struct wire_chan ctl;
 
 		if (cfd == -2)
 			break;	/* idle timeout */
@@ -297,7 +296,7 @@ int agent_serve(const struct agent_opts *o)
 			rc = -1;
 			break;
 		}
-		if (!check_control_hello(cfd, token)) {
+		if (!check_control_hello(cfd, key, &ctl)) {
 			close(cfd);
 			continue;
 		}
@@ -308,11 +307,13 @@ int agent_serve(const struct agent_opts *o)
 		}
 		/* one client at a time: the strangers still waiting are sent away */
 		agent_gate_release(&gate);
-		s->fd = cfd;
+		s->ctl = ctl;
 		s->listen_fd = lfd;
-		s->token = token;
-		s->root = root;
+		memcpy(s->key, key, sizeof(s->key));
+		s->root = scratch.path;
+		s->scratch = &scratch;
 		s->keep = o->keep;
+		s->session_idle_s = o->session_idle_s > 0 ? o->session_idle_s : AGENT_SESSION_IDLE_S;
 		agent_session_run(s);
 		close(cfd);
 		free(s);

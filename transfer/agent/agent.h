@@ -5,7 +5,7 @@
  * The agent (`xfercmp serve`, also built as xfercmp-agent) runs on the
  * destination. It is the mirror of the client: it receives the raw-TCP
  * strategies' streams, flushes and verifies what every strategy wrote, and
- * answers only peers that present the session token. It writes only inside
+ * answers only peers that prove they hold the session key (wire_auth.h). It writes only inside
  * its scratch root and removes what it made when the session ends.
  */
 
@@ -15,24 +15,50 @@
 #include <stdint.h>
 
 struct sampler;
+struct agent_root;
 
 struct agent_opts {
 	const char *listen;	/* "ADDR:PORT", PORT 0 = any; default 0.0.0.0:5210 */
-	const char *root;	/* scratch root; NULL = a fresh /var/tmp/xfercmp.XXXXXX */
+	const char *root;	/* where the agent makes its scratch root (agent_root.h);
+				 * NULL = the scratch base, /var/tmp */
 	const char *token_file;	/* "-" = first line of stdin */
 	int once;		/* exit when the first session ends */
 	int keep;		/* keep destinations after a session (debugging) */
 	int idle_timeout_s;	/* exit after this long with no session */
+	int session_idle_s;	/* end a silent session (AGENT_SESSION_IDLE_S); 0 = the default */
 };
 
-/* The file in every scratch root the agent made: what is ours to remove. */
+/*
+ * The file in every scratch root the agent made, holding the session id
+ * (agent_root.h): what is ours to remove. Roots are named PREFIX + 6 random
+ * characters.
+ */
 #define AGENT_ROOT_MARKER ".xfercmp-agent"
+#define AGENT_ROOT_PREFIX "xfercmp."
 
 #define AGENT_DEFAULT_PORT 5210
 #define AGENT_DEFAULT_IDLE_S 600
 #define AGENT_HELLO_TIMEOUT_MS 5000
 #define AGENT_MAX_JOBS 256
 #define AGENT_MAX_STREAMS 64
+/*
+ * Bounds on what one authenticated session may make the agent hold: the
+ * receive buffers of its streams (receiver.stream_memory each) and twice
+ * its manifest's text (the parsed entries and their paths), at most
+ * AGENT_SESSION_MEM_MAX together: 1 GiB, e.g. 31 streams of "frames"
+ * (33 MiB each at worst) where 64 would hold 2.1 GiB.
+ */
+#define AGENT_SESSION_MEM_MAX (1ull << 30)
+/*
+ * A session that sends no request for session_idle_s (--session-idle,
+ * default AGENT_SESSION_IDLE_S: 1 h, since the client may generate a large
+ * workload between connecting and its first manifest) while no destination
+ * is in use ends, its destinations removed; while one is in use (a strategy
+ * of the client's own, say tar-ssh over a slow link, may run for hours
+ * without a request) the limit is AGENT_SESSION_BUSY_S.
+ */
+#define AGENT_SESSION_IDLE_S 3600
+#define AGENT_SESSION_BUSY_S (24 * 3600)
 
 /* Serves until --once's session ends, the idle timeout, SIGINT/SIGTERM, or stdin closes
  * (when the token came from stdin). Returns 0 or -1 (error set). */
@@ -41,7 +67,8 @@ int agent_serve(const struct agent_opts *o);
 /* One destination directory, made for one strategy run. */
 struct agent_job {
 	uint64_t id;
-	char dest[4096];
+	char name[96];		/* JOB-STRATEGY, its directory in the scratch root */
+	char dest[4096];	/* ROOT/JOB-STRATEGY, for the receivers and the client */
 	char strategy[64];
 	int removed;
 	int parked;	/* verified and done with, removed when the session ends */
@@ -49,13 +76,16 @@ struct agent_job {
 
 /* The state of one control session, shared by the request handlers. */
 struct agent_session {
-	int fd;			/* control connection */
+	struct wire_chan ctl;	/* the authenticated control connection */
 	int listen_fd;		/* for the data connections of a receive */
-	const char *token;
-	const char *root;
+	unsigned char key[WIRE_KEY_BYTES];	/* the session key (wire_auth.h) */
+	const char *root;	/* the scratch root's path */
+	struct agent_root *scratch;	/* the scratch root; NULL in tests of the probes */
 	int keep;
+	int session_idle_s;	/* see AGENT_SESSION_IDLE_S */
 	struct manifest manifest;
 	int have_manifest;
+	uint64_t manifest_bytes;	/* its text's size, for the memory cap */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */
@@ -76,7 +106,11 @@ int agent_op_sample_stop(struct agent_session *s, json_object *req, json_object 
 /* Stops a sampler left running (the client went away). */
 void agent_sampling_release(struct agent_session *s);
 
-/* Checks a data connection's HELLO: token, role "data", job. Sets *stream. */
+/*
+ * Checks a data connection's HELLO (role "data", this job) and makes the
+ * handshake: the peer must prove the session key for this job and stream.
+ * Sets *stream; returns 0 or -1 (error set).
+ */
 int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream);
 
 #endif

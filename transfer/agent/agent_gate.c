@@ -6,6 +6,7 @@
 #include "err.h"
 #include "netutil.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -20,28 +21,131 @@ void agent_gate_init(struct agent_gate *g, int lfd)
 	g->lfd = lfd;
 }
 
-static void drop(struct agent_gate *g, unsigned i)
+static struct sockaddr_storage preferred;
+static int have_preferred;
+
+int agent_gate_prefer(const char *ip)
 {
-	close(g->fd[i]);
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&preferred;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&preferred;
+
+	memset(&preferred, 0, sizeof(preferred));
+	have_preferred = 0;
+	if (ip && inet_pton(AF_INET, ip, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		have_preferred = 1;
+	} else if (ip && inet_pton(AF_INET6, ip, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		have_preferred = 1;
+	}
+	return have_preferred;
+}
+
+/* The same host (the port aside); an IPv4-mapped IPv6 address is its IPv4 one. */
+static int same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	struct in_addr a4, b4;
+	int a_v4 = 0, b_v4 = 0;
+	const struct sockaddr_storage *x[2] = { a, b };
+	struct in_addr *out[2] = { &a4, &b4 };
+	int *is_v4[2] = { &a_v4, &b_v4 };
+
+	for (int k = 0; k < 2; k++) {
+		if (x[k]->ss_family == AF_INET) {
+			*out[k] = ((const struct sockaddr_in *)x[k])->sin_addr;
+			*is_v4[k] = 1;
+		} else if (x[k]->ss_family == AF_INET6 &&
+			   IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)x[k])->sin6_addr)) {
+			memcpy(out[k], &((const struct sockaddr_in6 *)x[k])->sin6_addr.s6_addr[12], 4);
+			*is_v4[k] = 1;
+		}
+	}
+	if (a_v4 || b_v4)
+		return a_v4 && b_v4 && a4.s_addr == b4.s_addr;
+	return a->ss_family == AF_INET6 && b->ss_family == AF_INET6 &&
+	       !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+}
+
+static int is_preferred(const struct sockaddr_storage *a)
+{
+	return have_preferred && same_host(a, &preferred);
+}
+
+/* Forgets entry i; closes its fd when close_it. */
+static void forget(struct agent_gate *g, unsigned i, int close_it)
+{
+	if (close_it)
+		close(g->fd[i]);
 	g->n--;
 	memmove(&g->fd[i], &g->fd[i + 1], (g->n - i) * sizeof(g->fd[0]));
 	memmove(&g->deadline[i], &g->deadline[i + 1], (g->n - i) * sizeof(g->deadline[0]));
+	memmove(&g->born[i], &g->born[i + 1], (g->n - i) * sizeof(g->born[0]));
+	memmove(&g->addr[i], &g->addr[i + 1], (g->n - i) * sizeof(g->addr[0]));
 }
 
-/* Takes a new connection in, pushing out the oldest when the gate is full. */
+static void drop(struct agent_gate *g, unsigned i)
+{
+	forget(g, i, 1);
+}
+
+/*
+ * The entry a newcomer from addr may push out: the oldest of its own
+ * address when it already holds AGENT_GATE_PER_ADDR, else the oldest
+ * stranger once the gate is full; only one at least AGENT_GATE_MIN_AGE_MS
+ * old, unless the newcomer is preferred. -1: none needs to go; -2: none
+ * may, the newcomer is refused.
+ */
+static int victim(const struct agent_gate *g, const struct sockaddr_storage *addr, clock_ns now)
+{
+	clock_ns min_age = (clock_ns)AGENT_GATE_MIN_AGE_MS * 1000000u;
+	int pref = is_preferred(addr), same = 0, oldest_same = -1, oldest = -1;
+
+	for (unsigned i = 0; i < g->n; i++) {
+		int old_enough = pref || now - g->born[i] >= min_age;
+
+		if (same_host(&g->addr[i], addr)) {
+			same++;
+			if (oldest_same < 0 && old_enough)
+				oldest_same = (int)i;
+		}
+		if (oldest < 0 && old_enough && !is_preferred(&g->addr[i]))
+			oldest = (int)i;
+	}
+	if (!pref && same >= AGENT_GATE_PER_ADDR)
+		return oldest_same >= 0 ? oldest_same : -2;
+	if (g->n < AGENT_GATE_MAX)
+		return -1;
+	if (oldest < 0 && pref)
+		return 0;
+	return oldest >= 0 ? oldest : -2;
+}
+
+/* Takes a new connection in, or refuses it (victim says which, if any, goes). */
 static void admit(struct agent_gate *g)
 {
-	int fd = accept4(g->lfd, NULL, NULL, SOCK_CLOEXEC), one = 1, header = WIRE_HEADER;
+	struct sockaddr_storage addr;
+	socklen_t alen = sizeof(addr);
+	int fd = accept4(g->lfd, (struct sockaddr *)&addr, &alen, SOCK_CLOEXEC), one = 1;
+	int header = WIRE_HEADER, v;
+	clock_ns now = clock_now();
 
 	if (fd < 0)
 		return;
-	if (g->n == AGENT_GATE_MAX)
-		drop(g, 0);
+	v = victim(g, &addr, now);
+	if (v == -2) {
+		close(fd);
+		return;
+	}
+	if (v >= 0)
+		drop(g, (unsigned)v);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* poll says readable only once a header is there (then: once the frame is) */
 	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &header, sizeof(header));
 	g->fd[g->n] = fd;
-	g->deadline[g->n] = clock_now() + (clock_ns)AGENT_HELLO_TIMEOUT_MS * 1000000u;
+	g->born[g->n] = now;
+	g->deadline[g->n] = now + (clock_ns)AGENT_HELLO_TIMEOUT_MS * 1000000u;
+	g->addr[g->n] = addr;
 	g->n++;
 }
 
@@ -117,10 +221,7 @@ int agent_gate_next(struct agent_gate *g, int timeout_ms)
 			} else if (ready > 0) {
 				int fd = g->fd[i];
 
-				g->fd[i] = -1;
-				memmove(&g->fd[i], &g->fd[i + 1], (g->n - i - 1) * sizeof(g->fd[0]));
-				memmove(&g->deadline[i], &g->deadline[i + 1], (g->n - i - 1) * sizeof(g->deadline[0]));
-				g->n--;
+				forget(g, i, 0);
 				net_set_peer_timeout(fd);
 				return fd;
 			}

@@ -1,7 +1,7 @@
 /*
  * The agent's "receive" request: the mirror of a raw-TCP strategy's send
  * side. The agent answers {"ready":true}, accepts the data connections of
- * that job (authenticated by token, job id and stream number), runs the
+ * that job (each proves the session key for that job and stream number), runs the
  * receiver on each in its own thread, and then answers with what arrived.
  */
 #define _GNU_SOURCE
@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "err.h"
 #include "agent/receivers.h"
+#include "stream/wire_auth.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -51,27 +52,27 @@ static void *stream_main(void *arg)
 int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream)
 {
 	enum wire_type type;
-	json_object *o = NULL, *reply;
-	const char *token, *role;
+	json_object *o = NULL;
+	const char *role;
 	uint64_t proto, peer_job;
+	struct wire_chan data;
 	int ok = 0;
 
 	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
 		return -1;
 	if (type == WIRE_HELLO && wire_get_u64(o, "proto", &proto) == 0 && proto == WIRE_PROTO &&
-	    wire_get_str(o, "token", &token) == 0 && wire_token_equal(token, s->token) &&
 	    wire_get_str(o, "role", &role) == 0 && !strcmp(role, "data") &&
 	    wire_get_u64(o, "job", &peer_job) == 0 && peer_job == job &&
 	    wire_get_u64(o, "stream", stream) == 0)
 		ok = 1;
-	json_object_put(o);
 	if (!ok) {
+		json_object_put(o);
 		wire_send_error(fd, "not a data connection of the transfer in progress");
 		return err_set("rejected a connection");
 	}
-	reply = json_object_new_object();
-	ok = wire_send_json(fd, WIRE_OK, reply);
-	json_object_put(reply);
+	/* the stream's bytes are not framed: the channel's keys go unused */
+	ok = wire_auth_agent(fd, s->key, o, AGENT_HELLO_TIMEOUT_MS, &data);
+	json_object_put(o);
 	return ok;
 }
 
@@ -110,8 +111,12 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	return rc;
 }
 
-/* The request's receiver and stream count, checked against what the receiver takes. */
-static int receive_request(json_object *req, const struct receiver **rx, unsigned *streams)
+/*
+ * The request's receiver and stream count, checked against what the
+ * receiver takes and the session's memory cap (agent.h).
+ */
+static int receive_request(const struct agent_session *s, json_object *req,
+			   const struct receiver **rx, unsigned *streams)
 {
 	const char *name;
 	uint64_t n;
@@ -124,18 +129,25 @@ static int receive_request(json_object *req, const struct receiver **rx, unsigne
 		return err_set("receiver '%s' takes 1 to %u streams, not %llu", name,
 			       (*rx)->max_streams < AGENT_MAX_STREAMS ? (*rx)->max_streams : AGENT_MAX_STREAMS,
 			       (unsigned long long)n);
+	if (n * (*rx)->stream_memory + 2 * s->manifest_bytes > AGENT_SESSION_MEM_MAX)
+		return err_set("%llu streams of receiver '%s' would hold up to %llu MiB with the manifest, over the agent's cap of %llu MiB a session: use -P %llu or fewer",
+			       (unsigned long long)n, name,
+			       (unsigned long long)((n * (*rx)->stream_memory + 2 * s->manifest_bytes) >> 20),
+			       (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20),
+			       (unsigned long long)((AGENT_SESSION_MEM_MAX - 2 * s->manifest_bytes) /
+						    (*rx)->stream_memory));
 	*streams = (unsigned)n;
 	return 0;
 }
 
 /* Tells the client to connect: the final answer comes when the streams end. */
-static int send_ready(int fd)
+static int send_ready(struct wire_chan *ctl)
 {
 	json_object *ready = json_object_new_object();
 	int rc;
 
 	json_object_object_add(ready, "ready", json_object_new_boolean(1));
-	rc = wire_send_json(fd, WIRE_OK, ready);
+	rc = wire_chan_send_json(ctl, WIRE_OK, ready);
 	json_object_put(ready);
 	return rc;
 }
@@ -219,7 +231,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	struct recv_stats total = { 0 };
 	clock_ns start;
 
-	if (receive_request(req, &rx, &streams) < 0 || send_ready(s->fd) < 0)
+	if (receive_request(s, req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
 		return -1;
 	fds = malloc(streams * sizeof(*fds));
 	if (!fds)

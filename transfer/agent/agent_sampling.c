@@ -43,7 +43,7 @@ int agent_op_sample_start(struct agent_session *s, json_object *req, json_object
 				path = s->jobs[i].dest;
 	if (procstat_device_for_path(path, dev, sizeof(dev)) == 0)
 		c.disk_dev = dev;
-	if (client_iface(s->fd, iface, sizeof(iface)) == 0)
+	if (client_iface(s->ctl.fd, iface, sizeof(iface)) == 0)
 		c.iface = iface;
 	s->sampler = calloc(1, sizeof(*s->sampler));
 	if (!s->sampler)

@@ -7,6 +7,7 @@
 #include "fsutil.h"
 #include "parallel.h"
 #include "agent/agent_probes.h"
+#include "agent/agent_root.h"
 #include "verify.h"
 
 #include <fcntl.h>
@@ -110,6 +111,8 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 
 	if (wire_get_str(req, "strategy", &strategy) < 0)
 		return -1;
+	if (strlen(strategy) >= sizeof(((struct agent_job *)0)->strategy))
+		return err_set("strategy name '%.64s...' is too long", strategy);
 	for (const char *p = strategy; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
 			return err_set("strategy name '%s' has characters not allowed in a directory name",
@@ -121,11 +124,12 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 	job->removed = 1;
 	job->id = next_id++;
 	snprintf(job->strategy, sizeof(job->strategy), "%.63s", strategy);
-	if (snprintf(job->dest, sizeof(job->dest), "%s/%llu-%s", s->root,
-		     (unsigned long long)job->id, strategy) >= (int)sizeof(job->dest))
+	snprintf(job->name, sizeof(job->name), "%llu-%s", (unsigned long long)job->id, job->strategy);
+	if (snprintf(job->dest, sizeof(job->dest), "%s/%s", s->root, job->name) >= (int)sizeof(job->dest))
 		return err_set("destination path too long under '%s'", s->root);
-	if (mkdir(job->dest, 0755) < 0)
-		return err_errno("cannot create destination '%s'", job->dest);
+	/* the client computes the same path (agent_client_prepare) */
+	if (agent_root_mkdir(s->scratch, job->name) < 0)
+		return -1;
 	job->removed = 0;
 	fs_type_name(job->dest, fstype, sizeof(fstype));
 	json_object_object_add(reply, "job", json_object_new_int64((int64_t)job->id));
@@ -152,9 +156,9 @@ static int op_flush(struct agent_session *s, json_object *req, json_object *repl
 
 	if (!job)
 		return -1;
-	fd = open(job->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = agent_root_open_dir(s->scratch, job->name);
 	if (fd < 0)
-		return err_errno("cannot open destination '%s'", job->dest);
+		return -1;
 	start = clock_now();
 	if (syncfs(fd) < 0) {
 		err_errno("cannot flush '%s' to disk", job->dest);
@@ -242,7 +246,7 @@ static int remove_job(struct agent_session *s, struct agent_job *job)
 {
 	if (job->removed || s->keep)
 		return 0;
-	if (fs_remove_tree(job->dest) < 0)
+	if (agent_root_remove(s->scratch, job->name) < 0)
 		return -1;
 	job->removed = 1;
 	return 0;
@@ -318,9 +322,14 @@ static int take_manifest(struct agent_session *s, const char *payload, uint32_t 
 	if (s->have_manifest)
 		manifest_release(&s->manifest);
 	s->have_manifest = 0;
+	s->manifest_bytes = 0;
+	if (2 * (uint64_t)len > AGENT_SESSION_MEM_MAX)
+		return err_set("a manifest of %u bytes is over the agent's memory cap of %llu MiB a session",
+			       len, (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20));
 	if (manifest_parse(&s->manifest, payload, len) < 0)
 		return -1;
 	s->have_manifest = 1;
+	s->manifest_bytes = len;
 	return 0;
 }
 
@@ -341,6 +350,15 @@ static int dispatch(struct agent_session *s, json_object *req, json_object *repl
 	return err_set("unknown request '%s'", op);
 }
 
+/* Whether a destination is in use: prepared, and not yet removed or parked. */
+static int job_in_use(const struct agent_session *s)
+{
+	for (unsigned i = 0; i < s->njobs; i++)
+		if (!s->jobs[i].removed && !s->jobs[i].parked)
+			return 1;
+	return 0;
+}
+
 void agent_session_run(struct agent_session *s)
 {
 	int bye = 0;
@@ -352,8 +370,10 @@ void agent_session_run(struct agent_session *s)
 		json_object *req = NULL, *reply = json_object_new_object();
 		int rc;
 
-		/* a session waits for its client without limit: the client owns the pace */
-		if (wire_recv(s->fd, -1, &type, &payload, &len) < 0) {
+		/* the client owns the pace, within the idle limits of agent.h */
+		int idle_s = job_in_use(s) ? AGENT_SESSION_BUSY_S : s->session_idle_s;
+
+		if (wire_chan_recv(&s->ctl, idle_s * 1000, &type, &payload, &len) < 0) {
 			json_object_put(reply);
 			break;
 		}
@@ -366,9 +386,9 @@ void agent_session_run(struct agent_session *s)
 		free(payload);
 		json_object_put(req);
 		if (rc == 0)
-			rc = wire_send_json(s->fd, WIRE_OK, reply);
+			rc = wire_chan_send_json(&s->ctl, WIRE_OK, reply);
 		else
-			rc = wire_send_error(s->fd, err_msg());
+			rc = wire_chan_send_error(&s->ctl, err_msg());
 		json_object_put(reply);
 		if (rc < 0)
 			break;

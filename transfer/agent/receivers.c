@@ -23,18 +23,26 @@ static int frames_end(void *shared, int ok)
 	return frames_tree_finish(shared, ok);
 }
 
+/*
+ * frames_receiver.c holds a 1 MiB read buffer and up to 128 small files'
+ * contents (FRAMES_SMALL_MAX each) in flight; tar_extract.c a 1 MiB read
+ * block and libarchive's own buffers (a few MiB); recv_probe.c 256 KiB and
+ * 64 KiB. Each figure is that stream's worst case, rounded up.
+ */
+#define MIB (1u << 20)
 static const struct receiver receivers[] = {
 	/*
 	 * splice and parallel: the record stream of frames.h, one receiver per
 	 * connection; hard links, mtimes and directory modes once all ended
 	 */
 	{ .name = "frames", .receive = frames_receive, .begin = frames_begin,
-	  .receive_part = frames_part, .end = frames_end, .max_streams = 64 },
+	  .receive_part = frames_part, .end = frames_end, .max_streams = 64,
+	  .stream_memory = MIB + 128 * (size_t)FRAMES_SMALL_MAX },
 	/* zstd: a tar stream, compressed or not; libarchive detects the filter */
-	{ .name = "tar", .receive = tar_stream_extract, .max_streams = 1 },
+	{ .name = "tar", .receive = tar_stream_extract, .max_streams = 1, .stream_memory = 16 * MIB },
 	/* the network probe: a sink, and an echo for round trips */
-	{ .name = "discard", .receive = recv_discard, .max_streams = 64 },
-	{ .name = "echo", .receive = recv_echo, .max_streams = 1 },
+	{ .name = "discard", .receive = recv_discard, .max_streams = 64, .stream_memory = MIB / 4 },
+	{ .name = "echo", .receive = recv_echo, .max_streams = 1, .stream_memory = MIB / 16 },
 };
 
 const struct receiver *receiver_find(const char *name)

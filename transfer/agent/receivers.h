@@ -3,6 +3,8 @@
 
 #include "stream/xfer_stats.h"
 
+#include <stddef.h>
+
 /*
  * The agent's receive side of each raw-TCP strategy, by name. Each receiver
  * reads one data connection to its end and writes what it carries under
@@ -25,6 +27,8 @@ struct receiver {
 	int (*receive_part)(void *shared, const char *dest, int sock, struct recv_stats *st);
 	int (*end)(void *shared, int ok);
 	unsigned max_streams;	/* connections one receive may use */
+	/* the most memory one stream may hold (its buffers): for the session's cap, agent.h */
+	size_t stream_memory;
 };
 
 /* NULL (error set) when no receiver has that name. */

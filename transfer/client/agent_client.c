@@ -2,10 +2,12 @@
 #include "client/agent_client.h"
 
 #include "verify.h"
+#include "stream/wire_auth.h"
 
 #include "err.h"
 #include "measure/sampler.h"
 #include "netaddr.h"
+#include "agent/agent_gate.h"
 #include "netutil.h"
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static int connect_one(const struct addrinfo *ai, int timeout_ms)
@@ -79,6 +82,25 @@ static void name_tried(char *buf, size_t len, const char *host, const struct soc
 		snprintf(buf, len, "%s (%s)", host, where);
 }
 
+int agent_client_is_local(const struct agent_client *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(c->ctl.fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_UNIX)
+		return 1;
+	if (ss.ss_family == AF_INET)
+		return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	if (ss.ss_family == AF_INET6) {
+		const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
 int tcp_connect(const char *host, const char *port, int timeout_ms)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
@@ -133,27 +155,6 @@ static const char *unreachable_hint(int e)
 #undef OPEN_A_PORT
 }
 
-static int hello(int fd, const char *token, const char *role, uint64_t job, unsigned stream)
-{
-	json_object *o = json_object_new_object(), *reply = NULL;
-	enum wire_type type;
-	int rc;
-
-	json_object_object_add(o, "proto", json_object_new_int(WIRE_PROTO));
-	json_object_object_add(o, "token", json_object_new_string(token));
-	json_object_object_add(o, "role", json_object_new_string(role));
-	if (job) {
-		json_object_object_add(o, "job", json_object_new_int64((int64_t)job));
-		json_object_object_add(o, "stream", json_object_new_int((int)stream));
-	}
-	rc = wire_send_json(fd, WIRE_HELLO, o);
-	json_object_put(o);
-	if (rc == 0)
-		rc = wire_recv_json(fd, AGENT_CONNECT_TIMEOUT_MS, &type, &reply);
-	json_object_put(reply);
-	return rc < 0 ? err_wrap("agent refused the connection") : 0;
-}
-
 /* {"op":op} with "job" when job is not 0: a new object for the caller to fill further. */
 static json_object *request(const char *op, uint64_t job)
 {
@@ -184,36 +185,97 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 	return rc;
 }
 
+/*
+ * The scratch root from the agent's "info": an absolute path with no empty,
+ * "." or ".." part and no control character, since every destination is
+ * made from it and handed to the host's shell and tools.
+ */
+static int take_root(struct agent_client *c)
+{
+	const char *root;
+
+	if (wire_get_str(c->info, "root", &root) < 0)
+		return err_wrap("agent");
+	if (root[0] != '/' || strlen(root) >= sizeof(c->root) || !strcmp(root, "/"))
+		return err_set("agent: protocol error: scratch root '%s' is not an absolute path", root);
+	for (const char *p = root; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return err_set("agent: protocol error: scratch root '%s' holds a control character", root);
+		if (*p == '/' && (p[1] == '/' || p[1] == '\0' ||
+				  (p[1] == '.' && (p[2] == '/' || p[2] == '\0' ||
+						   (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))))
+			return err_set("agent: protocol error: scratch root '%s' is not a plain absolute path", root);
+	}
+	snprintf(c->root, sizeof(c->root), "%s", root);
+	return 0;
+}
+
+/*
+ * Connects and makes the handshake for role (job, stream), trying once more
+ * when the agent closed or reset the connection before answering: its gate
+ * may have been full of strangers younger than it pushes out (agent_gate.h),
+ * so the retry waits until they are old enough. Returns the
+ * fd with *chan authenticated, or -1 (error set).
+ */
+static int connect_authenticated(struct agent_client *c, const char *role, uint64_t job,
+				 uint64_t stream, struct wire_chan *chan)
+{
+	const struct timespec retry_after = { AGENT_GATE_MIN_AGE_MS / 1000,
+					      (AGENT_GATE_MIN_AGE_MS % 1000 + 100) * 1000000L };
+
+	for (int attempt = 0;; attempt++) {
+		/* the control connection finds the agent; the others go where it went */
+		int fd = tcp_connect(c->addr[0] ? c->addr : c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+
+		if (fd < 0 && !job) {
+			int e = errno;
+			struct err_saved why;
+
+			err_save(&why);
+			return err_set("%s; %s", why.msg, unreachable_hint(e));
+		}
+		if (fd < 0)
+			return -1;
+		if (wire_auth_client(fd, c->key, role, job, stream, AGENT_CONNECT_TIMEOUT_MS, chan) == 0)
+			return fd;
+		close(fd);
+		if (attempt > 0 || wire_last_fault() != WIRE_FAULT_CLOSED) {
+			if (job)
+				return err_wrap("agent on %s refused data connection %llu", c->label,
+						(unsigned long long)stream);
+			return err_wrap("agent on %s refused the connection", c->label);
+		}
+		/* by then the strangers that filled the gate are old enough to be pushed out */
+		nanosleep(&retry_after, NULL);
+	}
+}
+
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
 	struct sockaddr_storage ss;
 	socklen_t salen;
+	int fd;
 
 	memset(c, 0, sizeof(*c));
-	c->fd = -1;
+	wire_chan_init(&c->ctl, -1);
 	snprintf(c->label, sizeof(c->label), "%s", host);
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	snprintf(c->port, sizeof(c->port), "%s", port);
-	snprintf(c->token, sizeof(c->token), "%s", token);
-	c->fd = tcp_connect(host, port, AGENT_CONNECT_TIMEOUT_MS);
-	if (c->fd < 0) {
-		int e = errno;
-		struct err_saved why;
-
-		err_save(&why);
-		return err_set("%s; %s", why.msg, unreachable_hint(e));
-	}
+	if (wire_key_from_token(token, c->key) < 0)
+		return -1;
+	fd = connect_authenticated(c, "control", 0, 0, &c->ctl);
+	if (fd < 0)
+		return -1;
 	/* every later connection (data, probes) goes where this one went, whatever a name resolves to */
 	salen = sizeof(ss);
-	if (getpeername(c->fd, (struct sockaddr *)&ss, &salen) < 0 ||
+	if (getpeername(fd, (struct sockaddr *)&ss, &salen) < 0 ||
 	    net_sockaddr_addr((struct sockaddr *)&ss, c->addr, sizeof(c->addr)) < 0)
 		snprintf(c->addr, sizeof(c->addr), "%s", host);
 	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
-	if (hello(c->fd, token, "control", 0, 0) < 0 ||
-	    call_request(c, request("info", 0), &c->info) < 0) {
-		close(c->fd);
-		c->fd = -1;
+	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0) {
+		close(c->ctl.fd);
+		c->ctl.fd = -1;
 		return -1;
 	}
 	return 0;
@@ -230,10 +292,12 @@ static int connection_failed(struct agent_client *c)
 
 	if (f == WIRE_FAULT_NONE)
 		return err_wrap("agent");
-	close(c->fd);
-	c->fd = -1;
+	close(c->ctl.fd);
+	c->ctl.fd = -1;
 	c->lost = 1;
-	if (f == WIRE_FAULT_TIMEOUT)
+	if (f == WIRE_FAULT_AUTH)
+		err_wrap("stopped talking to the agent on %s (%s)", c->label, c->where);
+	else if (f == WIRE_FAULT_TIMEOUT)
 		err_set("lost the connection to the agent on %s (%s): no answer for %d s; the link or the host went down",
 			c->label, c->where, NET_PEER_TIMEOUT_S);
 	else if (f == WIRE_FAULT_CLOSED)
@@ -250,7 +314,7 @@ static int check_alive(const struct agent_client *c)
 {
 	if (c->lost)
 		return err_restore(&c->lost_why);
-	if (c->fd < 0)
+	if (c->ctl.fd < 0)
 		return err_set("not connected to the agent on %s", c->label);
 	return 0;
 }
@@ -262,7 +326,7 @@ int agent_client_await(struct agent_client *c, json_object **reply)
 	*reply = NULL;
 	if (check_alive(c) < 0)
 		return -1;
-	if (wire_recv_json(c->fd, -1, &type, reply) < 0)
+	if (wire_chan_recv_json(&c->ctl, -1, &type, reply) < 0)
 		return connection_failed(c);
 	if (type != WIRE_OK) {
 		json_object_put(*reply);
@@ -277,7 +341,7 @@ int agent_client_call(struct agent_client *c, json_object *req, json_object **re
 	*reply = NULL;
 	if (check_alive(c) < 0)
 		return -1;
-	if (wire_send_json(c->fd, WIRE_REQUEST, req) < 0)
+	if (wire_chan_send_json(&c->ctl, WIRE_REQUEST, req) < 0)
 		return connection_failed(c);
 	return agent_client_await(c, reply);
 }
@@ -291,7 +355,7 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
-	rc = wire_send(c->fd, WIRE_MANIFEST, buf, len);
+	rc = wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len);
 	free(buf);
 	if (rc < 0)
 		return connection_failed(c);
@@ -302,22 +366,18 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
 {
-	int fd = check_alive(c) < 0 ? -1 : tcp_connect(c->addr, c->port, AGENT_CONNECT_TIMEOUT_MS);
+	struct wire_chan data;	/* the stream's bytes are not framed: its keys go unused */
 
-	if (fd < 0)
+	if (check_alive(c) < 0)
 		return -1;
-	if (hello(fd, c->token, "data", job, stream) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return connect_authenticated(c, "data", job, stream, &data);
 }
 
 int agent_client_close(struct agent_client *c)
 {
 	int rc = 0;
 
-	if (c->fd >= 0) {
+	if (c->ctl.fd >= 0) {
 		/* the agent removes the destinations it kept before it answers */
 		if (call_and_drop(c, request("bye", 0)) < 0 && !c->lost) {
 			struct err_saved why;
@@ -326,9 +386,10 @@ int agent_client_close(struct agent_client *c)
 			rc = err_set("cleanup on %s failed: %s; remove what is left with chmod -R u+rwx, then rm -rf",
 				     c->label, why.msg);
 		}
-		close(c->fd);
-		c->fd = -1;
+		close(c->ctl.fd);
+		c->ctl.fd = -1;
 	}
+	explicit_bzero(c->key, sizeof(c->key));
 	json_object_put(c->info);
 	c->info = NULL;
 	return rc;
@@ -339,6 +400,7 @@ int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t 
 {
 	json_object *req = request("prepare", 0), *reply = NULL;
 	const char *d, *f;
+	char want[sizeof(c->root) + 96];
 	int rc;
 
 	json_object_object_add(req, "strategy", json_object_new_string(strategy));
@@ -346,6 +408,14 @@ int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t 
 	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest", &d) < 0 ||
 			wire_get_str(reply, "dest_fs", &f) < 0))
 		rc = err_wrap("agent");
+	if (rc == 0) {
+		snprintf(want, sizeof(want), "%s/%llu-%s", c->root, (unsigned long long)*job, strategy);
+		if (*job == 0)
+			rc = err_set("agent: protocol error: job id 0 names no destination: refused");
+		else if (strcmp(d, want))
+			rc = err_set("agent: protocol error: destination '%s' for job %llu is not '%s', the one the client expects: refused",
+				     d, (unsigned long long)*job, want);
+	}
 	if (rc == 0) {
 		if (dest)
 			snprintf(dest, dest_len, "%s", d);

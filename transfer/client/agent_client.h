@@ -15,7 +15,7 @@
 struct sampler_summary;
 
 struct agent_client {
-	int fd;			/* -1 once the connection is lost */
+	struct wire_chan ctl;	/* the authenticated control connection; fd -1 once lost */
 	int lost;		/* the connection failed: every later call fails at once */
 	char label[256];	/* the host as the user named it, for messages (default: host) */
 	char host[256];		/* as given to agent_client_connect: a name or an address */
@@ -23,8 +23,9 @@ struct agent_client {
 	char addr[NET_ADDR_TEXT_MAX];	/* the numeric address the control connection reached
 					 * (IPv6 without brackets); data connections go there */
 	char where[NET_ADDR_TEXT_MAX];	/* addr:port for messages, "[2001:2::2]:42277" */
-	char token[WIRE_TOKEN_HEX + 1];
+	unsigned char key[WIRE_KEY_BYTES];	/* the session key, from the token (wire_auth.h) */
 	json_object *info;	/* the agent's answer to "info" */
+	char root[4096];	/* its scratch root, from that answer: every dest is beneath */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 };
 
@@ -32,9 +33,10 @@ struct agent_client {
 
 /*
  * Connects to host:port (a name, or an address: IPv6 without brackets) and
- * says hello with token. Returns 0 or -1 (error set). When the port cannot
- * be reached at all the error names the address tried ("[2001:2::2]:42277")
- * and what to do.
+ * makes the handshake of wire_auth.h with the key derived from token: the
+ * agent must prove it holds the key before anything else is sent. Returns 0
+ * or -1 (error set). When the port cannot be reached at all the error names
+ * the address tried ("[2001:2::2]:42277") and what to do.
  */
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token);
@@ -63,7 +65,10 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 /*
  * "prepare": a fresh destination for a run of the strategy named strategy
  * ("probe" for the network probe). Fills *job, dest (its absolute path on the
- * host; NULL when not wanted) and fs (its file system type).
+ * host; NULL when not wanted) and fs (its file system type). The client
+ * decides the path, ROOT/JOB-STRATEGY (the agent's rule, agent_session.c):
+ * a reply naming any other is refused, so no answer can steer the SSH
+ * strategies or a cmd: template to write elsewhere.
  */
 int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t *job, char *dest,
 			 size_t dest_len, char *fs, size_t fs_len);
@@ -134,7 +139,10 @@ struct agent_probe_reply {
 int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
 		       const char *rate_key, struct agent_probe_reply *out);
 
-/* Opens data connection `stream` of job; returns the fd or -1 (error set). */
+/*
+ * Opens data connection `stream` of job, making the same handshake bound to
+ * job and stream; returns the fd or -1 (error set).
+ */
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream);
 
 /*
@@ -144,6 +152,12 @@ int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream
  * then removes its root).
  */
 int agent_client_close(struct agent_client *c);
+
+/*
+ * 1 when the agent is on this machine (its control connection's peer is a
+ * loopback address, or a local socket), 0 when data to it crosses a network.
+ */
+int agent_client_is_local(const struct agent_client *c);
 
 /*
  * A TCP connection with a bounded connect time to each address host

@@ -343,6 +343,22 @@ static int run_strategy(struct run_all *all, const struct strategy *s, struct st
 	return 0;
 }
 
+/*
+ * Whether s must not run: it would send the user's own files unencrypted
+ * across a network, and the user did not say so is fine. Fills r->error.
+ */
+static bool cleartext_refused(const struct runner_opts *o, const struct xfer_target *t,
+			      const struct strategy *s, struct strategy_result *r)
+{
+	if (!(s->flags & STRATEGY_CLEARTEXT) || !o->user_tree || o->allow_cleartext ||
+	    agent_client_is_local(t->agent))
+		return false;
+	snprintf(r->error, sizeof(r->error),
+		 "would send your files unencrypted over TCP to %s (the SSH strategies encrypt); pass --allow-cleartext to run it",
+		 t->label ? t->label : t->agent->label);
+	return true;
+}
+
 int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,
 	       struct xfer_target *target, const struct strategy *const *list, size_t n,
 	       struct strategy_result *results)
@@ -369,7 +385,8 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 		r->strategy = s;
 		r->warm_source = o->warm;
 		target->manifest = m;
-		if (s->available && s->available(target, r->error, sizeof(r->error)) != 0) {
+		if (cleartext_refused(o, target, s, r) ||
+		    (s->available && s->available(target, r->error, sizeof(r->error)) != 0)) {
 			r->status = RESULT_SKIPPED;
 			if (o->progress)
 				o->progress(o->progress_ctx, s, 0, 0, r);
@@ -380,6 +397,7 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 			rc = -1;
 			break;
 		}
+		r->cleartext = (s->flags & STRATEGY_CLEARTEXT) && !agent_client_is_local(target->agent);
 		if (o->progress)
 			o->progress(o->progress_ctx, s, r->runs, all.repeat, r);
 	}

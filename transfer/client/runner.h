@@ -40,6 +40,7 @@ struct strategy_result {
 	bool content_ok;	/* every file and name as verified, whatever else differs */
 	char dest_fs[32];
 	bool warm_source;	/* the source was read from the page cache (--warm) */
+	bool cleartext;		/* it ran and its data crossed a network unencrypted */
 	/* the run whose total time is the median; min/max over all runs */
 	struct run_sample median;
 	double min_seconds, max_seconds;
@@ -63,6 +64,13 @@ struct runner_opts {
 	struct strategy_opts strategy;
 	bool sample;		/* sample /proc on both ends while each strategy runs */
 	const struct probe_results *probes;	/* ceilings for attribution; NULL = none */
+	/*
+	 * The workload is the user's own tree (dir:): a STRATEGY_CLEARTEXT
+	 * strategy to an agent off loopback is skipped unless allow_cleartext
+	 * (--allow-cleartext) says the user accepts it going in clear.
+	 */
+	bool user_tree;
+	bool allow_cleartext;
 	/* optional: called before and after each strategy (progress lines) */
 	void (*progress)(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 			 const struct strategy_result *done);

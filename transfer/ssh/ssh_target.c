@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <libssh/sftp.h>
+#include <openssl/evp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DISCOVER_TIMEOUT_MS 15000
@@ -111,17 +113,114 @@ static int remote_agent_path(const char *local, const char *home, char *buf, cha
 	return 0;
 }
 
-/* Whether the host has a file at path of that size (an agent uploaded before). */
-static int sftp_has_copy(sftp_session sftp, const char *path, uint64_t size)
+/* The SHA-256 of the local file, in hex (OpenSSL's EVP digest). buf: UPLOAD_CHUNK bytes of scratch. */
+static int local_sha256(const char *path, char *buf, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	ssize_t n = 0;
+
+	ok = ctx && fd >= 0 && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) > 0;
+	while (ok && (n = read(fd, buf, UPLOAD_CHUNK)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, (size_t)n) > 0;
+	ok = ok && n == 0 && EVP_DigestFinal_ex(ctx, md, &mdlen) > 0 && mdlen == 32;
+	EVP_MD_CTX_free(ctx);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return err_errno("cannot hash '%s'", path);
+	for (unsigned i = 0; i < mdlen; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+	return 0;
+}
+
+/* The host's sha256sum of path, in out ("" when it has none or cannot read it). */
+static int host_sha256(struct ssh_target *t, const char *path, char out[65])
+{
+	char quoted[1400], command[1500], line[1][512];
+
+	if (ssh_shell_quote(path, quoted, sizeof(quoted)) < 0)
+		return -1;
+	snprintf(command, sizeof(command), "sha256sum < %s 2>/dev/null || echo none", quoted);
+	if (run_lines(t->session, command, line, 1) < 0)
+		return err_wrap("cannot check the agent on the host");
+	snprintf(out, 65, "%.64s", line[0]);
+	return 0;
+}
+
+/*
+ * Whether the host's copy at path is ours: same size, then same SHA-256 as
+ * the host computes it (a copy of the right size but other content, cut
+ * short and padded, or altered, is not).
+ */
+static int host_has_copy(struct ssh_target *t, sftp_session sftp, const char *path, uint64_t size)
 {
 	sftp_attributes attrs = sftp_stat(sftp, path);
+	char theirs[65];
 	int same;
 
 	if (!attrs)
 		return 0;
 	same = attrs->size == size;
 	sftp_attributes_free(attrs);
-	return same;
+	return same && host_sha256(t, path, theirs) == 0 && !strcmp(theirs, t->agent_sha256);
+}
+
+/* How many agents ~/.cache/xfercmp keeps: this one and the newest others. */
+#define AGENT_CACHE_KEEP 3
+/* A leftover upload (.tmpPID) older than this is from a run that died. */
+#define AGENT_TMP_STALE_S 3600
+
+/*
+ * Removes older cached agents (all but the AGENT_CACHE_KEEP newest, never
+ * keep) and stale temporary uploads from dir. Best effort: what cannot go
+ * stays.
+ */
+static void prune_agent_cache(sftp_session sftp, const char *dir, const char *keep)
+{
+	struct cached { char name[256]; uint32_t mtime; } list[64];
+	size_t n = 0;
+	sftp_dir d = sftp_opendir(sftp, dir);
+	sftp_attributes a;
+	char path[900];
+	uint32_t now = (uint32_t)time(NULL);
+
+	if (!d)
+		return;
+	while ((a = sftp_readdir(sftp, d)) != NULL) {
+		if (a->name && !strncmp(a->name, "xfercmp-agent-", 14) &&
+		    a->type == SSH_FILEXFER_TYPE_REGULAR) {
+			if (strstr(a->name, ".tmp")) {
+				if (a->mtime + AGENT_TMP_STALE_S < now &&
+				    snprintf(path, sizeof(path), "%s/%s", dir, a->name) < (int)sizeof(path))
+					sftp_unlink(sftp, path);
+			} else if (n < sizeof(list) / sizeof(list[0]) && strlen(a->name) < sizeof(list[0].name)) {
+				snprintf(list[n].name, sizeof(list[n].name), "%s", a->name);
+				list[n++].mtime = a->mtime;
+			}
+		}
+		sftp_attributes_free(a);
+	}
+	sftp_closedir(d);
+	/* keep the newest: each pass removes the oldest while too many remain */
+	while (n > AGENT_CACHE_KEEP) {
+		size_t oldest = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(list[i].name, keep) && (oldest == n || list[i].mtime < list[oldest].mtime))
+				oldest = i;
+		if (oldest == n)
+			break;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, list[oldest].name) < (int)sizeof(path))
+			sftp_unlink(sftp, path);
+		list[oldest] = list[--n];
+	}
 }
 
 /* Copies local to path on the host, UPLOAD_CHUNK bytes at a time through buf. */
@@ -191,14 +290,15 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	buf = malloc(UPLOAD_CHUNK);
 	if (!buf)
 		return err_set("out of memory uploading the agent");
-	if (remote_agent_path(local, home, buf, remote, len) < 0)
+	if (remote_agent_path(local, home, buf, remote, len) < 0 ||
+	    local_sha256(local, buf, t->agent_sha256) < 0)
 		goto out;
 	sftp = sftp_new(t->session);
 	if (!sftp || sftp_init(sftp) != SSH_OK) {
 		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
 		goto out;
 	}
-	if (sftp_has_copy(sftp, remote, (uint64_t)st.st_size)) {
+	if (host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
 		rc = 0;
 		goto out;
 	}
@@ -207,9 +307,21 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
 	sftp_mkdir(sftp, dir, 0700);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
-	if (sftp_put_file(sftp, local, tmp, buf) < 0 || sftp_install(sftp, tmp, remote) < 0)
+	if (sftp_put_file(sftp, local, tmp, buf) < 0) {
+		/* nothing half-written stays behind */
+		sftp_unlink(sftp, tmp);
 		goto out;
+	}
+	if (sftp_install(sftp, tmp, remote) < 0)
+		goto out;
+	if (!host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
+		sftp_unlink(sftp, remote);
+		err_set("the agent uploaded to '%s' on the host does not have this agent's SHA-256 (%s): not started",
+			remote, t->agent_sha256);
+		goto out;
+	}
 	t->uploaded = 1;
+	prune_agent_cache(sftp, dir, strrchr(remote, '/') + 1);
 	rc = 0;
 out:
 	free(buf);
@@ -241,11 +353,11 @@ static void ssh_peer_address(ssh_session s, char *host, size_t len)
 
 static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 {
-	char quoted_agent[700], quoted_root[700], command[2048], line[512];
+	char quoted_agent[700], quoted_root[700], command[3072], line[512], check[1000] = "";
 	int rc;
 
 	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
-	    ssh_shell_quote(t->remote_root, quoted_root, sizeof(quoted_root)) < 0)
+	    ssh_shell_quote(t->remote_parent, quoted_root, sizeof(quoted_root)) < 0)
 		return -1;
 	/*
 	 * Listen on the address this SSH connection reached (the third word of
@@ -254,11 +366,17 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	 * already reaches the host by: an IPv6 address goes in brackets
 	 * (netaddr.h). Without SSH_CONNECTION (not sshd), every IPv4 address.
 	 */
+	/* an uploaded agent starts only if it is still the one checked */
+	if (t->agent_sha256[0])
+		snprintf(check, sizeof(check),
+			 "h=$(sha256sum < %s) && [ \"${h%%%% *}\" = %s ] || "
+			 "{ echo 'the agent on the host changed since it was checked: not started' >&2; exit 97; }; ",
+			 quoted_agent, t->agent_sha256);
 	snprintf(command, sizeof(command),
-		 "c=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
+		 "%sc=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
 		 "case $3 in *:*) l=\"[$3]\";; *) l=$3;; esac; "
 		 "exec %s serve --listen \"$l:0\" --once --token-file - --root %s",
-		 quoted_agent, quoted_root);
+		 check, quoted_agent, quoted_root);
 	(void)o;
 	if (ssh_exec_start(t->session, command, &t->agent) < 0)
 		return err_wrap("cannot start the agent on the host");
@@ -278,7 +396,7 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 {
-	char home[512], remote_agent[600], hex[WIRE_TOKEN_HEX + 1];
+	char home[512], remote_agent[600];
 	struct utsname u;
 	int proto = 0;
 
@@ -291,12 +409,17 @@ int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 		err_set("host '%s' has no tar: install the tar package there", o->conn.target);
 		goto fail;
 	}
-	if (wire_token_generate(t->token) < 0 || wire_token_generate(hex) < 0)
+	if (wire_token_generate(t->token) < 0)
 		goto fail;
-	if (o->remote_dir)
-		snprintf(t->remote_root, sizeof(t->remote_root), "%s", o->remote_dir);
-	else
-		snprintf(t->remote_root, sizeof(t->remote_root), "/var/tmp/xfercmp.%.8s", hex);
+	{
+		unsigned char key[WIRE_KEY_BYTES];
+
+		if (wire_key_from_token(t->token, key) < 0 || wire_session_id(key, t->session_id) < 0)
+			goto fail;
+		explicit_bzero(key, sizeof(key));
+	}
+	/* the agent makes its root in it: xfercmp.XXXXXX, 0700 (agent_root.h) */
+	snprintf(t->remote_parent, sizeof(t->remote_parent), "%s", o->remote_dir ? o->remote_dir : "/var/tmp");
 	uname(&u);
 	if (proto == WIRE_PROTO) {
 		snprintf(t->agent_command, sizeof(t->agent_command), "xfercmp");
@@ -323,31 +446,47 @@ fail: {
 }
 }
 
-int ssh_target_cleanup_command(const char *root, char *buf, size_t len)
+int ssh_target_cleanup_command(const char *parent, const char *session_id, char *buf, size_t len)
 {
 	char quoted[2 * SSH_TARGET_ROOT_MAX + 16];
 	int n;
 
-	if (ssh_shell_quote(root, quoted, sizeof(quoted)) < 0)
+	if (ssh_shell_quote(parent, quoted, sizeof(quoted)) < 0)
 		return -1;
+	for (const char *p = session_id; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return err_set("session id '%s' is not hex", session_id);
 	/*
-	 * find never follows a link (its default, -P), and -type d matches no
-	 * link; each directory is opened up before find reads it (-exec ... \;
-	 * runs at once, before find descends). rm -rf alone cannot empty a
-	 * 0555 directory as a non-root user. The marker goes after the rest
-	 * went, so a failed removal can be tried again.
+	 * Only a root of this run: a directory, not a link, ours (-O), whose
+	 * marker is a regular file holding the session id. find never follows
+	 * a link (its default, -P), and -type d matches no link; each directory
+	 * is opened up before find reads it (-exec ... \; runs at once, before
+	 * find descends). rm -rf alone cannot empty a 0555 directory as a
+	 * non-root user. The marker goes after the rest went, so a failed
+	 * removal can be tried again.
 	 */
 	n = snprintf(buf, len,
-		     "r=%s; m=\"$r\"/" AGENT_ROOT_MARKER "; "
-		     "if [ -d \"$r\" ] && [ ! -L \"$r\" ] && [ -f \"$m\" ] && [ ! -L \"$m\" ]; then "
+		     "p=%s; id=%s; out=absent; "
+		     "for r in \"$p\"/" AGENT_ROOT_PREFIX "*; do m=\"$r\"/" AGENT_ROOT_MARKER "; "
+		     "if [ -d \"$r\" ] && [ ! -L \"$r\" ] && [ -O \"$r\" ] && [ -f \"$m\" ] && [ ! -L \"$m\" ] && "
+		     "[ \"$(cat -- \"$m\")\" = \"$id\" ]; then "
 		     "find \"$r\" -type d ! -perm -u=rwx -exec chmod u+rwx -- {} \\; ; "
-		     "find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + && "
-		     "rm -f -- \"$m\" && rmdir -- \"$r\" && echo removed || echo failed; "
-		     "else echo absent; fi",
-		     quoted);
+		     "if find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + && "
+		     "rm -f -- \"$m\" && rmdir -- \"$r\"; then out=removed; else out=failed; break; fi; "
+		     "fi; done; echo $out",
+		     quoted, session_id);
 	if (n < 0 || (size_t)n >= len)
-		return err_set("scratch root path too long: '%s'", root);
+		return err_set("scratch parent path too long: '%s'", parent);
 	return 0;
+}
+
+/* The agent's root for messages: its path once known, else the pattern in the parent. */
+static void ssh_target_root_text(const struct ssh_target *t, char *buf, size_t len)
+{
+	if (t->agent_root[0])
+		snprintf(buf, len, "%s", t->agent_root);
+	else
+		snprintf(buf, len, "%s/" AGENT_ROOT_PREFIX "XXXXXX", t->remote_parent);
 }
 
 /*
@@ -362,9 +501,9 @@ static int remove_dead_agents_root(struct ssh_target *t)
 	struct ssh_exec x;
 	int rc;
 
-	if (!t->remote_root[0])
+	if (!t->remote_parent[0])
 		return 0;
-	if (ssh_target_cleanup_command(t->remote_root, command, sizeof(command)) < 0)
+	if (ssh_target_cleanup_command(t->remote_parent, t->session_id, command, sizeof(command)) < 0)
 		return -1;
 	rc = ssh_exec_start(t->session, command, &x);
 	if (rc == 0 && ssh_exec_read_line(&x, line, sizeof(line), DISCOVER_TIMEOUT_MS) >= 0)
@@ -372,9 +511,19 @@ static int remove_dead_agents_root(struct ssh_target *t)
 	ssh_exec_release(&x);
 	if (!strcmp(line, "removed") || !strcmp(line, "absent"))
 		return 0;
-	return err_set("scratch root '%s' on the host was not removed%s%s: remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
-		       t->remote_root, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
-		       t->remote_root, t->remote_root);
+	{
+		char root[sizeof(t->agent_root)];
+
+		ssh_target_root_text(t, root, sizeof(root));
+		return err_set("scratch root '%s' on the host was not removed%s%s%s: remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
+			       root, rc < 0 ? "" : " (", rc < 0 ? "" : (line[0] ? line : "no answer"),
+			       rc < 0 ? "" : ")", root, root);
+	}
+}
+
+void ssh_target_set_agent_root(struct ssh_target *t, const char *root)
+{
+	snprintf(t->agent_root, sizeof(t->agent_root), "%s", root);
 }
 
 int ssh_target_close(struct ssh_target *t)
@@ -391,14 +540,19 @@ int ssh_target_close(struct ssh_target *t)
 		if (status != 0 && t->session && ssh_is_connected(t->session))
 			rc = remove_dead_agents_root(t);
 		else if (status != 0)
+		{
 			/*
 			 * The run already failed with the lost connection. The
 			 * agent removes its root itself once it notices (within
 			 * NET_PEER_TIMEOUT_S), but from here that cannot be
 			 * confirmed: say so, and how to remove it by hand.
 			 */
+			char root[sizeof(t->agent_root)];
+
+			ssh_target_root_text(t, root, sizeof(root));
 			rc = err_set("cannot confirm the cleanup: the connection is gone; the agent removes its scratch root '%s' itself once it notices, or remove it with: chmod -R u+rwx '%s' && rm -rf '%s'",
-				     t->remote_root, t->remote_root, t->remote_root);
+				     root, root, root);
+		}
 	}
 	ssh_exec_release(&t->agent);
 	if (t->session) {

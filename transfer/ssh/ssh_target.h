@@ -13,13 +13,14 @@
 #include "ssh/ssh_conn.h"
 #include "ssh/ssh_exec.h"
 #include "stream/wire.h"
+#include "stream/wire_auth.h"
 
 struct ssh_target_opts {
 	struct ssh_conn_opts conn;
-	const char *remote_dir;	/* scratch root on the host; NULL = /var/tmp/xfercmp.<random> */
+	const char *remote_dir;	/* where the agent makes its scratch root; NULL = /var/tmp */
 };
 
-/* The longest scratch root on the host (--remote-dir), in bytes. */
+/* The longest scratch parent on the host (--remote-dir), in bytes. */
 #define SSH_TARGET_ROOT_MAX 511
 
 struct ssh_target {
@@ -29,13 +30,19 @@ struct ssh_target {
 	char agent_host[256];	/* where its TCP port is reached */
 	char agent_port[16];
 	char token[WIRE_TOKEN_HEX + 1];
-	char remote_root[SSH_TARGET_ROOT_MAX + 1];
+	char remote_parent[SSH_TARGET_ROOT_MAX + 1];	/* the agent makes its root in it */
+	char session_id[WIRE_SESSION_ID_HEX + 1];	/* in the marker of that root */
+	char agent_root[SSH_TARGET_ROOT_MAX + 32];	/* that root, once the agent named it; "" before */
 	char remote_arch[64];
 	char agent_command[600];/* the agent binary that runs on the host */
+	char agent_sha256[65];	/* an uploaded agent's SHA-256, checked before it starts; "" for the host's own */
 	int uploaded;		/* 1 when xfercmp-agent was uploaded this time */
 	int has_zstd;		/* the host has the zstd program */
 	int has_tar;
 };
+
+/* Records the root the agent made (its "info"), for the messages about it. */
+void ssh_target_set_agent_root(struct ssh_target *t, const char *root);
 
 /* Connects, looks at the host, starts the agent. Returns 0 or -1 (error set). */
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o);
@@ -43,19 +50,21 @@ int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o);
 /*
  * Stops the agent (closing its channel) and disconnects. Safe on a zeroed t.
  * An agent that did not end well (killed, or its cleanup failed) has its
- * scratch root removed over the session, marker last. Returns 0, or -1
- * (error set, naming the root and how to remove it) when the root may be
- * left on the host.
+ * scratch root removed over the session, marker last, if the marker holds
+ * this run's session id. Returns 0, or -1 (error set, naming the root's
+ * parent and how to remove it) when the root may be left on the host.
  */
 int ssh_target_close(struct ssh_target *t);
 
 /*
- * The shell command that removes the scratch root on the host when the agent
- * could not: only a directory (not a link) holding the marker; directories
- * made read-only are opened up first (never through a link), the marker goes
- * last. It prints "removed", "failed" or "absent" (no marker: not ours, or
- * already gone). Returns 0 or -1 (error set) if buf is too small.
+ * The shell command that removes this run's scratch root on the host when
+ * the agent could not: each PARENT/xfercmp.* that is a directory (not a
+ * link) owned by the user running it and holding a marker (a regular file,
+ * not a link) whose text is session_id; directories made read-only are
+ * opened up first (never through a link), the marker goes last. It prints
+ * "removed", "failed" or "absent" (no such root: not ours, or already gone).
+ * Returns 0 or -1 (error set) if buf is too small.
  */
-int ssh_target_cleanup_command(const char *root, char *buf, size_t len);
+int ssh_target_cleanup_command(const char *parent, const char *session_id, char *buf, size_t len);
 
 #endif

@@ -89,7 +89,7 @@ static int parallel_run(struct xfer_run *run)
 const struct strategy strategy_parallel = {
 	.name = "parallel",
 	.summary = "N TCP streams to the agent (-P), files sharded, large files split into ranges",
-	.flags = STRATEGY_MULTI_STREAM,
+	.flags = STRATEGY_MULTI_STREAM | STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.run = parallel_run,
 };

@@ -24,6 +24,7 @@ static const struct {
 	{ "src", REFERENCE_CMD_SRC },
 	{ "host", REFERENCE_CMD_HOST },
 	{ "dst", REFERENCE_CMD_DST },
+	{ "rdst", REFERENCE_CMD_RDST },
 };
 #define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))
 
@@ -114,7 +115,7 @@ static int cmd_walk(const char *name, const char *command, const char *const *va
 					break;
 			if (k == NPLACEHOLDERS)
 				return err_set("cmd strategy '%s': unknown placeholder '%.*s': use {src}, "
-					       "{host} or {dst}", name, (int)n, command + i);
+					       "{host}, {dst} or {rdst}", name, (int)n, command + i);
 			if (q != BARE)
 				return err_set("cmd strategy '%s': placeholder %.*s is inside %s quotes: "
 					       "write it bare, xfercmp puts the value in single quotes "
@@ -172,9 +173,10 @@ int reference_cmd_parse(const char *spec, struct reference_cmd *c)
 		memset(c, 0, sizeof(*c));
 		return -1;
 	}
-	if (!(uses & REFERENCE_CMD_SRC) || !(uses & REFERENCE_CMD_DST)) {
+	if (!(uses & REFERENCE_CMD_SRC) || !(uses & (REFERENCE_CMD_DST | REFERENCE_CMD_RDST))) {
 		err_set("cmd strategy '%s': the command does not use %s: it must copy {src}'s files "
-			"into {dst}", c->name, uses & REFERENCE_CMD_SRC ? "{dst}" : "{src}");
+			"into {dst} (or {rdst})", c->name,
+			uses & REFERENCE_CMD_SRC ? "{dst} or {rdst}" : "{src}");
 		memset(c, 0, sizeof(*c));
 		return -1;
 	}
@@ -196,15 +198,31 @@ void reference_cmd_release(struct reference_cmd *c)
 int reference_cmd_expand(const struct reference_cmd *c, const char *src, const char *host,
 			 const char *dst, char **out)
 {
-	const char *values[NPLACEHOLDERS] = { src, host, dst };
+	const char *values[NPLACEHOLDERS] = { src, host, dst, NULL };
 	struct cmd_out o = { 0 };
 	unsigned uses;
+	char *remote = NULL;
+	int rc;
 
 	*out = NULL;
+	/* {rdst}: quoted for the remote shell, then (by cmd_walk) for the local one */
+	if (c->uses & REFERENCE_CMD_RDST) {
+		size_t cap = 4 * strlen(dst) + 3;
+
+		if (!(remote = malloc(cap)))
+			return err_set("out of memory for the expanded command");
+		if (ssh_shell_quote(dst, remote, cap) < 0) {
+			free(remote);
+			return -1;
+		}
+		values[3] = remote;
+	}
 	if ((c->uses & REFERENCE_CMD_HOST) && !host)
 		return err_set("cmd strategy '%s': the command uses {host}, and there is no SSH host",
 			       c->name);
-	if (cmd_walk(c->name, c->command, values, &o, &uses) < 0) {
+	rc = cmd_walk(c->name, c->command, values, &o, &uses);
+	free(remote);
+	if (rc < 0) {
 		free(o.buf);
 		return -1;
 	}

@@ -16,10 +16,12 @@
  * Placeholders, and the quoting rules:
  *   {src}   the source directory (absolute; copy its contents, e.g. {src}/.)
  *   {dst}   the destination directory on the host (absolute, exists, empty)
+ *   {rdst}  the same, quoted once more for a remote shell: what to write
+ *           where the path goes through ssh (ssh {host} tar -xf - -C {rdst})
  *   {host}  HOST exactly as given on the command line (the strategy is
  *           skipped without an SSH host); the command passes its own ssh
  *           options (-F FILE, and -p for a HOST:PORT, which ssh cannot take)
- * - {src} and {dst} are required.
+ * - {src} and one of {dst} and {rdst} are required.
  * - Each placeholder is replaced by its value quoted for the shell in single
  *   quotes ('/var/tmp/my dir' stays one word): write placeholders bare,
  *   never inside quotes. A placeholder inside '...' or "..." is refused,
@@ -31,10 +33,9 @@
  *   `{ cmd; }`, awk's `'{ print $1 }'`).
  * - Quotes must be balanced.
  * - The values are quoted once, for the local shell. A value that travels
- *   through ssh to a remote shell (ssh host tar -xf - -C {dst}) is parsed a
- *   second time there: fine for xfercmp's destinations
- *   (/var/tmp/xfercmp.XXXXXX/N-NAME), not for a --remote-dir holding
- *   spaces or shell metacharacters.
+ *   through ssh to a remote shell is parsed a second time there: {dst}
+ *   would be split or expanded by it (a --remote-dir holding spaces or
+ *   shell metacharacters), {rdst} arrives as the one path.
  * - NAME is 1 to 32 of a-z, 0-9 and '-', and not the name of a built-in
  *   strategy, "all" or "real"; it names the strategy in the report.
  * - In a --strategies list the built-in names come first: a cmd: entry runs
@@ -51,6 +52,7 @@ enum reference_cmd_uses {
 	REFERENCE_CMD_SRC = 1 << 0,
 	REFERENCE_CMD_HOST = 1 << 1,
 	REFERENCE_CMD_DST = 1 << 2,
+	REFERENCE_CMD_RDST = 1 << 3,
 };
 
 /* A parsed cmd: spec. */

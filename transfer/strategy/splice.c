@@ -30,6 +30,7 @@ static int splice_run(struct xfer_run *run)
 const struct strategy strategy_splice = {
 	.name = "splice",
 	.summary = "one TCP stream to the agent, zero-copy splice; creates overlapped on the receiver",
+	.flags = STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.run = splice_run,
 };

@@ -76,6 +76,13 @@ enum strategy_flags {
 	STRATEGY_REFERENCE = 1 << 1,	/* runs a real tool: in "real", not in "all" (list.c) */
 	STRATEGY_COMPRESSED = 1 << 2,	/* compresses with zstd at --zstd-level: verdict.c, report_advice.c */
 	STRATEGY_MULTI_STREAM = 1 << 3,	/* several TCP streams at once (-P): verdict.c */
+	/*
+	 * its data crosses the network unencrypted (raw TCP to the agent: the
+	 * link measured without a cipher): runner.c runs it on the user's own
+	 * tree to a host off loopback only with --allow-cleartext, and the
+	 * report names it
+	 */
+	STRATEGY_CLEARTEXT = 1 << 4,
 };
 
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */

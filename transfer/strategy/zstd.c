@@ -33,7 +33,7 @@ static int zstd_run(struct xfer_run *run)
 const struct strategy strategy_zstd = {
 	.name = "zstd",
 	.summary = "tar stream compressed with multi-threaded zstd, one TCP stream to the agent",
-	.flags = STRATEGY_COMPRESSED,
+	.flags = STRATEGY_COMPRESSED | STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.run = zstd_run,
 };

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "stream/wire.h"
+#include "stream/wire_auth.h"
 
 #include "err.h"
 #include "fsutil.h"
@@ -40,9 +41,11 @@ int wire_header_decode(const unsigned char h[WIRE_HEADER], enum wire_type *type,
 {
 	uint32_t n = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 
-	if (h[4] < WIRE_HELLO || h[4] > WIRE_MANIFEST)
+	if (h[4] < WIRE_HELLO || h[4] > WIRE_TYPE_LAST)
 		return err_set("protocol error: unknown message type %u", h[4]);
-	if (h[5] || h[6] || h[7])
+	if (h[5] & ~WIRE_FLAG_MAC)
+		return err_set("protocol error: unknown header flags 0x%02x", h[5]);
+	if (h[6] || h[7])
 		return err_set("protocol error: reserved header bytes not zero");
 	*type = (enum wire_type)h[4];
 	if (n > max_payload(*type))
@@ -52,24 +55,22 @@ int wire_header_decode(const unsigned char h[WIRE_HEADER], enum wire_type *type,
 	return 0;
 }
 
-int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
+int wire_header_flags(const unsigned char h[WIRE_HEADER])
 {
-	unsigned char h[WIRE_HEADER] = { 0 };
+	return h[5];
+}
 
-	last_fault = WIRE_FAULT_NONE;
-	if (len > max_payload(type))
-		return err_set("message of %zu bytes too large to send", len);
-	h[0] = (unsigned char)(len >> 24);
-	h[1] = (unsigned char)(len >> 16);
-	h[2] = (unsigned char)(len >> 8);
-	h[3] = (unsigned char)len;
-	h[4] = (unsigned char)type;
-	if (send(fd, h, sizeof(h), MSG_NOSIGNAL | (len ? MSG_MORE : 0)) != (ssize_t)sizeof(h)) {
-		/* a short header send on a blocking socket only happens on error */
-		return conn_errno("cannot send to peer");
-	}
+void wire_chan_init(struct wire_chan *c, int fd)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+}
+
+static int send_all(int fd, const void *buf, size_t len, int more)
+{
 	for (size_t done = 0; done < len;) {
-		ssize_t n = send(fd, (const char *)payload + done, len - done, MSG_NOSIGNAL);
+		ssize_t n = send(fd, (const char *)buf + done, len - done,
+				 MSG_NOSIGNAL | (more ? MSG_MORE : 0));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -81,23 +82,76 @@ int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
 	return 0;
 }
 
-int wire_send_json(int fd, enum wire_type type, json_object *o)
+/* One frame; with c authenticated, MAC'd with its send key and number. */
+static int frame_send(int fd, struct wire_chan *c, enum wire_type type, const void *payload,
+		      size_t len)
+{
+	unsigned char h[WIRE_HEADER] = { 0 }, mac[WIRE_MAC_BYTES];
+	int authed = c && c->authenticated;
+
+	last_fault = WIRE_FAULT_NONE;
+	if (len > max_payload(type))
+		return err_set("message of %zu bytes too large to send", len);
+	h[0] = (unsigned char)(len >> 24);
+	h[1] = (unsigned char)(len >> 16);
+	h[2] = (unsigned char)(len >> 8);
+	h[3] = (unsigned char)len;
+	h[4] = (unsigned char)type;
+	h[5] = authed ? WIRE_FLAG_MAC : 0;
+	if (authed && wire_frame_mac(c->send_key, c->send_seq, h, sizeof(h), payload, len, mac) < 0)
+		return -1;
+	if (send_all(fd, h, sizeof(h), len || authed) < 0 ||
+	    (len && send_all(fd, payload, len, authed) < 0) ||
+	    (authed && send_all(fd, mac, sizeof(mac), 0) < 0))
+		return -1;
+	if (authed)
+		c->send_seq++;
+	return 0;
+}
+
+int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
+{
+	return frame_send(fd, NULL, type, payload, len);
+}
+
+int wire_chan_send(struct wire_chan *c, enum wire_type type, const void *payload, size_t len)
+{
+	return frame_send(c->fd, c, type, payload, len);
+}
+
+int wire_chan_send_json(struct wire_chan *c, enum wire_type type, json_object *o)
 {
 	size_t len;
 	const char *text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
 
-	return wire_send(fd, type, text, len);
+	return wire_chan_send(c, type, text, len);
 }
 
-int wire_send_error(int fd, const char *msg)
+int wire_chan_send_error(struct wire_chan *c, const char *msg)
 {
 	json_object *o = json_object_new_object();
 	int rc;
 
 	json_object_object_add(o, "error", json_object_new_string(msg));
-	rc = wire_send_json(fd, WIRE_ERROR, o);
+	rc = wire_chan_send_json(c, WIRE_ERROR, o);
 	json_object_put(o);
 	return rc;
+}
+
+int wire_send_json(int fd, enum wire_type type, json_object *o)
+{
+	struct wire_chan plain;
+
+	wire_chan_init(&plain, fd);
+	return wire_chan_send_json(&plain, type, o);
+}
+
+int wire_send_error(int fd, const char *msg)
+{
+	struct wire_chan plain;
+
+	wire_chan_init(&plain, fd);
+	return wire_chan_send_error(&plain, msg);
 }
 
 /* Reads exactly len bytes, each wait bounded by timeout_ms. */
@@ -139,11 +193,63 @@ static int read_exact(int fd, void *buf, size_t len, int timeout_ms, int *eof_at
 	return 0;
 }
 
-int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint32_t *len)
+/*
+ * The memory a frame's payload gets before its bytes arrive: a header may
+ * announce up to WIRE_MAX_MANIFEST (512 MiB), and a peer that sends the
+ * header alone must not make the agent hold that. Beyond this the buffer
+ * doubles as the bytes come.
+ */
+#define PAYLOAD_FIRST_ALLOC (1u << 20)
+
+/* Reads len payload bytes into *out (malloc'd, NUL-terminated), growing as they arrive. */
+static int read_payload(int fd, uint32_t len, int timeout_ms, char **out)
 {
-	unsigned char h[WIRE_HEADER];
+	size_t cap = len < PAYLOAD_FIRST_ALLOC ? len : PAYLOAD_FIRST_ALLOC, got = 0;
+	char *buf = malloc(cap + 1);
 	int eof;
-	char *buf;
+
+	*out = NULL;
+	if (!buf)
+		return err_set("out of memory for a %u-byte message", len);
+	while (got < len) {
+		if (got == cap) {
+			size_t bigger = cap * 2 < len ? cap * 2 : len;
+			char *p = realloc(buf, bigger + 1);
+
+			if (!p) {
+				free(buf);
+				return err_set("out of memory for a %u-byte message", len);
+			}
+			buf = p;
+			cap = bigger;
+		}
+		if (read_exact(fd, buf + got, cap - got, timeout_ms, &eof) < 0) {
+			if (eof)
+				err_set("connection closed in the middle of a message");
+			free(buf);
+			return -1;
+		}
+		got = cap;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Fails the connection for a frame that is not authenticated as it must be. */
+static int auth_failed(const struct wire_chan *c, const char *why)
+{
+	last_fault = WIRE_FAULT_AUTH;
+	return err_set("protocol error: message %llu from the peer %s (altered, replayed, reordered or injected on the way)",
+		       (unsigned long long)c->recv_seq, why);
+}
+
+static int frame_recv(int fd, struct wire_chan *c, int timeout_ms, enum wire_type *type,
+		      char **payload, uint32_t *len)
+{
+	unsigned char h[WIRE_HEADER], mac[WIRE_MAC_BYTES], want[WIRE_MAC_BYTES];
+	int eof, authed = c && c->authenticated;
+	char *buf = NULL;
 
 	*payload = NULL;
 	last_fault = WIRE_FAULT_NONE;
@@ -151,18 +257,42 @@ int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint
 		return -1;
 	if (wire_header_decode(h, type, len) < 0)
 		return -1;
-	buf = malloc((size_t)*len + 1);
-	if (!buf)
-		return err_set("out of memory for a %u-byte message", *len);
-	if (*len && read_exact(fd, buf, *len, timeout_ms, &eof) < 0) {
+	if (!authed && (h[5] & WIRE_FLAG_MAC))
+		return err_set("protocol error: an authenticated message before the handshake");
+	if (authed && !(h[5] & WIRE_FLAG_MAC))
+		return auth_failed(c, "carries no MAC");
+	if (read_payload(fd, *len, timeout_ms, &buf) < 0)
+		return -1;
+	if (authed && read_exact(fd, mac, sizeof(mac), timeout_ms, &eof) < 0) {
 		if (eof)
 			err_set("connection closed in the middle of a message");
 		free(buf);
 		return -1;
 	}
-	buf[*len] = '\0';
+	if (authed) {
+		if (wire_frame_mac(c->recv_key, c->recv_seq, h, sizeof(h), buf, *len, want) < 0) {
+			free(buf);
+			return -1;
+		}
+		if (!wire_mac_equal(mac, want)) {
+			free(buf);
+			return auth_failed(c, "failed its MAC");
+		}
+		c->recv_seq++;
+	}
 	*payload = buf;
 	return 0;
+}
+
+int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint32_t *len)
+{
+	return frame_recv(fd, NULL, timeout_ms, type, payload, len);
+}
+
+int wire_chan_recv(struct wire_chan *c, int timeout_ms, enum wire_type *type, char **payload,
+		   uint32_t *len)
+{
+	return frame_recv(c->fd, c, timeout_ms, type, payload, len);
 }
 
 int wire_parse_json(const char *payload, uint32_t len, json_object **o)
@@ -184,16 +314,12 @@ int wire_parse_json(const char *payload, uint32_t len, json_object **o)
 	return 0;
 }
 
-int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o)
+/* A JSON frame from payload (consumed); an ERROR frame becomes -1 with its message. */
+static int json_frame(enum wire_type type, char *payload, uint32_t len, json_object **o)
 {
-	char *payload;
-	uint32_t len;
 	int rc;
 
-	*o = NULL;
-	if (wire_recv(fd, timeout_ms, type, &payload, &len) < 0)
-		return -1;
-	if (*type == WIRE_MANIFEST) {
+	if (type == WIRE_MANIFEST) {
 		free(payload);
 		return err_set("protocol error: unexpected manifest message");
 	}
@@ -201,7 +327,7 @@ int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o
 	free(payload);
 	if (rc < 0)
 		return -1;
-	if (*type == WIRE_ERROR) {
+	if (type == WIRE_ERROR) {
 		json_object *e;
 		const char *msg = json_object_object_get_ex(*o, "error", &e) ? json_object_get_string(e)
 									       : "unspecified error";
@@ -212,6 +338,28 @@ int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o
 		return -1;
 	}
 	return 0;
+}
+
+int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o)
+{
+	char *payload;
+	uint32_t len;
+
+	*o = NULL;
+	if (wire_recv(fd, timeout_ms, type, &payload, &len) < 0)
+		return -1;
+	return json_frame(*type, payload, len, o);
+}
+
+int wire_chan_recv_json(struct wire_chan *c, int timeout_ms, enum wire_type *type, json_object **o)
+{
+	char *payload;
+	uint32_t len;
+
+	*o = NULL;
+	if (wire_chan_recv(c, timeout_ms, type, &payload, &len) < 0)
+		return -1;
+	return json_frame(*type, payload, len, o);
 }
 
 int wire_get_u64(json_object *o, const char *key, uint64_t *out)

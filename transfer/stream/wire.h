@@ -7,22 +7,31 @@
 
 /*
  * The agent's control protocol. Every message is a frame: an 8-byte header
- * (4-byte big-endian payload length, 1-byte type, 3 zero bytes) and a payload.
- * WIRE_HELLO, WIRE_REQUEST, WIRE_OK and WIRE_ERROR carry one JSON object;
- * WIRE_MANIFEST carries a manifest in its text form.
+ * (4-byte big-endian payload length, 1-byte type, 1-byte flags, 2 zero
+ * bytes) and a payload; with WIRE_FLAG_MAC in flags, a 32-byte MAC follows
+ * the payload (wire_auth.h). WIRE_HELLO, WIRE_REQUEST, WIRE_OK, WIRE_ERROR
+ * and WIRE_AUTH carry one JSON object; WIRE_MANIFEST carries a manifest in
+ * its text form.
  *
- * A session: the client sends HELLO {"proto":N,"token":"...","role":"control"}
- * and gets OK {"proto":N,...} or ERROR; then REQUEST {"op":...} frames, each
- * answered by exactly one OK or ERROR. A data connection sends HELLO with
- * "role":"data","job":J,"stream":S, gets OK, then carries a raw stream (the
- * record format of frames.h, or a tar stream) and nothing else.
+ * A session: the client opens it with the handshake of wire_auth.h (HELLO
+ * {"proto":N,"role":"control","nonce":...}, the agent's proof, the client's
+ * AUTH) which proves both ends hold the session key; from then on every
+ * frame in either direction is authenticated and numbered. The client sends
+ * REQUEST {"op":...} frames (and MANIFEST frames), each answered by exactly
+ * one OK or ERROR. A data connection makes the same handshake with
+ * "role":"data","job":J,"stream":S, then carries a raw stream (the record
+ * format of frames.h, or a tar stream) and nothing else.
  */
 
-#define WIRE_PROTO 1
+#define WIRE_PROTO 2
 #define WIRE_HEADER 8
 #define WIRE_MAX_JSON (64u * 1024)
 #define WIRE_MAX_MANIFEST (512u * 1024 * 1024)
 #define WIRE_TOKEN_HEX 64
+#define WIRE_KEY_BYTES 32
+#define WIRE_MAC_BYTES 32
+/* header byte 5: a MAC follows the payload */
+#define WIRE_FLAG_MAC 1
 
 enum wire_type {
 	WIRE_HELLO = 1,
@@ -30,10 +39,32 @@ enum wire_type {
 	WIRE_OK = 3,
 	WIRE_ERROR = 4,
 	WIRE_MANIFEST = 5,
+	WIRE_AUTH = 6,
+	WIRE_TYPE_LAST = WIRE_AUTH,
 };
 
-/* Checks a header: known type, zero padding, length within that type's bound. Pure. */
+/*
+ * One end of a connection's frames. Plain (authenticated == 0) until the
+ * handshake of wire_auth.h makes it authenticated; then every frame sent
+ * carries the MAC of send_key and send_seq, and every frame received must
+ * carry the MAC of recv_key and recv_seq, each counting up by one a frame.
+ */
+struct wire_chan {
+	int fd;
+	int authenticated;
+	unsigned char send_key[WIRE_KEY_BYTES], recv_key[WIRE_KEY_BYTES];
+	uint64_t send_seq, recv_seq;
+};
+
+/* Resets c to a plain channel on fd. */
+void wire_chan_init(struct wire_chan *c, int fd);
+
+/*
+ * Checks a header: known type, known flags, zero padding, length within that
+ * type's bound. Pure. wire_header_flags: the flags of a decoded header.
+ */
 int wire_header_decode(const unsigned char h[WIRE_HEADER], enum wire_type *type, uint32_t *len);
+int wire_header_flags(const unsigned char h[WIRE_HEADER]);
 
 /* Sends one frame; returns 0 or -1 (error set). */
 int wire_send(int fd, enum wire_type type, const void *payload, size_t len);
@@ -55,13 +86,27 @@ int wire_recv(int fd, int timeout_ms, enum wire_type *type, char **payload, uint
 int wire_recv_json(int fd, int timeout_ms, enum wire_type *type, json_object **o);
 
 /*
+ * The same on a channel: on an authenticated one each frame is MAC'd and
+ * numbered, and a received frame whose MAC fails (altered, replayed,
+ * reordered, injected) or that carries none is -1 with the fault
+ * WIRE_FAULT_AUTH; the connection is then unusable.
+ */
+int wire_chan_send(struct wire_chan *c, enum wire_type type, const void *payload, size_t len);
+int wire_chan_send_json(struct wire_chan *c, enum wire_type type, json_object *o);
+int wire_chan_send_error(struct wire_chan *c, const char *msg);
+int wire_chan_recv(struct wire_chan *c, int timeout_ms, enum wire_type *type, char **payload,
+		   uint32_t *len);
+int wire_chan_recv_json(struct wire_chan *c, int timeout_ms, enum wire_type *type, json_object **o);
+
+/*
  * Why this thread's last wire_send or wire_recv failed: NONE when it did not
  * fail on the connection itself (a protocol error, the peer's ERROR frame),
  * CLOSED when the peer closed or reset it (it exited or was killed), TIMEOUT
  * when the peer went silent (netutil.h: a cut link, a vanished host, or a
- * timeout_ms that ran out), IO for any other socket error.
+ * timeout_ms that ran out), IO for any other socket error, AUTH when a frame
+ * on an authenticated channel failed its MAC.
  */
-enum wire_fault { WIRE_FAULT_NONE, WIRE_FAULT_CLOSED, WIRE_FAULT_TIMEOUT, WIRE_FAULT_IO };
+enum wire_fault { WIRE_FAULT_NONE, WIRE_FAULT_CLOSED, WIRE_FAULT_TIMEOUT, WIRE_FAULT_IO, WIRE_FAULT_AUTH };
 enum wire_fault wire_last_fault(void);
 
 /* Parses a JSON payload into an object; -1 (error set) unless it is a JSON object. */

@@ -1,4 +1,8 @@
-/* The agent's door (agent_gate.c): strangers wait, a complete hello passes, at most 8 wait. */
+/*
+ * The agent's door (agent_gate.c): strangers wait, a complete hello passes,
+ * at most 8 wait, at most 4 from one address, a young connection is not
+ * pushed out, the preferred address always gets in.
+ */
 #include "testutil.h"
 
 #include "agent/agent.h"
@@ -6,6 +10,7 @@
 #include "netutil.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -27,13 +32,31 @@ static int listener(struct sockaddr_in *sa)
 	return fd;
 }
 
-static int dial(const struct sockaddr_in *sa)
+/* A connection to sa from 127.0.0.<from> (the loopback net has them all). */
+static int dial_from(const struct sockaddr_in *sa, unsigned from)
 {
+	struct sockaddr_in me = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000000u | from) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
 	assert_int_equal(connect(fd, (const struct sockaddr *)sa, sizeof(*sa)), 0);
 	return fd;
+}
+
+/* Strangers come from 127.0.0.1 unless a test says otherwise. */
+static int dial(const struct sockaddr_in *sa)
+{
+	return dial_from(sa, 1);
+}
+
+/* 1 when the agent's side closed fd (what it sent is read and dropped). */
+static int closed_by_agent(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 /* Sends a HELLO frame's header announcing len bytes and the first `send` of them. */
@@ -89,6 +112,7 @@ static void test_hello_passes_strangers(void **state)
 	close(lfd);
 }
 
+/* Strangers from several addresses fill it; once they are old, a newcomer pushes the oldest out. */
 static void test_at_most_eight(void **state)
 {
 	struct sockaddr_in sa;
@@ -98,20 +122,19 @@ static void test_at_most_eight(void **state)
 	(void)state;
 	agent_gate_init(&g, lfd);
 	for (unsigned i = 0; i < ARRAY_LEN(fds); i++)
-		fds[i] = dial(&sa);
+		fds[i] = dial_from(&sa, 10 + i % 3);
 	assert_int_equal(agent_gate_next(&g, 300), -2);
 	assert_int_equal(g.n, AGENT_GATE_MAX);
-	/* the oldest were pushed out: the agent closed them */
-	{
-		char c;
-
-		assert_int_equal(read(fds[0], &c, 1), 0);
-	}
-	/* a newcomer with a hello still gets in, pushing out another */
-	good = dial(&sa);
+	/* young ones are not pushed out: the late ones were refused */
+	assert_false(closed_by_agent(fds[0]));
+	assert_true(closed_by_agent(fds[ARRAY_LEN(fds) - 1]));
+	/* once the waiting ones are a second old, a newcomer pushes out the oldest */
+	assert_int_equal(agent_gate_next(&g, AGENT_GATE_MIN_AGE_MS + 100), -2);
+	good = dial_from(&sa, 20);
 	send_hello(good, 20, 20);
 	fd = agent_gate_next(&g, 2000);
 	assert_true(fd >= 0);
+	assert_true(closed_by_agent(fds[0]));
 	close(fd);
 	agent_gate_release(&g);
 	assert_int_equal(g.n, 0);
@@ -121,11 +144,74 @@ static void test_at_most_eight(void **state)
 	close(lfd);
 }
 
+/*
+ * The issue's case: the real client has connected and not yet been read
+ * when nine strangers from one machine connect. Before, the ninth pushed
+ * the real client out; now one address holds at most 4 places and a young
+ * connection is never pushed out.
+ */
+static void test_strangers_do_not_push_out_the_client(void **state)
+{
+	struct sockaddr_in sa;
+	struct agent_gate g;
+	int lfd = listener(&sa), client, strangers[9], fd, held = 0;
+
+	(void)state;
+	agent_gate_init(&g, lfd);
+	client = dial_from(&sa, 2);
+	assert_int_equal(agent_gate_next(&g, 100), -2);
+	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
+		strangers[i] = dial_from(&sa, 3);
+	assert_int_equal(agent_gate_next(&g, 300), -2);
+	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
+		held += !closed_by_agent(strangers[i]);
+	assert_int_equal(held, AGENT_GATE_PER_ADDR);
+	send_hello(client, 20, 20);
+	fd = agent_gate_next(&g, 2000);
+	assert_true(fd >= 0);
+	close(fd);
+	agent_gate_release(&g);
+	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
+		close(strangers[i]);
+	close(client);
+	close(lfd);
+}
+
+/* The SSH client's address always gets in, even into a gate full of young strangers. */
+static void test_preferred_always_gets_in(void **state)
+{
+	struct sockaddr_in sa;
+	struct agent_gate g;
+	int lfd = listener(&sa), strangers[AGENT_GATE_MAX], client, fd;
+
+	(void)state;
+	assert_int_equal(agent_gate_prefer("127.0.0.9"), 1);
+	agent_gate_init(&g, lfd);
+	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
+		strangers[i] = dial_from(&sa, 30 + i % 2);
+	assert_int_equal(agent_gate_next(&g, 300), -2);
+	assert_int_equal(g.n, AGENT_GATE_MAX);
+	client = dial_from(&sa, 9);
+	send_hello(client, 20, 20);
+	fd = agent_gate_next(&g, 2000);
+	assert_true(fd >= 0);
+	assert_true(closed_by_agent(strangers[0]));
+	close(fd);
+	agent_gate_release(&g);
+	assert_int_equal(agent_gate_prefer(NULL), 0);
+	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
+		close(strangers[i]);
+	close(client);
+	close(lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hello_passes_strangers),
 		cmocka_unit_test(test_at_most_eight),
+		cmocka_unit_test(test_strangers_do_not_push_out_the_client),
+		cmocka_unit_test(test_preferred_always_gets_in),
 	};
 
 	return test_run("agent_gate", tests, ARRAY_LEN(tests), NULL, 0);

@@ -28,7 +28,7 @@ static void session_make(struct agent_session *s)
 	memset(s, 0, sizeof(*s));
 	snprintf(session_root, sizeof(session_root), "/var/tmp/xfercmp-probes-agent-XXXXXX");
 	assert_non_null(mkdtemp(session_root));
-	s->fd = -1;
+	s->ctl.fd = -1;
 	s->listen_fd = -1;
 	s->root = session_root;
 }

@@ -16,7 +16,9 @@
 #include "manifest.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 struct agent_child {
 	char base[64], root[96], token_file[96], host[64], port[16];
 	pid_t pid;
+	int session_idle_s;	/* 0: the agent's default */
 };
 
 /* Starts `xfercmp serve --once` on listen (127.0.0.1:0 when NULL) in a child. */
@@ -53,7 +56,7 @@ static void agent_child_start_on(struct agent_child *a, const char *listen)
 		/* no cmocka here: the child only serves */
 		struct agent_opts o = {
 			.listen = listen ? listen : "127.0.0.1:0", .root = a->root, .token_file = a->token_file,
-			.once = 1, .idle_timeout_s = 60,
+			.once = 1, .idle_timeout_s = 60, .session_idle_s = a->session_idle_s,
 		};
 
 		dup2(out[1], 1);
@@ -79,6 +82,8 @@ static void agent_child_start(struct agent_child *a)
 	agent_child_start_on(a, NULL);
 }
 
+static int destinations(const char *root);
+
 /* Waits for the agent to end its --once session; it must exit 0. */
 static void agent_child_wait(struct agent_child *a)
 {
@@ -87,6 +92,9 @@ static void agent_child_wait(struct agent_child *a)
 	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the root went, and the parent the agent made for it: only the token is left */
+	assert_int_equal(access(a->root, F_OK), -1);
+	assert_int_equal(destinations(a->base), 1);
 	assert_int_equal(fs_remove_tree(a->base), 0);
 }
 
@@ -133,13 +141,18 @@ static bool cleanup(struct agent_client *c, uint64_t job)
 static void many_destinations(bool with_manifest)
 {
 	const unsigned runs = AGENT_MAX_JOBS + 44;
-	struct agent_child a;
+	struct agent_child a = { 0 };
 	struct agent_client c;
 	struct manifest m;
 	unsigned parked = 0;
+	char root[4096];
 
 	agent_child_start(&a);
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	/* --root names the parent: the agent made its own root in it */
+	snprintf(root, sizeof(root), "%s", c.root);
+	assert_int_equal(strncmp(root, a.root, strlen(a.root)), 0);
+	assert_int_equal(strncmp(root + strlen(a.root), "/" AGENT_ROOT_PREFIX, strlen(AGENT_ROOT_PREFIX) + 1), 0);
 	manifest_init(&m);
 	if (with_manifest) {
 		/* a tiny workload: the disk has room to park every destination */
@@ -150,15 +163,14 @@ static void many_destinations(bool with_manifest)
 		uint64_t job = prepare(&c);
 
 		parked += cleanup(&c, job);
-		assert_true(destinations(a.root) <= AGENT_MAX_JOBS);
+		assert_true(destinations(root) <= AGENT_MAX_JOBS);
 	}
 	assert_int_equal(parked, with_manifest ? runs : 0);
-	assert_int_equal(destinations(a.root), with_manifest ? AGENT_MAX_JOBS : 0);
+	assert_int_equal(destinations(root), with_manifest ? AGENT_MAX_JOBS : 0);
 	/* bye: the parked destinations go, then the root */
 	agent_client_close(&c);
 	manifest_release(&m);
 	agent_child_wait(&a);
-	assert_int_equal(access(a.root, F_OK), -1);
 }
 
 static void test_removed_destinations_give_their_slots_back(void **state)
@@ -194,7 +206,7 @@ static bool have_ipv6_loopback(void)
  */
 static void test_agent_over_ipv6(void **state)
 {
-	struct agent_child a;
+	struct agent_child a = { 0 };
 	struct agent_client c;
 	char dest[4096], fs[32], payload[4096] = { 0 };
 	struct recv_stats got;
@@ -221,6 +233,25 @@ static void test_agent_over_ipv6(void **state)
 	agent_child_wait(&a);
 }
 
+/* More streams than the session's memory cap holds are refused; the session goes on. */
+static void test_streams_over_the_memory_cap(void **state)
+{
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	uint64_t job;
+
+	(void)state;
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	job = prepare(&c);
+	assert_int_equal(agent_client_receive(&c, job, "frames", 40), -1);
+	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 31 or fewer");
+	assert_false(c.lost);
+	assert_int_equal(agent_client_flush(&c, job), 0);
+	agent_client_close(&c);
+	agent_child_wait(&a);
+}
+
 /*
  * An agent that cannot be reached at all: the error names the address
  * tried, bracketed for IPv6, and says what to do. (The port of an agent
@@ -228,7 +259,7 @@ static void test_agent_over_ipv6(void **state)
  */
 static void test_unreachable_agent_names_the_address(void **state)
 {
-	struct agent_child a;
+	struct agent_child a = { 0 };
 	struct agent_client c;
 	char want[64];
 
@@ -248,6 +279,38 @@ static void test_unreachable_agent_names_the_address(void **state)
 	assert_contains(err_msg(), "cannot connect to localhost (");
 }
 
+/*
+ * An authenticated client that goes silent with no destination in use: the
+ * agent ends the session (and, --once, exits and removes its root). Before,
+ * it waited for ever. With a destination in use it waits on.
+ */
+static void test_silent_session_ends(void **state)
+{
+	struct agent_child a = { .session_idle_s = 1 };
+	struct agent_client c;
+	struct pollfd p;
+	struct timespec two_s = { 2, 0 };
+	uint64_t job;
+	char byte;
+
+	(void)state;
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	job = prepare(&c);
+	nanosleep(&two_s, NULL);
+	/* in use: still served */
+	assert_int_equal(agent_client_flush(&c, job), 0);
+	assert_false(cleanup(&c, job));
+	/* nothing in use, nothing said: the agent closes (30 s is only the test's own bound) */
+	p = (struct pollfd){ .fd = c.ctl.fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 30000), 1);
+	assert_int_equal(read(c.ctl.fd, &byte, 1), 0);
+	close(c.ctl.fd);
+	c.ctl.fd = -1;
+	agent_client_close(&c);
+	agent_child_wait(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +318,8 @@ int main(void)
 		cmocka_unit_test(test_parked_destinations_give_their_slots_back),
 		cmocka_unit_test(test_agent_over_ipv6),
 		cmocka_unit_test(test_unreachable_agent_names_the_address),
+		cmocka_unit_test(test_streams_over_the_memory_cap),
+		cmocka_unit_test(test_silent_session_ends),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

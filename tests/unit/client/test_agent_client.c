@@ -10,10 +10,14 @@
 #include "testutil.h"
 
 #include "client/agent_client.h"
+#include "stream/wire_auth.h"
 #include "verify.h"
 #include "err.h"
 #include "measure/sampler.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,7 +25,24 @@
 struct pair {
 	struct agent_client c;
 	int peer;	/* the agent's end */
+	struct wire_chan agent;	/* its authenticated channel, keys matching the client's */
 };
+
+#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* Both ends' channels as a handshake for binding b would leave them. */
+static void authenticate_pair(struct pair *p)
+{
+	struct wire_binding b = { .role = "control" };
+	unsigned char key[WIRE_KEY_BYTES];
+
+	memset(b.client_nonce, 1, sizeof(b.client_nonce));
+	memset(b.agent_nonce, 2, sizeof(b.agent_nonce));
+	assert_int_equal(wire_key_from_token(TOKEN, key), 0);
+	memcpy(p->c.key, key, sizeof(key));
+	assert_int_equal(wire_chan_authenticate(&p->c.ctl, key, &b, 0), 0);
+	assert_int_equal(wire_chan_authenticate(&p->agent, key, &b, 1), 0);
+}
 
 static int pair_setup(void **state)
 {
@@ -30,13 +51,16 @@ static int pair_setup(void **state)
 
 	if (!p || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
-	p->c.fd = sv[0];
+	wire_chan_init(&p->c.ctl, sv[0]);
 	p->peer = sv[1];
+	wire_chan_init(&p->agent, sv[1]);
+	authenticate_pair(p);
 	snprintf(p->c.label, sizeof(p->c.label), "testhost");
 	snprintf(p->c.host, sizeof(p->c.host), "192.0.2.1");
 	snprintf(p->c.port, sizeof(p->c.port), "5210");
 	snprintf(p->c.addr, sizeof(p->c.addr), "192.0.2.1");
 	snprintf(p->c.where, sizeof(p->c.where), "192.0.2.1:5210");
+	snprintf(p->c.root, sizeof(p->c.root), "/r");
 	*state = p;
 	return 0;
 }
@@ -45,8 +69,8 @@ static int pair_teardown(void **state)
 {
 	struct pair *p = *state;
 
-	if (p->c.fd >= 0)
-		close(p->c.fd);
+	if (p->c.ctl.fd >= 0)
+		close(p->c.ctl.fd);
 	if (p->peer >= 0)
 		close(p->peer);
 	free(p);
@@ -59,7 +83,7 @@ static void reply_ok(struct pair *p, const char *json)
 	json_object *o = json_tokener_parse(json);
 
 	assert_non_null(o);
-	assert_int_equal(wire_send_json(p->peer, WIRE_OK, o), 0);
+	assert_int_equal(wire_chan_send_json(&p->agent, WIRE_OK, o), 0);
 	json_object_put(o);
 }
 
@@ -70,7 +94,7 @@ static void expect_request(struct pair *p, const char *want)
 	char *payload = NULL;
 	uint32_t len = 0;
 
-	assert_int_equal(wire_recv(p->peer, 1000, &type, &payload, &len), 0);
+	assert_int_equal(wire_chan_recv(&p->agent, 1000, &type, &payload, &len), 0);
 	assert_int_equal(type, WIRE_REQUEST);
 	if (strlen(want) != len || memcmp(payload, want, len))
 		fail_msg("request '%.*s', want '%s'", (int)len, payload, want);
@@ -91,15 +115,15 @@ static void test_prepare(void **state)
 	char dest[64], fs[32];
 	uint64_t job = 0;
 
-	EXPECT_CALL(p, "{\"job\":7,\"dest\":\"/r/dest-7\",\"dest_fs\":\"ext4\"}",
+	EXPECT_CALL(p, "{\"job\":7,\"dest\":\"/r/7-splice\",\"dest_fs\":\"ext4\"}",
 		    agent_client_prepare(&p->c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0,
 		    "{\"op\":\"prepare\",\"strategy\":\"splice\"}");
 	assert_int_equal(job, 7);
-	assert_string_equal(dest, "/r/dest-7");
+	assert_string_equal(dest, "/r/7-splice");
 	assert_string_equal(fs, "ext4");
 
 	/* the probe does not want the path */
-	EXPECT_CALL(p, "{\"job\":8,\"dest\":\"/r/dest-8\",\"dest_fs\":\"xfs\"}",
+	EXPECT_CALL(p, "{\"job\":8,\"dest\":\"/r/8-probe\",\"dest_fs\":\"xfs\"}",
 		    agent_client_prepare(&p->c, "probe", &job, NULL, 0, fs, sizeof(fs)), 0,
 		    "{\"op\":\"prepare\",\"strategy\":\"probe\"}");
 	assert_int_equal(job, 8);
@@ -111,6 +135,31 @@ static void test_prepare(void **state)
 		    "{\"op\":\"prepare\",\"strategy\":\"zstd\"}");
 	assert_string_equal(err_msg(), "agent: protocol error: field 'dest' missing or not a string");
 	assert_false(p->c.lost);
+}
+
+/* The client decides where a run writes: a reply naming another place is refused. */
+static void test_prepare_refuses_another_dest(void **state)
+{
+	struct pair *p = *state;
+	static const char *const replies[] = {
+		"{\"job\":7,\"dest\":\"/etc\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/7-splice/../../etc\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/7-zstd\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/8-splice\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":7,\"dest\":\"/r/7-splice; rm -rf ~\",\"dest_fs\":\"ext4\"}",
+		"{\"job\":0,\"dest\":\"/r/0-splice\",\"dest_fs\":\"ext4\"}",
+	};
+	char dest[64] = "", fs[32];
+	uint64_t job = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(replies); i++) {
+		EXPECT_CALL(p, replies[i],
+			    agent_client_prepare(&p->c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)),
+			    -1, "{\"op\":\"prepare\",\"strategy\":\"splice\"}");
+		assert_contains(err_msg(), i + 1 < ARRAY_LEN(replies) ? "the one the client expects: refused"
+								       : "job id 0 names no destination");
+		assert_string_equal(dest, "");
+	}
 }
 
 static void test_flush_and_cleanup(void **state)
@@ -224,7 +273,7 @@ static void test_agent_error(void **state)
 {
 	struct pair *p = *state;
 
-	assert_int_equal(wire_send_error(p->peer, "syncfs failed: Input/output error"), 0);
+	assert_int_equal(wire_chan_send_error(&p->agent, "syncfs failed: Input/output error"), 0);
 	assert_int_equal(agent_client_flush(&p->c, 2), -1);
 	expect_request(p, "{\"op\":\"flush\",\"job\":2}");
 	assert_string_equal(err_msg(), "agent: syncfs failed: Input/output error");
@@ -249,10 +298,183 @@ static void test_lost_connection_is_repeated(void **state)
 	assert_string_equal(err_msg(), first);
 }
 
+/*
+ * The bytes the agent's channel would put on the wire for an OK reply `json`
+ * (its next number used up), caught on a socketpair of their own: what an
+ * on-path attacker records, alters and replays.
+ */
+static size_t capture_reply(struct pair *p, const char *json, char *buf, size_t size)
+{
+	int sv[2], fd = p->agent.fd;
+	ssize_t n;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	p->agent.fd = sv[0];
+	reply_ok(p, json);
+	p->agent.fd = fd;
+	close(sv[0]);
+	n = read(sv[1], buf, size);
+	close(sv[1]);
+	assert_true(n > WIRE_HEADER + WIRE_MAC_BYTES);
+	return (size_t)n;
+}
+
+static void inject(struct pair *p, const char *bytes, size_t n)
+{
+	assert_int_equal(write(p->peer, bytes, n), (ssize_t)n);
+}
+
+/* A refused reply loses the connection for good, and says why. */
+static void expect_refused(struct pair *p, const char *why)
+{
+	struct agent_verify v;
+
+	assert_int_equal(agent_client_verify(&p->c, 3, 0, &v), -1);
+	assert_contains(err_msg(), "stopped talking to the agent on testhost");
+	assert_contains(err_msg(), why);
+	assert_false(v.verified);
+	assert_true(p->c.lost);
+}
+
+/* "verified": true from someone without the key: plain, or MAC'd with another key. */
+static void test_forged_verified_refused(void **state)
+{
+	struct pair *p = *state;
+	struct wire_chan forger;
+	struct wire_binding b = { .role = "control" };
+	unsigned char other[WIRE_KEY_BYTES];
+
+	assert_int_equal(wire_send(p->peer, WIRE_OK, "{\"verified\":true}", 17), 0);
+	expect_refused(p, "message 0 from the peer carries no MAC");
+	pair_teardown(state);
+
+	pair_setup(state);
+	p = *state;
+	memset(other, 7, sizeof(other));
+	wire_chan_init(&forger, p->peer);
+	assert_int_equal(wire_chan_authenticate(&forger, other, &b, 1), 0);
+	assert_int_equal(wire_chan_send(&forger, WIRE_OK, "{\"verified\":true}", 17), 0);
+	expect_refused(p, "message 0 from the peer failed its MAC");
+}
+
+/* A genuine reply with one byte changed on the way: "false" becomes "true ". */
+static void test_altered_reply_refused(void **state)
+{
+	struct pair *p = *state;
+	char buf[256], *at;
+	size_t n = capture_reply(p, "{\"verified\":false}", buf, sizeof(buf));
+
+	at = memmem(buf, n, "false", 5);
+	assert_non_null(at);
+	memcpy(at, "true ", 5);
+	inject(p, buf, n);
+	expect_refused(p, "failed its MAC");
+}
+
+/* The agent's genuine "verified": true, played again as the answer to a later verify. */
+static void test_replayed_reply_refused(void **state)
+{
+	struct pair *p = *state;
+	struct agent_verify v;
+	char buf[256];
+	size_t n = capture_reply(p, "{\"verified\":true}", buf, sizeof(buf));
+
+	inject(p, buf, n);
+	assert_int_equal(agent_client_verify(&p->c, 3, 0, &v), 0);
+	assert_true(v.verified);
+	inject(p, buf, n);
+	expect_refused(p, "message 1 from the peer failed its MAC");
+}
+
+/* Two genuine replies swapped on the way. */
+static void test_reordered_replies_refused(void **state)
+{
+	struct pair *p = *state;
+	char first[256], second[256];
+	size_t n1 = capture_reply(p, "{\"verified\":false}", first, sizeof(first));
+	size_t n2 = capture_reply(p, "{\"verified\":true}", second, sizeof(second));
+
+	inject(p, second, n2);
+	inject(p, first, n1);
+	expect_refused(p, "message 0 from the peer failed its MAC");
+}
+
+/*
+ * A fake agent on loopback whose gate was full the first time: it closes the
+ * first connection at once, then answers the second's hello and "info".
+ */
+struct flaky_agent {
+	int lfd;
+	int accepted;
+	pthread_t tid;
+};
+
+static void *flaky_main(void *arg)
+{
+	struct flaky_agent *f = arg;
+	unsigned char key[WIRE_KEY_BYTES];
+	struct wire_chan ctl;
+	enum wire_type type;
+	json_object *o = NULL;
+	int fd;
+
+	if (wire_key_from_token(TOKEN, key) < 0)
+		return NULL;
+	fd = accept(f->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	f->accepted++;
+	close(fd);
+	fd = accept(f->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	f->accepted++;
+	if (wire_recv_json(fd, 2000, &type, &o) == 0 && wire_auth_agent(fd, key, o, 2000, &ctl) == 0) {
+		json_object *req = NULL, *reply = json_tokener_parse("{\"root\":\"/var/tmp/xfercmp.abcdef\"}");
+
+		if (wire_chan_recv_json(&ctl, 2000, &type, &req) == 0)
+			wire_chan_send_json(&ctl, WIRE_OK, reply);
+		json_object_put(req);
+		json_object_put(reply);
+	}
+	json_object_put(o);
+	close(fd);
+	return NULL;
+}
+
+/* A connection closed before the agent answered: the client tries its hello once more. */
+static void test_hello_retried_once_on_reset(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	struct flaky_agent f = { 0 };
+	struct agent_client c;
+	char port[16];
+
+	(void)state;
+	f.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(f.lfd >= 0);
+	assert_int_equal(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(f.lfd, 4), 0);
+	assert_int_equal(getsockname(f.lfd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
+	assert_int_equal(pthread_create(&f.tid, NULL, flaky_main, &f), 0);
+	if (agent_client_connect(&c, "127.0.0.1", port, TOKEN) < 0)
+		fail_msg("connect: %s", err_msg());
+	assert_string_equal(c.root, "/var/tmp/xfercmp.abcdef");
+	pthread_join(f.tid, NULL);
+	assert_int_equal(f.accepted, 2);
+	close(c.ctl.fd);
+	c.ctl.fd = -1;
+	agent_client_close(&c);
+	close(f.lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_prepare, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_refuses_another_dest, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_flush_and_cleanup, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_verify, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_receive, pair_setup, pair_teardown),
@@ -260,6 +482,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_error, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_lost_connection_is_repeated, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_forged_verified_refused, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_altered_reply_refused, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_replayed_reply_refused, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_reordered_replies_refused, pair_setup, pair_teardown),
+		cmocka_unit_test(test_hello_retried_once_on_reset),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -4,7 +4,8 @@
  * scratch root holding what a tree may leave read-only, as root and as the
  * root's non-root owner (a child that setuid()s to nobody: the tests run as
  * root). It removes all, never through a link, and keeps the marker when it
- * cannot remove the rest.
+ * cannot remove the rest; it takes only a root of this run: ours, and whose
+ * marker holds the run's session id.
  */
 #define _GNU_SOURCE
 #include "testutil.h"
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #define NOBODY 65534
+#define ID "0123456789abcdef0123456789abcdef"
 
 struct scratch {
 	char base[64];	/* 0777: nobody may remove the root in it */
@@ -43,6 +45,17 @@ static void touch(const char *dir, const char *name, mode_t mode)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Replaces the marker's text with id and a newline, as the agent writes it. */
+static void write_marker(const char *root, const char *id)
+{
+	char path[512];
+	FILE *f = fopen(join(path, sizeof(path), root, AGENT_ROOT_MARKER), "w");
+
+	assert_non_null(f);
+	fprintf(f, "%s\n", id);
+	assert_int_equal(fclose(f), 0);
 }
 
 /* Runs "WHAT 'path'" with /bin/sh; it must succeed. */
@@ -69,6 +82,7 @@ static void make_scratch(struct scratch *s, uid_t owner)
 	assert_int_equal(mkdir(join(s->outside, sizeof(s->outside), s->base, "outside"), 0755), 0);
 	touch(s->outside, "keep", 0644);
 	touch(s->root, AGENT_ROOT_MARKER, 0644);
+	write_marker(s->root, ID);
 	assert_int_equal(mkdir(join(ro, sizeof(ro), s->root, "ro"), 0755), 0);
 	touch(ro, "a", 0444);
 	assert_int_equal(mkdir(join(shut, sizeof(shut), ro, "shut"), 0755), 0);
@@ -90,15 +104,18 @@ static void drop_scratch(const struct scratch *s)
 	sh_ok("rm -rf", s->base);
 }
 
-/* Runs the fallback's command for root with /bin/sh as uid; its first line of output into out. */
-static void run_cleanup(const char *root, uid_t uid, char *out, size_t len)
+/*
+ * Runs the fallback's command for the roots in parent with /bin/sh as uid;
+ * its first line of output into out.
+ */
+static void run_cleanup(const char *parent, uid_t uid, char *out, size_t len)
 {
 	char command[2048];
 	int p[2], status;
 	ssize_t n;
 	pid_t pid;
 
-	assert_int_equal(ssh_target_cleanup_command(root, command, sizeof(command)), 0);
+	assert_int_equal(ssh_target_cleanup_command(parent, ID, command, sizeof(command)), 0);
 	assert_int_equal(pipe(p), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -141,7 +158,7 @@ static void check_removes_all(uid_t uid)
 	struct stat st;
 
 	make_scratch(&s, uid);
-	run_cleanup(s.root, uid, out, sizeof(out));
+	run_cleanup(s.base, uid, out, sizeof(out));
 	assert_string_equal(out, "removed");
 	assert_int_equal(lstat(s.root, &st), -1);
 	assert_int_equal(errno, ENOENT);
@@ -173,46 +190,62 @@ static void test_cleanup_failure_keeps_marker(void **state)
 	assert_int_equal(mkdir(join(path, sizeof(path), s.root, "roots"), 0755), 0);
 	touch(path, "stuck", 0644);
 	assert_int_equal(chmod(path, 0555), 0);
-	run_cleanup(s.root, NOBODY, out, sizeof(out));
+	run_cleanup(s.base, NOBODY, out, sizeof(out));
 	assert_string_equal(out, "failed");
 	assert_int_equal(lstat(join(marker, sizeof(marker), s.root, AGENT_ROOT_MARKER), &st), 0);
-	/* a retry that can remove it (root) still finds the marker */
-	run_cleanup(s.root, 0, out, sizeof(out));
+	/* a retry once it can be removed still finds the marker */
+	assert_int_equal(chmod(path, 0777), 0);
+	run_cleanup(s.base, NOBODY, out, sizeof(out));
 	assert_string_equal(out, "removed");
 	check_outside_kept(&s);
 	drop_scratch(&s);
 }
 
-/* No marker, or a root that is a link: not ours, nothing touched. */
-static void test_cleanup_refuses_unmarked_and_links(void **state)
+/* No marker, another run's id, another user's root, a root that is a link: not ours. */
+static void test_cleanup_refuses_what_is_not_this_runs(void **state)
 {
 	struct scratch s;
-	char out[64], marker[256], link[256];
+	char out[64], marker[256], link[256], links[256], file[256];
 	struct stat st;
 
 	(void)state;
 	make_scratch(&s, 0);
-	/* a link to a marked root: the link is not the root */
-	assert_int_equal(symlink(s.root, join(link, sizeof(link), s.base, "link-root")), 0);
-	run_cleanup(link, 0, out, sizeof(out));
+	join(marker, sizeof(marker), s.root, AGENT_ROOT_MARKER);
+	join(file, sizeof(file), s.root, "closed-file");
+	/* a link to a marked root, in a parent of its own: the link is not the root */
+	assert_int_equal(mkdir(join(links, sizeof(links), s.base, "links"), 0755), 0);
+	assert_int_equal(symlink(s.root, join(link, sizeof(link), links, "xfercmp.link")), 0);
+	run_cleanup(links, 0, out, sizeof(out));
 	assert_string_equal(out, "absent");
-	assert_int_equal(lstat(join(marker, sizeof(marker), s.root, AGENT_ROOT_MARKER), &st), 0);
+	assert_int_equal(lstat(marker, &st), 0);
+	/* another run's root, from a run that shares the parent */
+	write_marker(s.root, "ffffffffffffffffffffffffffffffff");
+	run_cleanup(s.base, 0, out, sizeof(out));
+	assert_string_equal(out, "absent");
+	assert_int_equal(lstat(file, &st), 0);
+	/* the right id, in a root another user owns (root's, run as nobody) */
+	write_marker(s.root, ID);
+	run_cleanup(s.base, NOBODY, out, sizeof(out));
+	assert_string_equal(out, "absent");
+	assert_int_equal(lstat(file, &st), 0);
+	/* no marker at all */
 	assert_int_equal(unlink(marker), 0);
-	run_cleanup(s.root, 0, out, sizeof(out));
+	run_cleanup(s.base, 0, out, sizeof(out));
 	assert_string_equal(out, "absent");
-	assert_int_equal(lstat(join(marker, sizeof(marker), s.root, "closed-file"), &st), 0);
+	assert_int_equal(lstat(file, &st), 0);
 	drop_scratch(&s);
 }
 
-/* A root with quotes and spaces reaches the shell as one word. */
-static void test_cleanup_quotes_root(void **state)
+/* A parent with quotes and spaces reaches the shell as one word; an id is hex. */
+static void test_cleanup_quotes_parent(void **state)
 {
 	char command[2048];
 
 	(void)state;
-	assert_int_equal(ssh_target_cleanup_command("/var/tmp/a b'c;rm -rf /", command, sizeof(command)), 0);
-	assert_contains(command, "r='/var/tmp/a b'\\''c;rm -rf /';");
-	assert_int_equal(ssh_target_cleanup_command("/var/tmp/x", command, 40), -1);
+	assert_int_equal(ssh_target_cleanup_command("/var/tmp/a b'c;rm -rf /", ID, command, sizeof(command)), 0);
+	assert_contains(command, "p='/var/tmp/a b'\\''c;rm -rf /'; id=" ID ";");
+	assert_int_equal(ssh_target_cleanup_command("/var/tmp/x", ID, command, 40), -1);
+	assert_int_equal(ssh_target_cleanup_command("/var/tmp/x", "0;rm -rf /", command, sizeof(command)), -1);
 }
 
 int main(void)
@@ -221,8 +254,8 @@ int main(void)
 		cmocka_unit_test(test_cleanup_as_root),
 		cmocka_unit_test(test_cleanup_as_owner),
 		cmocka_unit_test(test_cleanup_failure_keeps_marker),
-		cmocka_unit_test(test_cleanup_refuses_unmarked_and_links),
-		cmocka_unit_test(test_cleanup_quotes_root),
+		cmocka_unit_test(test_cleanup_refuses_what_is_not_this_runs),
+		cmocka_unit_test(test_cleanup_quotes_parent),
 	};
 
 	return test_run("ssh_target", tests, ARRAY_LEN(tests), NULL, 0);

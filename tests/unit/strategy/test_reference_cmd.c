@@ -91,7 +91,7 @@ static void test_parse_quoted_placeholders(void **state)
 static void test_parse_unknown_and_structure(void **state)
 {
 	(void)state;
-	expect_refused("cmd:x=cp -r {src}/. {dest}", "unknown placeholder '{dest}': use {src}, {host} or {dst}");
+	expect_refused("cmd:x=cp -r {src}/. {dest}", "unknown placeholder '{dest}': use {src}, {host}, {dst} or {rdst}");
 	expect_refused("cmd:x=cp -r {SRC}/. {dst}", "unknown placeholder '{SRC}'");
 	expect_refused("cmd:x=awk '{print}' {src} >{dst}/f", "unknown placeholder '{print}'");
 	expect_refused("cmd:x=cp -r {src}/. {dst} 'oops", "unterminated ' quote");
@@ -161,6 +161,49 @@ static void test_expand_round_trip(void **state)
 		free(out);
 	}
 	reference_cmd_release(&c);
+}
+
+/*
+ * {rdst} survives a second shell, as through ssh to the host's shell:
+ * sh -c 'printf ... '{rdst} hands the inner sh the path quoted once more.
+ * {dst} in its place would be split and expanded by the inner shell.
+ */
+static void test_expand_remote_dst(void **state)
+{
+	static const char *const dsts[] = {
+		"/var/tmp/xfercmp.ab12/1-mine", "/d/it's here", "/x/$HOME/`id`/$(id);rm -rf /nonexistent",
+		"/d/\"q\"/\\/*", "/new\nline",
+	};
+	struct reference_cmd c, plain;
+
+	(void)state;
+	assert_int_equal(reference_cmd_parse("cmd:x=sh -c 'printf \"%s|\" '{rdst} {src}", &c), 0);
+	assert_int_equal(reference_cmd_parse("cmd:x=sh -c 'printf \"%s|\" '{dst} {src}", &plain), 0);
+	for (size_t i = 0; i < ARRAY_LEN(dsts); i++) {
+		char *out, *got, want[512];
+
+		assert_int_equal(reference_cmd_expand(&c, "/s", NULL, dsts[i], &out), 0);
+		got = shell_output(out);
+		snprintf(want, sizeof(want), "%s|", dsts[i]);
+		if (strcmp(got, want)) {
+			print_error("expanded to %s\nthe shells printed '%s'\nwant '%s'\n", out, got, want);
+			fail();
+		}
+		free(got);
+		free(out);
+	}
+	/* the unsafe way, for contrast: {dst} is split by the second shell */
+	{
+		char *out, *got;
+
+		assert_int_equal(reference_cmd_expand(&plain, "/s", NULL, "/d/a b", &out), 0);
+		got = shell_output(out);
+		assert_string_equal(got, "/d/a|b|");
+		free(got);
+		free(out);
+	}
+	reference_cmd_release(&c);
+	reference_cmd_release(&plain);
 }
 
 static void test_expand_needs_host(void **state)
@@ -310,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_parse_unknown_and_structure),
 		cmocka_unit_test(test_not_placeholders),
 		cmocka_unit_test(test_expand_round_trip),
+		cmocka_unit_test(test_expand_remote_dst),
 		cmocka_unit_test(test_expand_needs_host),
 		cmocka_unit_test(test_strategy),
 		cmocka_unit_test_setup_teardown(test_run_shell, shell_setup, shell_teardown),

@@ -4,7 +4,9 @@
 #include "err.h"
 #include "stream/wire.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_header_decode(void **state)
@@ -23,6 +25,14 @@ static void test_header_decode(void **state)
 	h[4] = 99;
 	assert_int_equal(wire_header_decode(h, &t, &len), -1);
 	h[4] = WIRE_OK;
+	/* the one flag: a MAC follows; any other is refused */
+	h[5] = WIRE_FLAG_MAC;
+	assert_int_equal(wire_header_decode(h, &t, &len), 0);
+	assert_int_equal(wire_header_flags(h), WIRE_FLAG_MAC);
+	h[5] = 2;
+	assert_int_equal(wire_header_decode(h, &t, &len), -1);
+	assert_contains(err_msg(), "unknown header flags");
+	h[5] = 0;
 	h[6] = 1;
 	assert_int_equal(wire_header_decode(h, &t, &len), -1);
 	assert_contains(err_msg(), "reserved");
@@ -119,12 +129,64 @@ static void test_tokens(void **state)
 	assert_false(wire_token_valid(b));
 }
 
+/*
+ * A header announcing a 400 MiB manifest, then 10 bytes and the end: the
+ * payload is allocated as it arrives, so with the address space capped at
+ * 200 MiB more than now the receive fails because the peer went away, not
+ * for memory (which allocating the whole frame first did).
+ */
+static void test_frame_allocated_as_it_arrives(void **state)
+{
+	int sv[2], status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit as;
+		FILE *f = fopen("/proc/self/statm", "r");
+		unsigned long pages = 0;
+		enum wire_type t;
+		char *payload;
+		uint32_t len;
+
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(3);
+		fclose(f);
+		as.rlim_cur = as.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (200u << 20);
+		if (setrlimit(RLIMIT_AS, &as) < 0)
+			_exit(3);
+		close(sv[0]);
+		if (wire_recv(sv[1], 5000, &t, &payload, &len) == 0)
+			_exit(4);
+		_exit(strstr(err_msg(), "middle of a message") ? 0 : strstr(err_msg(), "out of memory") ? 1 : 2);
+	}
+	close(sv[1]);
+	{
+		uint32_t n = 400u << 20;
+		unsigned char h[WIRE_HEADER] = { (unsigned char)(n >> 24), (unsigned char)(n >> 16), 0, 0,
+						 WIRE_MANIFEST, 0, 0, 0 };
+
+		assert_int_equal(write(sv[0], h, sizeof(h)), (ssize_t)sizeof(h));
+		assert_int_equal(write(sv[0], "0123456789", 10), 10);
+	}
+	close(sv[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 1)
+		fail_msg("the receiver allocated the whole announced frame before its bytes came");
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_decode),
 		cmocka_unit_test(test_roundtrip_socketpair),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_frame_allocated_as_it_arrives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

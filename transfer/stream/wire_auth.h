@@ -1,0 +1,107 @@
+#ifndef XFERCMP_WIRE_AUTH_H
+#define XFERCMP_WIRE_AUTH_H
+
+/*
+ * Proving the session key, and the keys that authenticate a control channel
+ * (wire.h). All the cryptography is OpenSSL's libcrypto: HKDF-SHA256 and
+ * HMAC-SHA256; nothing here is a primitive of our own.
+ *
+ * The 256-bit session token (64 hex characters) travels only over the SSH
+ * channel that starts the agent, or in a file the user hands both ends. The
+ * TCP connections never carry it: from it both ends derive the session key
+ * K = HKDF-SHA256(token, salt "xfercmp-v2", info "session key").
+ *
+ * Opening a connection (control or data) is a challenge-response:
+ *   client -> HELLO {"proto":2, "role":R, ["job":J, "stream":S,] "nonce":Nc}
+ *   agent  -> OK    {"proto":2, "nonce":Na, "proof":HMAC(K, "agent" | B)}
+ *   client checks the agent's proof before it sends anything more, then
+ *   client -> AUTH  {"proof":HMAC(K, "client" | B)}
+ *   agent  -> OK {} (authenticated, below) or ERROR "wrong proof ..."
+ * where B binds the proof to this connection: the role, the job and stream
+ * of a data connection and both fresh 256-bit nonces. A proof recorded from
+ * another connection fails: its nonces differ.
+ *
+ * From the AUTH on, each direction of the connection has its own key,
+ * HKDF-SHA256(K, salt Nc|Na, info "client to agent"|B or "agent to
+ * client"|B), and every frame carries HMAC-SHA256(key, seq | header |
+ * payload) after its payload, seq counting that direction's frames from 0.
+ * A frame altered, replayed (from this connection or another), reordered,
+ * dropped or injected fails its MAC. Data connections carry no frames after
+ * the handshake: their bytes are the measurement and go in clear, and what
+ * they delivered is judged by "verify" over the authenticated control
+ * connection.
+ */
+
+#include "stream/wire.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WIRE_NONCE_BYTES 32
+
+/* What a proof is bound to: one connection. */
+struct wire_binding {
+	char role[16];		/* "control" or "data" */
+	uint64_t job, stream;	/* 0 for a control connection */
+	unsigned char client_nonce[WIRE_NONCE_BYTES], agent_nonce[WIRE_NONCE_BYTES];
+};
+
+/* K from the token (64 hex characters). Returns 0 or -1 (error set). */
+int wire_key_from_token(const char *token, unsigned char key[WIRE_KEY_BYTES]);
+
+/*
+ * The session id written in the agent's scratch-root marker: hex of the
+ * first 16 bytes of HMAC(K, "scratch root"). Only the two ends know it (it
+ * reveals nothing of K), so a marker holding it was written by this run's
+ * agent. Returns 0 or -1 (error set).
+ */
+#define WIRE_SESSION_ID_HEX 32
+int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1]);
+
+/* HMAC(K, who | B): who is "agent" or "client". Returns 0 or -1 (error set). */
+int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
+	       const struct wire_binding *b, unsigned char out[WIRE_MAC_BYTES]);
+
+/*
+ * Turns c into an authenticated channel for binding b: the agent's end
+ * (is_agent) sends with the agent-to-client key. Returns 0 or -1.
+ */
+int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY_BYTES],
+			   const struct wire_binding *b, int is_agent);
+
+/*
+ * The MAC of one frame: HMAC-SHA256(key, seq as 8 bytes big-endian | header |
+ * payload). Returns 0 or -1 (error set).
+ */
+int wire_frame_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t seq, const unsigned char *header,
+		   size_t header_len, const void *payload, size_t len, unsigned char out[WIRE_MAC_BYTES]);
+
+/* 1 when the two MACs are equal, compared in constant time. */
+int wire_mac_equal(const unsigned char a[WIRE_MAC_BYTES], const unsigned char b[WIRE_MAC_BYTES]);
+
+/* Hex text <-> bytes for nonces and proofs: -1 (error set naming the field) when malformed. */
+void wire_hex(const unsigned char *bytes, size_t n, char *out);
+int wire_get_hex(json_object *o, const char *key, unsigned char *out, size_t n);
+
+/*
+ * The client's side of the handshake on a connected fd: HELLO, the agent's
+ * proof checked, AUTH, and the agent's authenticated OK. On 0, *c is the
+ * authenticated channel. -1 (error set): the agent's ERROR (its message), or
+ * "the agent did not prove it holds the session key" (a wrong proof: not
+ * the agent we started, or something in between rewriting it).
+ */
+int wire_auth_client(int fd, const unsigned char key[WIRE_KEY_BYTES], const char *role,
+		     uint64_t job, uint64_t stream, int timeout_ms, struct wire_chan *c);
+
+/*
+ * The agent's side, after it read and accepted the HELLO `hello` (its role,
+ * job and stream are the caller's to check): sends its nonce and proof,
+ * waits at most timeout_ms for the client's AUTH and checks its proof. On 0,
+ * *c is authenticated and the final OK is sent on it. -1 (error set) on a
+ * wrong proof, after telling the peer.
+ */
+int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+		    int timeout_ms, struct wire_chan *c);
+
+#endif
