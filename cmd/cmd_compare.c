@@ -7,6 +7,7 @@
 #include "agent/agent_startup.h"
 #include "commands.h"
 #include "compare.h"
+#include "measure/verdict.h"
 #include "environment.h"
 #include "err.h"
 #include "exitcode.h"
@@ -60,6 +61,8 @@ static const char compare_help[] =
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
 	"      --probe-seconds S    time budget of each probe (default 2)\n"
+	"      --what-if SCENARIO   also predict each strategy on another link, e.g.\n"
+	"                           rate=1gbit,rtt=20ms (repeat it, or separate with ';')\n"
 	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"
 	"                           budget (up to 60 s); give a large file's size to measure\n"
 	"                           the rate a file that large meets (default: up to 1 GiB\n"
@@ -218,8 +221,28 @@ static void set_defaults(struct compare_opts *o, int probe_only)
 enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
-	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
+	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES, OPT_WHAT_IF,
 };
+
+/* --what-if: one or several ';'-separated scenarios. Returns 0, or cmd_usage_error's code. */
+static int parse_what_if(struct compare_opts *o, const char *arg)
+{
+	char copy[1024], *save = NULL;
+
+	if (strlen(arg) >= sizeof(copy))
+		return cmd_usage_error(NULL, "--what-if: at most %zu bytes", sizeof(copy) - 1);
+	strcpy(copy, arg);
+	for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
+		if (o->nwhat_if == COMPARE_WHAT_IF_MAX)
+			return cmd_usage_error(NULL, "--what-if: at most %d scenarios", COMPARE_WHAT_IF_MAX);
+		if (attribution_parse_what_if(one, &o->what_if[o->nwhat_if]) < 0)
+			return cmd_usage_error(NULL, "--what-if: %s", err_msg());
+		o->nwhat_if++;
+	}
+	if (o->nwhat_if == 0)
+		return cmd_usage_error(NULL, "--what-if: expected a scenario like rate=1gbit,rtt=20ms");
+	return 0;
+}
 
 /* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
 static int parse_number(struct compare_opts *o, int opt, const char *arg)
@@ -312,6 +335,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "probe-seconds", required_argument, NULL, OPT_PROBE_SECONDS },
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
+		{ "what-if", required_argument, NULL, OPT_WHAT_IF },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -343,6 +367,10 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_JSON: o->json = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;
+		case OPT_WHAT_IF:
+			if ((rc = parse_what_if(o, optarg)) != 0)
+				return rc;
+			break;
 		case 'v': o->verbose = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
 		case OPT_ZLEVEL: case OPT_ZTHREADS:
@@ -496,7 +524,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 }
 
 /* Runs the probes into s->probes unless --no-probes. Returns 0 or -1 (error set). */
-static int run_probes(struct compare_session *s)
+static int run_probes(struct compare_session *s, const struct strategy *const *list, size_t n)
 {
 	struct compare_opts *o = &s->o;
 	struct probe_plan plan = {
@@ -509,6 +537,7 @@ static int run_probes(struct compare_session *s)
 
 	if (o->no_probes)
 		return 0;
+	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens);
 	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
@@ -539,7 +568,7 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->target.ssh_config = o->ssh_config;
 	s->target.accept_new_hostkey = o->accept_new_hostkey;
 	s->target.ssh = s->ssh.session ? &s->ssh : NULL;
-	if (run_probes(s) < 0)
+	if (run_probes(s, list, n) < 0)
 		return compare_fail();
 	return EXIT_OK;
 }
@@ -590,7 +619,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.files = s->m.count, .bytes = s->m.total_bytes, .manifest = &s->m, .source_fs = source_fs, .dest_fs = dest_fs,
 		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o->run.repeat, .warm = o->run.warm,
-		.probes = o->run.probes,
+		.probes = o->run.probes, .what_if = o->what_if, .nwhat_if = o->nwhat_if,
 		.environment = environment_json(s->root, s->agent.host, s->agent.info),
 	};
 	report_recommend(&rep);

@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most --what-if scenarios one run answers. */
+#define COMPARE_WHAT_IF_MAX 8
+
 struct compare_opts {
 	struct workload_opts wo;
 	const char *workload_name;
@@ -39,6 +42,9 @@ struct compare_opts {
 	int accept_new_hostkey;
 	struct runner_opts run;
 	int verbose;
+	/* --what-if scenarios, in the order given */
+	struct what_if what_if[COMPARE_WHAT_IF_MAX];
+	size_t nwhat_if;
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */

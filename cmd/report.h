@@ -31,6 +31,8 @@ struct report {
 	unsigned repeat;
 	bool warm;
 	const struct probe_results *probes;	/* NULL when --no-probes */
+	const struct what_if *what_if;		/* --what-if scenarios */
+	size_t nwhat_if;
 	json_object *environment;		/* may be NULL */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
@@ -46,6 +48,13 @@ struct report {
 void report_tree_shape(const struct manifest *m, char *buf, size_t len);
 void report_preserved_text(const struct strategy_result *res, char *buf, size_t len);
 json_object *report_preserved_json(const struct strategy_result *res);
+
+/*
+ * res's predicted time on the link w (NULL: the link measured), from this
+ * run's measurements; 0 when it has no attribution or there were no probes.
+ */
+double report_predicted(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w);
 
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);

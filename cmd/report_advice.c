@@ -1,4 +1,8 @@
-/* The closing advice: which strategy to use here, and whether compression would pay. */
+/*
+ * The closing advice: which strategy to use here (or on the --what-if
+ * link), by predicted time, the real command that does the same, and
+ * whether compression would pay.
+ */
 #include "report.h"
 
 #include "measure/verdict.h"
@@ -6,14 +10,36 @@
 #include <stdio.h>
 #include <string.h>
 
-static double total(const struct strategy_result *r)
+double report_predicted(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w)
 {
-	return r->median.transfer + r->median.flush;
+	struct attribution_input in;
+	struct ceilings c;
+
+	if (!r->probes || res->status != RESULT_OK || !res->have_attribution)
+		return 0;
+	if (!w)
+		return res->attribution.predicted_s;
+	verdict_inputs(res, r->probes, &in, &c);
+	return attribution_what_if(&in, &c, w);
+}
+
+/* The time a recommendation compares: predicted when there is a model, else measured. */
+static double projected(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w)
+{
+	double p = report_predicted(r, res, w);
+
+	return p > 0 ? p : res->median.transfer + res->median.flush;
 }
 
 void report_recommend(struct report *r)
 {
+	const struct what_if *w = r->nwhat_if ? &r->what_if[0] : NULL;
 	const struct strategy_result *best = NULL, *slowest = NULL, *plain = NULL;
+	char where[96] = "on this link", tb[32], ts[32];
+	size_t used;
+	int n;
 
 	r->recommendation[0] = '\0';
 	r->compression_hint[0] = '\0';
@@ -22,25 +48,35 @@ void report_recommend(struct report *r)
 
 		if (res->status != RESULT_OK)
 			continue;
-		if (!best || total(res) < total(best))
+		if (!best || projected(r, res, w) < projected(r, best, w))
 			best = res;
-		if (!slowest || total(res) > total(slowest))
+		if (!slowest || projected(r, res, w) > projected(r, slowest, w))
 			slowest = res;
-		if (!(res->strategy->flags & STRATEGY_COMPRESSED) && (!plain || total(res) < total(plain)))
+		if (!(res->strategy->flags & STRATEGY_COMPRESSED) &&
+		    (!plain || projected(r, res, w) < projected(r, plain, w)))
 			plain = res;
 	}
 	if (!best)
 		return;
-	if (slowest != best && total(best) > 0)
-		snprintf(r->recommendation, sizeof(r->recommendation),
-			 "use %s for this workload on this link: %.2f s, %.1fx faster than %s (%.2f s)%s%s",
-			 best->strategy->name, total(best), total(slowest) / total(best),
-			 slowest->strategy->name, total(slowest),
-			 best->have_attribution ? "; it is " : "",
-			 best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : "");
+	if (w)
+		attribution_what_if_label(w, where, sizeof(where));
+	attribution_format_seconds(projected(r, best, w), tb, sizeof(tb));
+	attribution_format_seconds(projected(r, slowest, w), ts, sizeof(ts));
+	if (slowest != best && projected(r, best, w) > 0)
+		n = snprintf(r->recommendation, sizeof(r->recommendation),
+			     "use %s for this workload %s: %s %s, %.1fx faster than %s (%s)%s%s",
+			     best->strategy->name, where, best->have_attribution ? "predicted" : "measured",
+			     tb, projected(r, slowest, w) / projected(r, best, w),
+			     slowest->strategy->name, ts, best->have_attribution ? "; it is " : "",
+			     best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : "");
 	else
-		snprintf(r->recommendation, sizeof(r->recommendation), "use %s: %.2f s",
-			 best->strategy->name, total(best));
+		n = snprintf(r->recommendation, sizeof(r->recommendation), "use %s %s: %s",
+			     best->strategy->name, where, tb);
+	used = n > 0 ? (size_t)n : 0;
+	if (best->strategy->real_command && used < sizeof(r->recommendation))
+		snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+			 ". The same without xfercmp: %s (about %s for this data)",
+			 best->strategy->real_command, tb);
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;
@@ -49,6 +85,16 @@ void report_recommend(struct report *r)
 		attribution_recommend(&in, &c, r->probes->zstd_ratio, r->probes->zstd_bps,
 				      r->compression_hint, sizeof(r->compression_hint));
 	}
+}
+
+/* " (at depth 16: 31,000/s; ...)" for a rate measured at several depths. */
+static void print_depths(const struct probe_rate *rates, unsigned n, FILE *out)
+{
+	if (n < 2)
+		return;
+	fputs("; in flight", out);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s %u: %.0f/s", i ? "," : "", rates[i].depth, rates[i].per_s);
 }
 
 void report_ceilings(const struct probe_results *p, FILE *out)
@@ -62,12 +108,17 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 			p->ssh_bps * 8 / 1e9, p->ssh_cipher, p->sftp_rtt_s * 1e6);
 	fprintf(out, "  disk write  %8.2f GB/s to durable at the destination (%s)\n",
 		p->disk_write_bps / 1e9, p->dest_fs[0] ? p->dest_fs : "?");
-	fprintf(out, "  creates     %8.0f files/s at the destination (open+write+close, then syncfs)\n",
+	fprintf(out, "  creates     %8.0f files/s at the destination, one at a time (open+write+close, then syncfs)",
 		p->create_per_s);
+	print_depths(p->create_at, p->ncreate_at, out);
+	fputc('\n', out);
 	if (p->disk_read_bps > 0)
 		fprintf(out, "  disk read   %8.2f GB/s cold at the source\n", p->disk_read_bps / 1e9);
-	if (p->src_open_per_s > 0)
-		fprintf(out, "  opens       %8.0f files/s cold at the source\n", p->src_open_per_s);
+	if (p->src_open_per_s > 0) {
+		fprintf(out, "  opens       %8.0f files/s cold at the source, one at a time", p->src_open_per_s);
+		print_depths(p->open_at, p->nopen_at, out);
+		fputc('\n', out);
+	}
 	if (p->zstd_bps > 0)
 		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data\n",
 			p->zstd_bps / 1e9, p->zstd_ratio);

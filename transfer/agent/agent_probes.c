@@ -220,8 +220,8 @@ static int create_one(void *ctx, unsigned worker, uint64_t i)
 }
 
 /* Creates up to max_files under dir, then syncfs. Sets *files and *secs (create + syncfs). */
-static int create_files(const char *dir, double seconds, uint64_t max_files, uint64_t *files,
-			double *secs)
+static int create_files(const char *dir, double seconds, uint64_t max_files, unsigned threads,
+			uint64_t *files, double *secs)
 {
 	unsigned char content[CREATE_SIZE];
 	struct create_job job = { .dir = dir, .content = content };
@@ -231,7 +231,7 @@ static int create_files(const char *dir, double seconds, uint64_t max_files, uin
 	fill_random(content, sizeof(content), 0x2545f4914f6cdd1dull);
 	start = clock_now();
 	job.deadline = start + (clock_ns)(seconds * 1e9);
-	if (parallel_for(max_files, 2 * parallel_cpus(), 16, create_one, &job, NULL) < 0)
+	if (parallel_for(max_files, threads, threads > 1 ? 16 : 1, create_one, &job, NULL) < 0)
 		return -1;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -247,17 +247,18 @@ static int create_files(const char *dir, double seconds, uint64_t max_files, uin
 int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply)
 {
 	char dir[PATH_MAX];
-	uint64_t max_files, files = 0;
+	uint64_t max_files, files = 0, threads;
 	double seconds, took = 0;
 	int rc;
 
 	if (get_seconds(req, &seconds) < 0 ||
 	    get_cap(req, "max_files", PROBE_CREATE_DEFAULT_FILES, PROBE_CREATE_MAX_FILES,
-		    &max_files) < 0)
+		    &max_files) < 0 ||
+	    get_cap(req, "threads", 2 * parallel_cpus(), PROBE_MAX_DEPTH, &threads) < 0)
 		return -1;
 	if (make_probe_dir(s, "probe-create", dir, sizeof(dir)) < 0)
 		return -1;
-	rc = create_files(dir, seconds, max_files, &files, &took);
+	rc = create_files(dir, seconds, max_files, (unsigned)threads, &files, &took);
 	/* removing is not part of the rate: the strategies never delete */
 	if (fs_remove_tree(dir) < 0 && rc == 0)
 		rc = -1;

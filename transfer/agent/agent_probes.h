@@ -25,9 +25,10 @@ struct recv_stats;
 int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *reply);
 
 /*
- * Agent request "probe_create" {"seconds": x, "max_files": n} (both optional:
- * PROBE_DEFAULT_SECONDS, PROBE_CREATE_DEFAULT_FILES): creates files of 4 KiB,
- * 1,000 a directory, on 2 threads per core until max_files or the budget,
+ * Agent request "probe_create" {"seconds": x, "max_files": n, "threads": t}
+ * (all optional: PROBE_DEFAULT_SECONDS, PROBE_CREATE_DEFAULT_FILES, 2 a
+ * core; t at most PROBE_MAX_DEPTH): creates files of 4 KiB, 1,000 a
+ * directory, t at a time (the concurrency a receiver keeps) until max_files or the budget,
  * then syncfs; removes the tree (untimed). Replies {"files","seconds","per_s"},
  * seconds = create + syncfs. Returns 0 or -1 (error set; nothing left behind).
  */

@@ -384,6 +384,13 @@ int agent_client_sample_stop(struct agent_client *c, struct sampler_summary *sum
 int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
 		       const char *rate_key, struct agent_probe_reply *out)
 {
+	return agent_client_probe_at(c, op, seconds, max_bytes, 0, rate_key, out);
+}
+
+int agent_client_probe_at(struct agent_client *c, const char *op, double seconds,
+			  uint64_t max_bytes, unsigned threads, const char *rate_key,
+			  struct agent_probe_reply *out)
+{
 	json_object *req = request(op, 0), *reply = NULL, *v;
 	int rc;
 
@@ -391,6 +398,8 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 	json_object_object_add(req, "seconds", json_object_new_double(seconds));
 	if (max_bytes)
 		json_object_object_add(req, "max_bytes", json_object_new_int64((int64_t)max_bytes));
+	if (threads)
+		json_object_object_add(req, "threads", json_object_new_int((int)threads));
 	rc = call_request(c, req, &reply);
 	if (rc < 0)
 		return err_wrap("%s", op);

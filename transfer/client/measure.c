@@ -7,7 +7,8 @@
 
 void measure_start(struct measure *m, struct agent_client *agent, const char *src_root, uint64_t job)
 {
-	struct sampler_config c = { 0 };
+	/* the real-* strategies' ssh, tar and zstd are our children */
+	struct sampler_config c = { .watch = PROC_WATCH_DESCENDANTS };
 	struct in_addr a;
 
 	memset(m, 0, sizeof(*m));

@@ -11,6 +11,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "manifest.h"
+#include "parallel.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -182,47 +183,87 @@ static int read_large(const char *root, const struct manifest *m, const size_t *
 	return rc;
 }
 
-/* open+fstat+read+close of the picked files until the deadline. Sets *files. */
-static int read_small(const char *root, const struct manifest *m, const size_t *idx, size_t n,
-		      clock_ns deadline, size_t *files)
+/* The opens of one depth: every `stride`-th picked file from `first`, on `depth` threads. */
+struct open_job {
+	const char *root;
+	const struct manifest *m;
+	const size_t *idx;
+	size_t first, stride;
+	clock_ns deadline;
+	size_t files;		/* atomic */
+};
+
+/* open+fstat+read+close of one picked file, or nothing once the deadline has passed. */
+static int open_one(void *ctx, unsigned worker, uint64_t k)
 {
+	struct open_job *job = ctx;
+	unsigned char buf[4096];
 	char path[PATH_MAX];
-	unsigned char *buf = malloc(PROBE_OPEN_MAX_SIZE);
-	int rc = 0;
+	struct stat st;
+	int fd, rc = 0;
 
-	if (!buf)
-		return err_set("out of memory for a read buffer");
-	*files = 0;
-	for (size_t i = 0; i < n && clock_now() < deadline; i++) {
-		int fd = open_entry(root, &m->entries[idx[i]], path, sizeof(path));
-		struct stat st;
-		long long got = 0;
+	(void)worker;
+	if (clock_now() >= job->deadline)
+		return 0;
+	fd = open_entry(job->root, &job->m->entries[job->idx[job->first + k * job->stride]], path,
+			sizeof(path));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		rc = err_errno("cannot stat '%s'", path);
+	/* read it all, as a sender does, in a buffer small enough for any thread's stack */
+	for (off_t done = 0; rc == 0 && done < st.st_size && done < (off_t)PROBE_OPEN_MAX_SIZE;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
 
-		if (fd < 0) {
-			rc = -1;
-			break;
-		}
-		if (fstat(fd, &st) < 0)
-			rc = err_errno("cannot stat '%s'", path);
-		else if (st.st_size > 0)
-			got = fs_read_full(fd, buf,
-					   (size_t)st.st_size < PROBE_OPEN_MAX_SIZE ? (size_t)st.st_size
-										    : PROBE_OPEN_MAX_SIZE);
 		if (got < 0)
 			rc = err_errno("cannot read '%s'", path);
-		close(fd);
-		if (rc < 0)
+		if (got <= 0)
 			break;
-		(*files)++;
+		done += got;
 	}
-	free(buf);
+	close(fd);
+	if (rc == 0)
+		__atomic_fetch_add(&job->files, 1, __ATOMIC_RELAXED);
 	return rc;
+}
+
+/*
+ * The opens at each depth: depth i reads picked files i, i + n, ... (its own
+ * cold share) for seconds / n. Fills r->open_at and r->src_open_per_s.
+ */
+static int read_small_at(const char *root, const struct manifest *m, const size_t *idx, size_t n,
+			 double seconds, const struct probe_depths *d, struct probe_results *r)
+{
+	r->nopen_at = 0;
+	for (unsigned i = 0; i < d->n && i < n; i++) {
+		struct open_job job = { .root = root, .m = m, .idx = idx, .first = i, .stride = d->n };
+		size_t count = (n - i + d->n - 1) / d->n;
+		clock_ns start = clock_now();
+		double took;
+
+		job.deadline = deadline_after(start, seconds / d->n);
+		if (parallel_for(count, d->depth[i], 1, open_one, &job, NULL) < 0)
+			return -1;
+		took = clock_seconds(start, clock_now());
+		if (job.files > 0 && took > 0)
+			r->open_at[r->nopen_at++] = (struct probe_rate){ .depth = d->depth[i],
+									 .per_s = (double)job.files / took };
+	}
+	r->src_open_per_s = probe_rate_at(r->open_at, r->nopen_at, 1);
+	return 0;
 }
 
 int probe_source(const char *src_root, const struct manifest *m, double seconds,
 		 struct probe_results *r)
 {
-	size_t *large = NULL, *small = NULL, nlarge = 0, nsmall = 0, files = 0;
+	return probe_source_at(src_root, m, seconds, NULL, r);
+}
+
+int probe_source_at(const char *src_root, const struct manifest *m, double seconds,
+		    const struct probe_depths *opens, struct probe_results *r)
+{
+	struct probe_depths one = { .n = 1, .depth = { 1 } };
+	size_t *large = NULL, *small = NULL, nlarge = 0, nsmall = 0;
 	uint64_t bytes = 0;
 	clock_ns start;
 	double took;
@@ -246,13 +287,9 @@ int probe_source(const char *src_root, const struct manifest *m, double seconds,
 		if (rc == 0 && bytes > 0 && took > 0)
 			r->disk_read_bps = (double)bytes / took;
 	}
-	if (rc == 0 && nsmall > 0) {
-		start = clock_now();
-		rc = read_small(src_root, m, small, nsmall, deadline_after(start, seconds), &files);
-		took = clock_seconds(start, clock_now());
-		if (rc == 0 && files > 0 && took > 0)
-			r->src_open_per_s = (double)files / took;
-	}
+	if (rc == 0 && nsmall > 0)
+		rc = read_small_at(src_root, m, small, nsmall, seconds,
+				   opens && opens->n ? opens : &one, r);
 	/* leave the source as cold as it was found; clean pages need no syncfs */
 	if (rc == 0)
 		rc = drop_entries(src_root, m, large, nlarge);

@@ -96,6 +96,8 @@ const struct strategy strategy_real_rsync = {
 	.summary = "the system's rsync -a over ssh into an empty HOST:DEST/",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.available = rsync_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "rsync -a DIR/ HOST:DST/",
 	.run = rsync_run,
 	.stop = pipeline_stop_running,
 };

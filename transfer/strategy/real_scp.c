@@ -94,6 +94,9 @@ const struct strategy strategy_real_scp = {
 	.summary = "the system's scp -r (SFTP protocol): SRC/. to HOST:DEST",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.available = scp_available,
+	.serial = true,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "scp -r DIR/. HOST:DST",
 	.run = scp_run,
 	.stop = pipeline_stop_running,
 };
@@ -103,6 +106,9 @@ const struct strategy strategy_real_scp_legacy = {
 	.summary = "the system's scp -O -r (legacy SCP protocol), each top-level entry to HOST:DEST",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.available = scp_legacy_available,
+	.serial = true,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "scp -O -r DIR/* HOST:DST",
 	.run = scp_legacy_run,
 	.stop = pipeline_stop_running,
 };

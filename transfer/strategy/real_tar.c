@@ -120,6 +120,8 @@ const struct strategy strategy_real_tar_ssh = {
 	.summary = "tar -cf - | ssh HOST tar -xf -: GNU tar and OpenSSH on both sides",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.available = tar_ssh_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | ssh HOST 'tar -xf - -C DST'",
 	.run = tar_ssh_run,
 	.stop = pipeline_stop_running,
 };
@@ -129,6 +131,8 @@ const struct strategy strategy_real_tar_zstd_ssh = {
 	.summary = "tar -cf - | zstd -T | ssh HOST 'zstd -d | tar -xf -', at --zstd-level",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH | STRATEGY_COMPRESSED,
 	.available = tar_zstd_ssh_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | zstd -T0 | ssh HOST 'zstd -d | tar -xf - -C DST'",
 	.run = tar_zstd_ssh_run,
 	.stop = pipeline_stop_running,
 };
@@ -138,6 +142,8 @@ const struct strategy strategy_real_tar_nc = {
 	.summary = "GNU tar -cf - into one TCP stream, no ssh (the agent extracts with libarchive)",
 	.flags = STRATEGY_REFERENCE,
 	.available = tar_nc_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | nc HOST PORT, on HOST: nc -l PORT | tar -xf - -C DST",
 	.run = tar_nc_run,
 	.stop = pipeline_stop_running,
 };

@@ -19,5 +19,8 @@ const struct strategy strategy_scp = {
 	.flags = STRATEGY_SSH,
 	.models = "real-scp",
 	.available = strategy_needs_ssh,
+	.serial = true,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "scp -r DIR HOST:DST",
 	.run = scp_run,
 };

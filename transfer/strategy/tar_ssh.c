@@ -112,6 +112,8 @@ const struct strategy strategy_tar_ssh = {
 	.flags = STRATEGY_SSH,
 	.models = "real-tar-ssh",
 	.available = strategy_needs_ssh,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | ssh HOST 'tar -xf - -C DST'",
 	.run = tar_ssh_run,
 };
 
@@ -121,5 +123,7 @@ const struct strategy strategy_zstd_ssh = {
 	.flags = STRATEGY_SSH | STRATEGY_COMPRESSED,
 	.models = "real-tar-zstd-ssh",
 	.available = needs_zstd,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | zstd -T0 | ssh HOST 'zstd -d | tar -xf - -C DST'",
 	.run = zstd_ssh_run,
 };

@@ -168,6 +168,61 @@ static void test_source_rates_within_budget(void **state)
 	assert_int_equal(resident_pages(large), 0);
 }
 
+/* The opens at several depths: each depth its own cold share, the budget shared. */
+static void test_source_opens_at_depths(void **state)
+{
+	struct probe_depths d = { 0 };
+	struct probe_results r = { 0 };
+	clock_ns start = clock_now();
+	double wall;
+
+	(void)state;
+	probe_depths_add(&d, 16);
+	probe_depths_add(&d, 64);
+	assert_int_equal(d.n, 3);
+	if (probe_source_at(w.rand, &w.mrand, 0.6, &d, &r) < 0)
+		fail_msg("probe_source_at: %s", err_msg());
+	wall = clock_seconds(start, clock_now());
+	print_message("# opens at 1: %.0f/s, 16: %.0f/s, 64: %.0f/s, wall %.2f s\n", r.open_at[0].per_s,
+		      r.open_at[1].per_s, r.open_at[2].per_s, wall);
+	assert_int_equal(r.nopen_at, 3);
+	assert_int_equal(r.open_at[0].depth, 1);
+	assert_int_equal(r.open_at[1].depth, 16);
+	assert_int_equal(r.open_at[2].depth, 64);
+	for (unsigned i = 0; i < 3; i++)
+		assert_true(r.open_at[i].per_s > 100);
+	assert_true(r.src_open_per_s == r.open_at[0].per_s);
+	assert_true(wall < 20.0);	/* a bound against ignoring the budget, not a speed */
+}
+
+static void test_depths_and_rates(void **state)
+{
+	struct probe_depths d = { 0 };
+	const struct probe_rate rates[] = { { 1, 1000 }, { 16, 5000 }, { 64, 9000 } };
+
+	(void)state;
+	probe_depths_add(&d, 64);
+	probe_depths_add(&d, 16);
+	probe_depths_add(&d, 16);
+	probe_depths_add(&d, 0);	/* clamped to 1, already there */
+	probe_depths_add(&d, 100000);	/* clamped to PROBE_MAX_DEPTH */
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.depth[0], 1);
+	assert_int_equal(d.depth[1], 16);
+	assert_int_equal(d.depth[2], 64);
+	assert_int_equal(d.depth[3], PROBE_MAX_DEPTH);
+	/* full: a smaller depth is dropped, a larger one replaces the largest */
+	probe_depths_add(&d, 32);
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.depth[3], PROBE_MAX_DEPTH);
+
+	assert_true(probe_rate_at(rates, 3, 16) == 5000);
+	assert_true(probe_rate_at(rates, 3, 32) == 5000);	/* the largest depth below */
+	assert_true(probe_rate_at(rates, 3, 128) == 9000);
+	assert_true(probe_rate_at(rates + 1, 2, 1) == 5000);	/* none below: the smallest */
+	assert_true(probe_rate_at(rates, 0, 1) == 0);
+}
+
 static void test_source_without_large_files(void **state)
 {
 	struct probe_results r = { 0 };
@@ -276,7 +331,8 @@ static void test_results_json(void **state)
 				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
 				   .src_open_per_s = 1e4, .zstd_bps = 6e8, .zstd_ratio = 2.5,
 				   .ssh_bps = 4e8, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
-				   .dest_fs = "ext4" };
+				   .dest_fs = "ext4", .ncreate_at = 2,
+				   .create_at = { { 1, 2e4 }, { 16, 3e4 } } };
 	static const struct {
 		const char *key;
 		double value;
@@ -297,7 +353,13 @@ static void test_results_json(void **state)
 	assert_string_equal(json_object_get_string(v), "ext4");
 	assert_true(json_object_object_get_ex(o, "ssh_cipher", &v));
 	assert_string_equal(json_object_get_string(v), "aes128-gcm@openssh.com");
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 2);
+	assert_true(json_object_object_get_ex(o, "create_at", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_true(get_num(json_object_array_get_idx(v, 1), "depth") == 16);
+	assert_true(get_num(json_object_array_get_idx(v, 1), "per_s") == 3e4);
+	assert_true(json_object_object_get_ex(o, "open_at", &v));
+	assert_int_equal(json_object_array_length(v), 0);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 4);
 	json_object_put(o);
 }
 
@@ -305,6 +367,8 @@ int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_source_rates_within_budget),
+		cmocka_unit_test(test_source_opens_at_depths),
+		cmocka_unit_test(test_depths_and_rates),
 		cmocka_unit_test(test_source_without_large_files),
 		cmocka_unit_test(test_source_missing_file_fails),
 		cmocka_unit_test(test_budget_out_of_range),
