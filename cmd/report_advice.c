@@ -35,7 +35,8 @@ static double projected(const struct report *r, const struct strategy_result *re
 
 void report_recommend(struct report *r)
 {
-	const struct what_if *w = r->nwhat_if ? &r->what_if[0] : NULL;
+	/* a scenario needs the model: without probes there is only what was measured here */
+	const struct what_if *w = r->nwhat_if && r->probes ? &r->what_if[0] : NULL;
 	const struct strategy_result *best = NULL, *slowest = NULL, *plain = NULL;
 	char where[96] = "on this link", tb[32], ts[32];
 	size_t used;

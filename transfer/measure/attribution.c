@@ -64,8 +64,9 @@ static double slow_start_round_trips(const struct attribution_input *in, const s
 	return reach > first ? ceil(log2(reach / first)) : 0;
 }
 
-double attribution_predict(const struct attribution_input *in, const struct ceilings *c,
-			   double need[RES_COUNT], enum resource *bound)
+/* attribution_predict, and whether the serial request path set the time (*path, may be NULL). */
+static double predict(const struct attribution_input *in, const struct ceilings *c,
+		      double need[RES_COUNT], enum resource *bound, bool *path)
 {
 	double create = at_rate((double)in->files, c->create_per_s);
 	double open = in->src_is_warm ? 0 : at_rate((double)in->files, c->src_open_per_s);
@@ -76,6 +77,8 @@ double attribution_predict(const struct attribution_input *in, const struct ceil
 	double predicted = 0;
 	enum resource b = RES_COUNT;
 
+	if (path)
+		*path = false;
 	need[RES_NETWORK] = at_rate((double)in->wire_bytes, c->net_bps);
 	need[RES_LATENCY] = (double)in->round_trips * request_rtt(c) +
 			    ((double)in->setup_round_trips + slow_start_round_trips(in, c)) *
@@ -100,9 +103,23 @@ double attribution_predict(const struct attribution_input *in, const struct ceil
 			}
 		}
 		predicted = waits;
-		if (need[RES_CPU] > waits) {
+		if (need[RES_CPU] > predicted) {
 			predicted = need[RES_CPU];
 			b = RES_CPU;
+		}
+		if (in->own_cpu_s >= 0 && in->peer_cpu_s >= 0) {
+			/* the request path's measured work, one request after another */
+			double waited = in->peer_cpu_s + ((double)in->round_trips +
+							  (double)in->setup_round_trips) * positive(c->rtt_s);
+
+			if (waited + in->own_cpu_s > predicted) {
+				predicted = waited + in->own_cpu_s;
+				need[RES_LATENCY] = max2(need[RES_LATENCY], waited);
+				need[RES_CPU] = max2(need[RES_CPU], in->own_cpu_s);
+				b = need[RES_LATENCY] >= need[RES_CPU] ? RES_LATENCY : RES_CPU;
+				if (path)
+					*path = true;
+			}
 		}
 	} else {
 		double slowest = 0;
@@ -122,6 +139,12 @@ double attribution_predict(const struct attribution_input *in, const struct ceil
 	return predicted;
 }
 
+double attribution_predict(const struct attribution_input *in, const struct ceilings *c,
+			   double need[RES_COUNT], enum resource *bound)
+{
+	return predict(in, c, need, bound, NULL);
+}
+
 /* The slowest of the overlapped stages of a pipeline (latency waits apart), or RES_COUNT. */
 static enum resource slowest_overlapped(const double need[RES_COUNT])
 {
@@ -135,10 +158,12 @@ static enum resource slowest_overlapped(const double need[RES_COUNT])
 
 /* Is stage r on the critical path of the prediction (its share counts)? */
 static bool on_critical_path(const struct attribution_input *in, const double need[RES_COUNT],
-			     enum resource bound, int r)
+			     enum resource bound, bool path, int r)
 {
 	if (need[r] <= 0)
 		return false;
+	if (path)
+		return r == RES_LATENCY || r == RES_CPU;
 	if (in->structure == ATTR_SERIAL)
 		return bound == RES_CPU ? r == RES_CPU : r != RES_CPU;
 	return r == RES_LATENCY || r == (int)slowest_overlapped(need);
@@ -169,7 +194,15 @@ static void reason_latency(const struct attribution_input *in, const struct ceil
 	char n[32], rtt[32];
 	size_t used = 0;
 
-	if (in->round_trips > 0)
+	if (in->round_trips > 0 && in->peer_cpu_s >= 0 &&
+	    need[RES_LATENCY] > (double)in->round_trips * request_rtt(c) +
+					(double)in->setup_round_trips * positive(c->rtt_s) + 1e-9)
+		attr_append(buf, len, &used,
+			    "%s requests waited on the host's per-request work (%.1f s of CPU%s%s) and %s round trips: %.1f s of %.1f s",
+			    attr_grouped((double)in->round_trips, n, sizeof(n)), in->peer_cpu_s,
+			    in->peer_busiest[0] ? ", most of it " : "", in->peer_busiest,
+			    attr_rtt(c->rtt_s, rtt, sizeof(rtt)), need[RES_LATENCY], wall);
+	else if (in->round_trips > 0)
 		attr_append(buf, len, &used, "%s requests × %s waited: %.1f s of %.1f s",
 			    attr_grouped((double)in->round_trips, n, sizeof(n)),
 			    attr_rtt(request_rtt(c), rtt, sizeof(rtt)), need[RES_LATENCY], wall);
@@ -304,16 +337,17 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 {
 	double wall = in->wall_s > 0 ? in->wall_s : in->transfer_s + in->flush_s, den, sum = 0;
 	size_t used = 0;
+	bool path;
 
 	if (!(wall > 0) || !isfinite(wall))
 		return err_set("cannot attribute a run of %g seconds", wall);
 	memset(out, 0, sizeof(*out));
 	out->measured_s = wall;
-	out->predicted_s = attribution_predict(in, c, out->need_s, &out->bound);
+	out->predicted_s = predict(in, c, out->need_s, &out->bound, &path);
 
 	den = max2(wall, out->predicted_s);
 	for (int r = 0; r < RES_COUNT; r++) {
-		out->share[r] = on_critical_path(in, out->need_s, out->bound, r) ? out->need_s[r] / den : 0;
+		out->share[r] = on_critical_path(in, out->need_s, out->bound, path, r) ? out->need_s[r] / den : 0;
 		if (out->share[r] > 1)
 			out->share[r] = 1;
 		sum += out->share[r];

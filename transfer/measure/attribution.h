@@ -117,6 +117,13 @@ struct attribution_input {
 	/* measured: the busiest CPU-bound stage, seconds (negative = unknown), and its name */
 	double cpu_stage_s;
 	char cpu_stage[64];
+	/*
+	 * measured: CPU seconds of all our processes (own_cpu_s) and of the
+	 * host's (peer_cpu_s, the per-request work a serial strategy waits on),
+	 * and the host's busiest process for the reason; negative = unknown.
+	 */
+	double own_cpu_s, peer_cpu_s;
+	char peer_busiest[64];
 	/* measured, optional (negative = unknown), fractions in [0, 1], quoted in reasons: */
 	double dest_disk_busy;
 	double src_disk_busy;

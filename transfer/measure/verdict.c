@@ -36,13 +36,15 @@ static void consider(struct attribution_input *in, double secs, const char *name
 }
 
 /* The busiest CPU-bound stage of one end's processes, and that end's processes together. */
-static void end_stage(const struct sampler_summary *s, const char *where,
+static void end_stage(const struct sampler_summary *s, const char *self, const char *where,
 		      struct attribution_input *in)
 {
 	char all[64];
 
+	/* procs[0] is the sampler's own process ("self"): xfercmp here, the agent on the host */
 	for (unsigned i = 0; i < s->nprocs; i++)
-		consider(in, stage_seconds(&s->procs[i], s->cpus), s->procs[i].name, where);
+		consider(in, stage_seconds(&s->procs[i], s->cpus), i == 0 ? self : s->procs[i].name,
+			 where);
 	if (s->cpus > 0) {
 		snprintf(all, sizeof(all), "%u processes", s->nprocs);
 		consider(in, s->procs_cpu_s / s->cpus, all, where);
@@ -59,10 +61,21 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 {
 	in->cpu_stage_s = -1;
 	in->cpu_stage[0] = '\0';
-	if (r->have_local)
-		end_stage(&r->local, " here", in);
+	in->own_cpu_s = r->have_local ? r->local.procs_cpu_s : -1;
+	in->peer_cpu_s = r->have_remote ? r->remote.procs_cpu_s : -1;
+	in->peer_busiest[0] = '\0';
 	if (r->have_remote)
-		end_stage(&r->remote, " on the host", in);
+		for (unsigned i = 0, best = 0; i < r->remote.nprocs; i++)
+			if (r->remote.procs[i].cpu_s > r->remote.procs[best].cpu_s || i == 0) {
+				best = i;
+				snprintf(in->peer_busiest, sizeof(in->peer_busiest), "%s %.1f s",
+					 i == 0 ? "the agent" : r->remote.procs[i].name,
+					 r->remote.procs[i].cpu_s);
+			}
+	if (r->have_local)
+		end_stage(&r->local, "xfercmp", " here", in);
+	if (r->have_remote)
+		end_stage(&r->remote, "the agent", " on the host", in);
 	if (r->have_local && r->have_remote && r->local.boot_id[0] &&
 	    !strcmp(r->local.boot_id, r->remote.boot_id) && r->local.cpus > 0)
 		consider(in, (r->local.procs_cpu_s + r->remote.procs_cpu_s) / r->local.cpus,

@@ -41,6 +41,8 @@ static struct attribution_input run(double wall, uint64_t bytes, uint64_t files)
 		.src_disk_busy = -1,
 		.cpu_busy = -1,
 		.cpu_stage_s = -1,
+		.own_cpu_s = -1,
+		.peer_cpu_s = -1,
 	};
 }
 
@@ -263,6 +265,49 @@ static void test_pipeline_overlaps_serial_adds(void **state)
 	c.window_bytes = 10 * 1448 * 256.0;
 	attribution_predict(&in, &c, need, &bound);
 	assert_true(fabs(need[RES_LATENCY] - 8 * 1e-3) < 1e-12);
+}
+
+/*
+ * scp on the testbed: the requests wait on sshd and sftp-server's work, which
+ * a stat's round trip does not show (a write or a create costs more than a
+ * stat); measured one request after another it is the request path, and
+ * the reason names it.
+ */
+static void test_serial_request_path(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(22.9, 80000000, 20000);
+	struct attribution a;
+
+	(void)state;
+	in.structure = ATTR_SERIAL;
+	in.round_trips = 80000;
+	c.request_rtt_s = 135e-6;
+	c.rtt_s = 10e-6;
+	/* without the processes' CPU: 10.8 s waited + 1.4 s of metadata + 0.21 s of disk + 0.03 s of network */
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (10.8 + 1.4 + 80e6 / 0.38e9 + 80e6 / 2.5e9)) < 1e-9);
+	assert_true(a.misfit);
+
+	in.peer_cpu_s = 11.0;	/* sshd 6.5 s + sftp-server 4.5 s */
+	in.own_cpu_s = 9.0;
+	snprintf(in.peer_busiest, sizeof(in.peer_busiest), "sshd 6.5 s");
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (11.0 + 80000 * 10e-6 + 9.0)) < 1e-9);
+	assert_true(fabs(a.need_s[RES_LATENCY] - 11.8) < 1e-9);
+	assert_true(fabs(a.need_s[RES_CPU] - 9.0) < 1e-9);
+	assert_int_equal(a.verdict, RES_LATENCY);
+	assert_true(fabs(a.share[RES_LATENCY] - 11.8 / 22.9) < 1e-9);
+	assert_true(fabs(a.share[RES_CPU] - 9.0 / 22.9) < 1e-9);
+	assert_true(a.share[RES_METADATA] == 0);	/* the creates are inside sftp-server's work */
+	assert_false(a.misfit);
+	assert_contains(a.reason, "80,000 requests waited on the host's per-request work (11.0 s of CPU, most of it sshd 6.5 s)");
+	assert_contains(a.reason, "10 µs round trips: 11.8 s of 22.9 s");
+
+	/* a pipeline overlaps its processes: the path does not apply */
+	in.structure = ATTR_PIPELINE;
+	attribute(&in, &c, &a);
+	assert_true(a.predicted_s < 12);
 }
 
 /* 5,000 files by scp at a 2 ms round trip: latency-bound, its share at least 0.6. */
@@ -651,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_reason_never_names_a_rate_above_its_ceiling),
 		cmocka_unit_test(test_pipeline_overlaps_serial_adds),
 		cmocka_unit_test(test_latency_share),
+		cmocka_unit_test(test_serial_request_path),
 		cmocka_unit_test(test_misfit_is_flagged_not_scaled),
 		cmocka_unit_test(test_measured_cpu_stage),
 		cmocka_unit_test(test_what_if),
