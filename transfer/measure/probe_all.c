@@ -70,17 +70,16 @@ void probe_depths_add(struct probe_depths *d, unsigned depth)
 
 double probe_rate_at(const struct probe_rate *rates, unsigned n, unsigned depth)
 {
-	const struct probe_rate *below = NULL, *lowest = NULL;
+	const struct probe_rate *lowest = NULL;
+	double best = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		if (!(rates[i].per_s > 0))
 			continue;
-		if (rates[i].depth == depth)
-			return rates[i].per_s;
-		if (rates[i].depth < depth && (!below || rates[i].depth > below->depth))
-			below = &rates[i];
+		if (rates[i].depth <= depth && rates[i].per_s > best)
+			best = rates[i].per_s;
 		if (!lowest || rates[i].depth < lowest->depth)
 			lowest = &rates[i];
 	}
-	return below ? below->per_s : lowest ? lowest->per_s : 0;
+	return best > 0 ? best : lowest ? lowest->per_s : 0;
 }

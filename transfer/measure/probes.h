@@ -46,9 +46,11 @@ struct probe_depths {
 void probe_depths_add(struct probe_depths *d, unsigned depth);
 
 /*
- * The rate measured at depth, or, when that depth was not measured, at the
- * largest measured depth below it (the smallest measured one when none is
- * below). 0 when nothing was measured.
+ * The ceiling at depth: the best rate measured at that depth or below (a
+ * strategy with more in flight can do at least what fewer did; on a shared
+ * machine one probe of a fraction of a second may meet another job's
+ * syncfs), or the rate at the smallest measured depth when none is at or
+ * below. 0 when nothing was measured.
  */
 double probe_rate_at(const struct probe_rate *rates, unsigned n, unsigned depth);
 

@@ -221,6 +221,13 @@ static void test_depths_and_rates(void **state)
 	assert_true(probe_rate_at(rates, 3, 128) == 9000);
 	assert_true(probe_rate_at(rates + 1, 2, 1) == 5000);	/* none below: the smallest */
 	assert_true(probe_rate_at(rates, 0, 1) == 0);
+	{
+		/* a deeper probe that measured less does not lower the ceiling */
+		const struct probe_rate noisy[] = { { 1, 1000 }, { 16, 5000 }, { 32, 3000 } };
+
+		assert_true(probe_rate_at(noisy, 3, 32) == 5000);
+		assert_true(probe_rate_at(noisy, 3, 1) == 1000);
+	}
 }
 
 static void test_source_without_large_files(void **state)
