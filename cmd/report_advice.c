@@ -21,7 +21,7 @@ double report_predicted(const struct report *r, const struct strategy_result *re
 	if (!w)
 		return res->attribution.predicted_s;
 	verdict_inputs(res, r->probes, &in, &c);
-	return attribution_what_if(&in, &c, w);
+	return attribution_what_if(&in, &c, res->attribution.understated, w);
 }
 
 /* The time a recommendation compares: predicted when there is a model, else measured. */

@@ -384,13 +384,6 @@ int agent_client_sample_stop(struct agent_client *c, struct sampler_summary *sum
 int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
 		       const char *rate_key, struct agent_probe_reply *out)
 {
-	return agent_client_probe_at(c, op, seconds, max_bytes, 0, rate_key, out);
-}
-
-int agent_client_probe_at(struct agent_client *c, const char *op, double seconds,
-			  uint64_t max_bytes, unsigned threads, const char *rate_key,
-			  struct agent_probe_reply *out)
-{
 	json_object *req = request(op, 0), *reply = NULL, *v;
 	int rc;
 
@@ -398,8 +391,6 @@ int agent_client_probe_at(struct agent_client *c, const char *op, double seconds
 	json_object_object_add(req, "seconds", json_object_new_double(seconds));
 	if (max_bytes)
 		json_object_object_add(req, "max_bytes", json_object_new_int64((int64_t)max_bytes));
-	if (threads)
-		json_object_object_add(req, "threads", json_object_new_int((int)threads));
 	rc = call_request(c, req, &reply);
 	if (rc < 0)
 		return err_wrap("%s", op);
@@ -416,6 +407,39 @@ int agent_client_probe_at(struct agent_client *c, const char *op, double seconds
 	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
 	    json_object_is_type(v, json_type_string))
 		snprintf(out->fs, sizeof(out->fs), "%s", json_object_get_string(v));
+	json_object_put(reply);
+	return 0;
+}
+
+int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
+			       size_t n, double *per_s)
+{
+	json_object *req = request("probe_create", 0), *reply = NULL, *at, *list;
+	int rc;
+
+	list = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(list, json_object_new_int((int)depths[i]));
+	json_object_object_add(req, "seconds", json_object_new_double(seconds));
+	json_object_object_add(req, "depths", list);
+	rc = call_request(c, req, &reply);
+	if (rc < 0)
+		return err_wrap("probe_create");
+	if (!json_object_object_get_ex(reply, "at", &at) || !json_object_is_type(at, json_type_array) ||
+	    json_object_array_length(at) != n) {
+		json_object_put(reply);
+		return err_set("probe_create: agent: protocol error: 'at' is not %zu rates", n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *v, *o = json_object_array_get_idx(at, i);
+
+		if (!json_object_object_get_ex(o, "per_s", &v) ||
+		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
+			json_object_put(reply);
+			return err_set("probe_create: agent: protocol error: rate %zu is not a number", i);
+		}
+		per_s[i] = json_object_get_double(v);
+	}
 	json_object_put(reply);
 	return 0;
 }

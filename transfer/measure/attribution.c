@@ -66,7 +66,7 @@ static double slow_start_round_trips(const struct attribution_input *in, const s
 
 /* attribution_predict, and whether the serial request path set the time (*path, may be NULL). */
 static double predict(const struct attribution_input *in, const struct ceilings *c,
-		      double need[RES_COUNT], enum resource *bound, bool *path)
+		      unsigned drop, double need[RES_COUNT], enum resource *bound, bool *path)
 {
 	double create = at_rate((double)in->files, c->create_per_s);
 	double open = in->src_is_warm ? 0 : at_rate((double)in->files, c->src_open_per_s);
@@ -87,7 +87,7 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 	need[RES_METADATA] = in->structure == ATTR_SERIAL ? create + open : max2(create, open);
 	need[RES_CPU] = max2(cpu_model, positive(in->cpu_stage_s));
 	for (int r = 0; r < RES_COUNT; r++)
-		if (!isfinite(need[r]) || need[r] < 0)
+		if (!isfinite(need[r]) || need[r] < 0 || (drop & (1u << r)))
 			need[r] = 0;
 
 	if (in->structure == ATTR_SERIAL) {
@@ -107,7 +107,8 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 			predicted = need[RES_CPU];
 			b = RES_CPU;
 		}
-		if (in->own_cpu_s >= 0 && in->peer_cpu_s >= 0) {
+		if (in->own_cpu_s >= 0 && in->peer_cpu_s >= 0 &&
+		    !(drop & (1u << RES_LATENCY)) && !(drop & (1u << RES_CPU))) {
 			/* the request path's measured work, one request after another */
 			double waited = in->peer_cpu_s + ((double)in->round_trips +
 							  (double)in->setup_round_trips) * positive(c->rtt_s);
@@ -140,9 +141,9 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 }
 
 double attribution_predict(const struct attribution_input *in, const struct ceilings *c,
-			   double need[RES_COUNT], enum resource *bound)
+			   unsigned drop, double need[RES_COUNT], enum resource *bound)
 {
-	return predict(in, c, need, bound, NULL);
+	return predict(in, c, drop, need, bound, NULL);
 }
 
 /* The slowest of the overlapped stages of a pipeline (latency waits apart), or RES_COUNT. */
@@ -311,7 +312,7 @@ static void write_reason(const struct attribution_input *in, const struct ceilin
  * ran faster than its ceiling allows, so that ceiling is wrong for this
  * run); then the largest stage that fits. Understated ceilings go to the note.
  */
-static void pick_verdict(double wall, struct attribution *out, size_t *used)
+static void pick_verdict(double wall, struct attribution *out)
 {
 	double fits = wall * (1 + ATTRIBUTION_CEILING_NOISE);
 
@@ -319,12 +320,8 @@ static void pick_verdict(double wall, struct attribution *out, size_t *used)
 	for (int r = 0; r < RES_COUNT; r++) {
 		double need = out->need_s[r];
 
-		if (need > fits) {
-			attr_append(out->note, sizeof(out->note), used,
-				    "%s%s ran faster than its measured ceiling allows (%.1f s at the ceiling, %.1f s in all): that ceiling is understated",
-				    *used ? "; " : "", attribution_resource_name((enum resource)r), need, wall);
+		if (need > fits)
 			continue;
-		}
 		if (need > 0 && (out->verdict == RES_COUNT || need > out->need_s[out->verdict]))
 			out->verdict = (enum resource)r;
 	}
@@ -343,7 +340,22 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 		return err_set("cannot attribute a run of %g seconds", wall);
 	memset(out, 0, sizeof(*out));
 	out->measured_s = wall;
-	out->predicted_s = predict(in, c, out->need_s, &out->bound, &path);
+	/*
+	 * A stage that needs more than the wall time at its ceiling ran faster
+	 * than that ceiling allows: the ceiling is wrong for this run (a probe
+	 * on a busy machine, a concurrency it did not measure). It is said, and
+	 * the prediction is made without it.
+	 */
+	predict(in, c, 0, out->need_s, NULL, NULL);
+	for (int r = 0; r < RES_COUNT; r++)
+		if (out->need_s[r] > wall * (1 + ATTRIBUTION_CEILING_NOISE)) {
+			out->understated |= 1u << r;
+			attr_append(out->note, sizeof(out->note), &used,
+				    "%s%s ran faster than its measured ceiling allows (%.1f s at the ceiling, %.1f s in all): that ceiling is understated and left out",
+				    used ? "; " : "", attribution_resource_name((enum resource)r),
+				    out->need_s[r], wall);
+		}
+	out->predicted_s = predict(in, c, out->understated, out->need_s, &out->bound, &path);
 
 	den = max2(wall, out->predicted_s);
 	for (int r = 0; r < RES_COUNT; r++) {
@@ -354,7 +366,7 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 	}
 	out->share[RES_COUNT] = sum < 1 ? 1 - sum : 0;
 
-	pick_verdict(wall, out, &used);
+	pick_verdict(wall, out);
 	write_reason(in, c, wall, out);
 
 	out->misfit = out->predicted_s > 0 ?
@@ -365,6 +377,11 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 				    "%spredicted %.2f s, measured %.2f s: %.2f s (%.0f%%) no measured ceiling explains",
 				    used ? "; " : "", out->predicted_s, wall, wall - out->predicted_s,
 				    (wall - out->predicted_s) / wall * 100);
+		/* a shared machine: what others took is a likely cause, said as measured */
+		if (out->predicted_s < wall && in->foreign_cpu_s > 0.1 * wall && isfinite(in->foreign_cpu_s))
+			attr_append(out->note, sizeof(out->note), &used,
+				    " (processes not ours used %.1f s of this machine's CPU meanwhile)",
+				    in->foreign_cpu_s);
 		else
 			attr_append(out->note, sizeof(out->note), &used,
 				    "%spredicted %.2f s, measured %.2f s: the run beat its ceilings by %.2f s",
@@ -402,11 +419,11 @@ void attribution_what_if_ceilings(const struct attribution_input *in, const stru
 }
 
 double attribution_what_if(const struct attribution_input *in, const struct ceilings *c,
-			   const struct what_if *w)
+			   unsigned drop, const struct what_if *w)
 {
 	struct ceilings there;
 	double need[RES_COUNT];
 
 	attribution_what_if_ceilings(in, c, w, &there);
-	return attribution_predict(in, &there, need, NULL);
+	return attribution_predict(in, &there, drop, need, NULL);
 }

@@ -40,11 +40,12 @@
  * and closed before the next) waits for each stage in turn: predicted =
  * max(latency + network + disk + metadata, cpu) (its processes' CPU is spent
  * inside those waits). The verdict is the stage that sets the predicted
- * time, with one exception: a stage whose need exceeds the measured wall
- * time (by more than ATTRIBUTION_CEILING_NOISE) ran faster than its ceiling
- * says it can, so its ceiling is wrong for this run; it is never the
- * verdict nor named in the reason (the largest stage that fits is the
- * verdict), and the note says so.
+ * time. A stage whose need exceeds the measured wall time (by more than
+ * ATTRIBUTION_CEILING_NOISE) ran faster than its ceiling says it can, so
+ * its ceiling is wrong for this run (a probe on a busy machine, a
+ * concurrency it did not measure): the note says so and the prediction is
+ * made without that stage (its need reads 0), so it is never the verdict
+ * nor named in the reason.
  *
  * Shares of the measured wall time: the stages on the critical path (in a
  * pipeline latency and the bound stage, in series every addend, or cpu
@@ -124,6 +125,8 @@ struct attribution_input {
 	 */
 	double own_cpu_s, peer_cpu_s;
 	char peer_busiest[64];
+	/* measured: CPU seconds the machine spent on processes not ours meanwhile (a shared machine) */
+	double foreign_cpu_s;
 	/* measured, optional (negative = unknown), fractions in [0, 1], quoted in reasons: */
 	double dest_disk_busy;
 	double src_disk_busy;
@@ -138,6 +141,7 @@ struct attribution {
 	bool misfit;			/* |predicted - measured| > ATTRIBUTION_MISFIT * measured */
 	enum resource bound;		/* the stage that sets predicted_s (RES_COUNT: none) */
 	enum resource verdict;		/* RES_COUNT when no stage explains the run */
+	unsigned understated;		/* 1 << resource: ceilings this run contradicted, left out */
 	char reason[256];		/* one line with the numbers behind the verdict */
 	char note[256];			/* the misfit and understated ceilings; "" when none */
 };
@@ -152,10 +156,12 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 /*
  * The stages' needs (need[RES_COUNT]) and the predicted time; *bound (may be
  * NULL) is set to the stage that sets it (RES_COUNT when every need is 0).
- * Needs nothing measured after the run but the CPU stage: what-if uses it.
+ * Stages in drop (1 << resource, struct attribution's understated) are left
+ * out. Needs nothing measured after the run but the processes' CPU: what-if
+ * uses it.
  */
 double attribution_predict(const struct attribution_input *in, const struct ceilings *c,
-			   double need[RES_COUNT], enum resource *bound);
+			   unsigned drop, double need[RES_COUNT], enum resource *bound);
 
 /* Another link: its rate (bits/s) and round trip; 0 keeps what was measured. */
 struct what_if {
@@ -176,7 +182,7 @@ void attribution_what_if_ceilings(const struct attribution_input *in, const stru
 
 /* attribution_predict on attribution_what_if_ceilings. */
 double attribution_what_if(const struct attribution_input *in, const struct ceilings *c,
-			   const struct what_if *w);
+			   unsigned drop, const struct what_if *w);
 
 /*
  * Parses one scenario "rate=1gbit,rtt=20ms" (either key may be left out,

@@ -277,7 +277,7 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 		      const struct probe_depths *creates, struct probe_results *r)
 {
 	struct probe_depths one = { .n = 1, .depth = { 1 } };
-	struct agent_probe_reply disk, create;
+	struct agent_probe_reply disk;
 
 	if (probe_check_budget(seconds) < 0)
 		return -1;
@@ -287,13 +287,15 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 	if (agent_client_probe(a, "probe_disk", disk_bytes ? PROBE_MAX_SECONDS : seconds, disk_bytes, "bps",
 			&disk) < 0)
 		return -1;
-	r->ncreate_at = 0;
-	for (unsigned i = 0; i < creates->n; i++) {
-		if (agent_client_probe_at(a, "probe_create", seconds / creates->n, 0, creates->depth[i],
-					  "per_s", &create) < 0)
+	{
+		double per_s[PROBE_DEPTHS_MAX];
+
+		if (agent_client_probe_creates(a, seconds, creates->depth, creates->n, per_s) < 0)
 			return -1;
-		r->create_at[r->ncreate_at++] =
-			(struct probe_rate){ .depth = creates->depth[i], .per_s = create.rate };
+		r->ncreate_at = 0;
+		for (unsigned i = 0; i < creates->n; i++)
+			r->create_at[r->ncreate_at++] =
+				(struct probe_rate){ .depth = creates->depth[i], .per_s = per_s[i] };
 	}
 	r->disk_write_bps = disk.rate;
 	r->disk_write_bytes = disk.bytes;

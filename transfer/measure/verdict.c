@@ -76,10 +76,16 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 		end_stage(&r->local, "xfercmp", " here", in);
 	if (r->have_remote)
 		end_stage(&r->remote, "the agent", " on the host", in);
-	if (r->have_local && r->have_remote && r->local.boot_id[0] &&
-	    !strcmp(r->local.boot_id, r->remote.boot_id) && r->local.cpus > 0)
+	bool one_machine = r->have_local && r->have_remote && r->local.boot_id[0] &&
+			   !strcmp(r->local.boot_id, r->remote.boot_id);
+
+	if (one_machine && r->local.cpus > 0)
 		consider(in, (r->local.procs_cpu_s + r->remote.procs_cpu_s) / r->local.cpus,
 			 "both ends' processes on this one machine", "");
+	in->foreign_cpu_s = -1;
+	if (r->have_local && r->local.cpus > 0)
+		in->foreign_cpu_s = r->local.cpu_busy * r->local.cpus * r->local.seconds -
+				    r->local.procs_cpu_s - (one_machine ? r->remote.procs_cpu_s : 0);
 }
 
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
