@@ -537,6 +537,11 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 
 	if (o->no_probes)
 		return 0;
+	/* xfercmp probe names no strategies: the ceilings at every depth the table's strategies use */
+	if (!list || n == 0) {
+		list = strategy_table;
+		n = strategy_count;
+	}
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens);
 	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
