@@ -542,7 +542,7 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 		list = strategy_table;
 		n = strategy_count;
 	}
-	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens);
+	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;

@@ -113,8 +113,16 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 		p->create_per_s);
 	print_depths(p->create_at, p->ncreate_at, out);
 	fputc('\n', out);
-	if (p->disk_read_bps > 0)
-		fprintf(out, "  disk read   %8.2f GB/s cold at the source\n", p->disk_read_bps / 1e9);
+	if (p->disk_read_bps > 0) {
+		fprintf(out, "  disk read   %8.2f GB/s cold at the source, one stream", p->disk_read_bps / 1e9);
+		if (p->nread_at > 1) {
+			fputs("; streams", out);
+			for (unsigned i = 0; i < p->nread_at; i++)
+				fprintf(out, "%s %u: %.2f GB/s", i ? "," : "", p->read_at[i].depth,
+					p->read_at[i].per_s / 1e9);
+		}
+		fputc('\n', out);
+	}
 	if (p->src_open_per_s > 0) {
 		fprintf(out, "  opens       %8.0f files/s cold at the source, one at a time", p->src_open_per_s);
 		print_depths(p->open_at, p->nopen_at, out);

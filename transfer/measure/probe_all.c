@@ -27,7 +27,7 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 	if (!plan->warm_source) {
 		if (progress)
 			progress(ctx, "source disk and metadata");
-		if (probe_source_at(plan->src_root, plan->manifest, plan->seconds, &plan->opens, r) < 0)
+		if (probe_source_at(plan->src_root, plan->manifest, plan->seconds, &plan->opens, &plan->reads, r) < 0)
 			return err_wrap("source probe");
 	}
 	if (progress)

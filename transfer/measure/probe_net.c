@@ -341,5 +341,6 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "dest_fs", json_object_new_string(r->dest_fs));
 	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at));
 	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at));
+	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at));
 	return o;
 }

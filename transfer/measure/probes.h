@@ -63,7 +63,9 @@ struct probe_results {
 	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent, one at a time */
 	struct probe_rate create_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked (create_at[0] is depth 1) */
 	unsigned ncreate_at;
-	double disk_read_bps;		/* source: cold sequential read of the largest workload files */
+	double disk_read_bps;		/* source: cold sequential read of the largest workload files, one stream */
+	struct probe_rate read_at[PROBE_DEPTHS_MAX];	/* bytes/s with that many streams reading at once */
+	unsigned nread_at;
 	double src_open_per_s;		/* source: cold open+fstat+read+close of small files, one at a time */
 	struct probe_rate open_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked */
 	unsigned nopen_at;
@@ -131,10 +133,14 @@ int probe_source(const char *src_root, const struct manifest *m, double seconds,
 /*
  * probe_source with the opens measured at each of opens' depths (NULL:
  * depth 1) into open_at: each depth reads its own share of the sample (so
- * each reads cold) on that many threads, in its share of the budget.
+ * each reads cold) on that many threads, in its share of the budget; and
+ * the cold read at each of reads' depths (NULL: 1) into read_at: depth 1
+ * in order, a deeper one as that many streams reading 8 MiB pieces at once,
+ * each depth on bytes the ones before left cold.
  */
 int probe_source_at(const char *src_root, const struct manifest *m, double seconds,
-		    const struct probe_depths *opens, struct probe_results *r);
+		    const struct probe_depths *opens, const struct probe_depths *reads,
+		    struct probe_results *r);
 
 /*
  * cpu: a sample of up to PROBE_ZSTD_SAMPLE_BYTES of the workload's content
@@ -153,7 +159,7 @@ int probe_zstd(const char *src_root, const struct manifest *m, int level, unsign
  * The results for the report, a new object owned by the caller: keys
  * network_bps_1, network_bps_n, network_streams, rtt_p50_s, rtt_p99_s,
  * disk_write_bps, create_per_s, disk_read_bps, source_open_per_s, zstd_bps,
- * zstd_ratio, dest_fs, and create_at / open_at ([{depth, per_s}]).
+ * zstd_ratio, dest_fs, and create_at / open_at / read_at ([{depth, per_s}]).
  */
 /*
  * SSH: the exec channel's throughput (into `cat > /dev/null` on the host,
@@ -175,7 +181,7 @@ struct probe_plan {
 	double seconds;		/* budget of each probe */
 	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
 	bool warm_source;	/* skip probe_source: it would leave the source cold */
-	struct probe_depths creates, opens;	/* the concurrencies the strategies use; n 0: depth 1 */
+	struct probe_depths creates, opens, reads;	/* the concurrencies the strategies use; n 0: depth 1 */
 };
 
 /*

@@ -119,7 +119,8 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	c->request_rtt_s = (flags & STRATEGY_SSH) ? p->sftp_rtt_s : 0;
 	c->window_bytes = (flags & STRATEGY_SSH) ? SSH_WINDOW_BYTES : TCP_WINDOW_BYTES;
 	c->disk_write_bps = p->disk_write_bps;
-	c->disk_read_bps = p->disk_read_bps;
+	/* several streams read their ranges at once (parallel's large files) */
+	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;
 	/* the ceilings at the files this strategy keeps in flight, all streams together */
 	c->create_per_s = p->ncreate_at ? probe_rate_at(p->create_at, p->ncreate_at,
 							(s->dest_depth ? s->dest_depth : 1) * streams)
@@ -149,16 +150,20 @@ void verdict_compute(struct strategy_result *r, const struct probe_results *p)
 }
 
 void verdict_depths(const struct strategy *const *list, size_t n, unsigned streams,
-		    struct probe_depths *creates, struct probe_depths *opens)
+		    struct probe_depths *creates, struct probe_depths *opens,
+		    struct probe_depths *reads)
 {
 	memset(creates, 0, sizeof(*creates));
 	memset(opens, 0, sizeof(*opens));
+	memset(reads, 0, sizeof(*reads));
 	probe_depths_add(creates, 1);
 	probe_depths_add(opens, 1);
+	probe_depths_add(reads, 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned k = (list[i]->flags & STRATEGY_MULTI_STREAM) && streams > 1 ? streams : 1;
 
 		probe_depths_add(creates, (list[i]->dest_depth ? list[i]->dest_depth : 1) * k);
 		probe_depths_add(opens, (list[i]->src_depth ? list[i]->src_depth : 1) * k);
+		probe_depths_add(reads, k);
 	}
 }

@@ -180,7 +180,7 @@ static void test_source_opens_at_depths(void **state)
 	probe_depths_add(&d, 16);
 	probe_depths_add(&d, 64);
 	assert_int_equal(d.n, 3);
-	if (probe_source_at(w.rand, &w.mrand, 0.6, &d, &r) < 0)
+	if (probe_source_at(w.rand, &w.mrand, 0.6, &d, NULL, &r) < 0)
 		fail_msg("probe_source_at: %s", err_msg());
 	wall = clock_seconds(start, clock_now());
 	print_message("# opens at 1: %.0f/s, 16: %.0f/s, 64: %.0f/s, wall %.2f s\n", r.open_at[0].per_s,
@@ -193,6 +193,32 @@ static void test_source_opens_at_depths(void **state)
 		assert_true(r.open_at[i].per_s > 100);
 	assert_true(r.src_open_per_s == r.open_at[0].per_s);
 	assert_true(wall < 20.0);	/* a bound against ignoring the budget, not a speed */
+}
+
+/* The cold read with 1 and 4 streams: each a rate, on its own cold bytes, left dropped. */
+static void test_source_reads_at_depths(void **state)
+{
+	struct probe_depths d = { 0 };
+	struct probe_results r = { 0 };
+	char large[PATH_MAX];
+
+	(void)state;
+	probe_depths_add(&d, 4);
+	/* a small budget, so that the first depth leaves the second bytes to read cold */
+	if (probe_source_at(w.src, &w.m, 0.05, NULL, &d, &r) < 0)
+		fail_msg("probe_source_at: %s", err_msg());
+	print_message("# cold read 1 stream %.0f MB/s, 4 streams %.0f MB/s\n", r.read_at[0].per_s / 1e6,
+		      r.nread_at > 1 ? r.read_at[1].per_s / 1e6 : 0);
+	/* 64 MiB: a fast disk may read it all in the first 25 ms, leaving the second nothing cold */
+	assert_true(r.nread_at >= 1);
+	assert_int_equal(r.read_at[0].depth, 1);
+	assert_true(r.disk_read_bps == r.read_at[0].per_s && r.disk_read_bps > 10e6);
+	if (r.nread_at > 1) {
+		assert_int_equal(r.read_at[1].depth, 4);
+		assert_true(r.read_at[1].per_s > 10e6);
+	}
+	snprintf(large, sizeof(large), "%s/large/large.bin", w.src);
+	assert_int_equal(resident_pages(large), 0);
 }
 
 static void test_depths_and_rates(void **state)
@@ -366,7 +392,7 @@ static void test_results_json(void **state)
 	assert_true(get_num(json_object_array_get_idx(v, 1), "per_s") == 3e4);
 	assert_true(json_object_object_get_ex(o, "open_at", &v));
 	assert_int_equal(json_object_array_length(v), 0);
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 4);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 5);
 	json_object_put(o);
 }
 
@@ -375,6 +401,7 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_source_rates_within_budget),
 		cmocka_unit_test(test_source_opens_at_depths),
+		cmocka_unit_test(test_source_reads_at_depths),
 		cmocka_unit_test(test_depths_and_rates),
 		cmocka_unit_test(test_source_without_large_files),
 		cmocka_unit_test(test_source_missing_file_fails),
