@@ -107,9 +107,12 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 			predicted = need[RES_CPU];
 			b = RES_CPU;
 		}
-		if (in->own_cpu_s >= 0 && in->peer_cpu_s >= 0 &&
-		    !(drop & (1u << RES_LATENCY)) && !(drop & (1u << RES_CPU))) {
-			/* the request path's measured work, one request after another */
+		if (in->own_cpu_s >= 0 && in->peer_cpu_s >= 0) {
+			/*
+			 * The request path's measured work, one request after another:
+			 * measured, not a ceiling, so it stands when the request
+			 * round trip's ceiling was left out as understated.
+			 */
 			double waited = in->peer_cpu_s + ((double)in->round_trips +
 							  (double)in->setup_round_trips) * positive(c->rtt_s);
 
@@ -190,14 +193,16 @@ static void reason_network(const struct attribution_input *in, const struct ceil
 }
 
 static void reason_latency(const struct attribution_input *in, const struct ceilings *c,
-			   double wall, const double need[RES_COUNT], char *buf, size_t len)
+			   double wall, const double need[RES_COUNT], bool understated, char *buf,
+			   size_t len)
 {
 	char n[32], rtt[32];
 	size_t used = 0;
 
+	/* the measured path, also when the request round trip's ceiling was left out */
 	if (in->round_trips > 0 && in->peer_cpu_s >= 0 &&
-	    need[RES_LATENCY] > (double)in->round_trips * request_rtt(c) +
-					(double)in->setup_round_trips * positive(c->rtt_s) + 1e-9)
+	    (understated || need[RES_LATENCY] > (double)in->round_trips * request_rtt(c) +
+							(double)in->setup_round_trips * positive(c->rtt_s) + 1e-9))
 		attr_append(buf, len, &used,
 			    "%s requests waited on the host's per-request work (%.1f s of CPU%s%s) and %s round trips: %.1f s of %.1f s",
 			    attr_grouped((double)in->round_trips, n, sizeof(n)), in->peer_cpu_s,
@@ -265,7 +270,7 @@ static void reason_cpu(const struct attribution_input *in, const struct ceilings
 	size_t used = 0;
 
 	if (positive(in->cpu_stage_s) >= compress + cipher)
-		attr_append(buf, len, &used, "%s used %.1f s of CPU in %.1f s",
+		attr_append(buf, len, &used, "%s needed %.1f s of the %.1f s on the CPU",
 			    in->cpu_stage[0] ? in->cpu_stage : "the busiest process", in->cpu_stage_s,
 			    wall);
 	else if (compress >= cipher)
@@ -289,7 +294,8 @@ static void write_reason(const struct attribution_input *in, const struct ceilin
 		reason_network(in, c, wall, out->reason, sizeof(out->reason));
 		break;
 	case RES_LATENCY:
-		reason_latency(in, c, wall, out->need_s, out->reason, sizeof(out->reason));
+		reason_latency(in, c, wall, out->need_s, out->understated & (1u << RES_LATENCY),
+			       out->reason, sizeof(out->reason));
 		break;
 	case RES_DISK:
 		reason_disk(in, c, wall, out->reason, sizeof(out->reason));

@@ -17,21 +17,27 @@ static unsigned streams_of(const struct strategy *s, const struct probe_results 
 	return (s->flags & STRATEGY_MULTI_STREAM) && p->net_streams > 1 ? p->net_streams : 1;
 }
 
-/* One process's CPU seconds over the cores it could use: the time it needed at least. */
-static double stage_seconds(const struct sampler_proc *pr, unsigned cpus)
+/* The cores one process could use: its threads, at most the machine's. */
+static unsigned cores_of(const struct sampler_proc *pr, unsigned cpus)
 {
 	unsigned cores = pr->threads > 1 ? pr->threads : 1;
 
-	if (cpus > 0 && cores > cpus)
-		cores = cpus;
-	return pr->cpu_s / cores;
+	return cpus > 0 && cores > cpus ? cpus : cores;
 }
 
-static void consider(struct attribution_input *in, double secs, const char *name, const char *where)
+/* A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads. */
+static void consider(struct attribution_input *in, double cpu_s, unsigned over, const char *name,
+		     const char *where)
 {
+	double secs = over > 1 ? cpu_s / over : cpu_s;
+
 	if (secs > in->cpu_stage_s) {
 		in->cpu_stage_s = secs;
-		snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s", name, where);
+		if (over > 1)
+			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s (%.1f s of CPU over %u)",
+				 name, where, cpu_s, over);
+		else
+			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s", name, where);
 	}
 }
 
@@ -43,11 +49,11 @@ static void end_stage(const struct sampler_summary *s, const char *self, const c
 
 	/* procs[0] is the sampler's own process ("self"): xfercmp here, the agent on the host */
 	for (unsigned i = 0; i < s->nprocs; i++)
-		consider(in, stage_seconds(&s->procs[i], s->cpus), i == 0 ? self : s->procs[i].name,
-			 where);
+		consider(in, s->procs[i].cpu_s, cores_of(&s->procs[i], s->cpus),
+			 i == 0 ? self : s->procs[i].name, where);
 	if (s->cpus > 0) {
 		snprintf(all, sizeof(all), "%u processes", s->nprocs);
-		consider(in, s->procs_cpu_s / s->cpus, all, where);
+		consider(in, s->procs_cpu_s, s->cpus, all, where);
 	}
 }
 
@@ -80,8 +86,8 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 			   !strcmp(r->local.boot_id, r->remote.boot_id);
 
 	if (one_machine && r->local.cpus > 0)
-		consider(in, (r->local.procs_cpu_s + r->remote.procs_cpu_s) / r->local.cpus,
-			 "both ends' processes on this one machine", "");
+		consider(in, r->local.procs_cpu_s + r->remote.procs_cpu_s, r->local.cpus,
+			 "both ends' processes on this machine", "");
 	in->foreign_cpu_s = -1;
 	if (r->have_local && r->local.cpus > 0)
 		in->foreign_cpu_s = r->local.cpu_busy * r->local.cpus * r->local.seconds -
