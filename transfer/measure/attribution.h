@@ -146,7 +146,7 @@ struct attribution {
 	enum resource verdict;		/* RES_COUNT when no stage explains the run */
 	unsigned understated;		/* 1 << resource: ceilings this run contradicted, left out */
 	char reason[256];		/* one line with the numbers behind the verdict */
-	char note[256];			/* the misfit and understated ceilings; "" when none */
+	char note[512];			/* the misfit and understated ceilings; "" when none */
 };
 
 /*
