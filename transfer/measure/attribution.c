@@ -116,11 +116,15 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 			double waited = in->peer_cpu_s + ((double)in->round_trips +
 							  (double)in->setup_round_trips) * positive(c->rtt_s);
 
+			/*
+			 * Every part of it is a request's round trip: our work on it,
+			 * the wire, the host's work. It is latency, whichever end's
+			 * part is the larger: fewer or overlapped requests remove it.
+			 */
 			if (waited + in->own_cpu_s > predicted) {
 				predicted = waited + in->own_cpu_s;
-				need[RES_LATENCY] = max2(need[RES_LATENCY], waited);
-				need[RES_CPU] = max2(need[RES_CPU], in->own_cpu_s);
-				b = need[RES_LATENCY] >= need[RES_CPU] ? RES_LATENCY : RES_CPU;
+				need[RES_LATENCY] = max2(need[RES_LATENCY], predicted);
+				b = RES_LATENCY;
 				if (path)
 					*path = true;
 			}
@@ -167,7 +171,7 @@ static bool on_critical_path(const struct attribution_input *in, const double ne
 	if (need[r] <= 0)
 		return false;
 	if (path)
-		return r == RES_LATENCY || r == RES_CPU;
+		return r == RES_LATENCY;
 	if (in->structure == ATTR_SERIAL)
 		return bound == RES_CPU ? r == RES_CPU : r != RES_CPU;
 	return r == RES_LATENCY || r == (int)slowest_overlapped(need);
@@ -204,10 +208,11 @@ static void reason_latency(const struct attribution_input *in, const struct ceil
 	    (understated || need[RES_LATENCY] > (double)in->round_trips * request_rtt(c) +
 							(double)in->setup_round_trips * positive(c->rtt_s) + 1e-9))
 		attr_append(buf, len, &used,
-			    "%s requests waited on the host's per-request work (%.1f s of CPU%s%s) and %s round trips: %.1f s of %.1f s",
+			    "%s requests waited on the host's per-request work (%.1f s of CPU%s%s), ours (%.1f s) and %s round trips: %.1f s of %.1f s",
 			    attr_grouped((double)in->round_trips, n, sizeof(n)), in->peer_cpu_s,
 			    in->peer_busiest[0] ? ", most of it " : "", in->peer_busiest,
-			    attr_rtt(c->rtt_s, rtt, sizeof(rtt)), need[RES_LATENCY], wall);
+			    in->own_cpu_s > 0 ? in->own_cpu_s : 0, attr_rtt(c->rtt_s, rtt, sizeof(rtt)),
+			    need[RES_LATENCY], wall);
 	else if (in->round_trips > 0)
 		attr_append(buf, len, &used, "%s requests × %s waited: %.1f s of %.1f s",
 			    attr_grouped((double)in->round_trips, n, sizeof(n)),

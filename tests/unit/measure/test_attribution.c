@@ -306,15 +306,24 @@ static void test_serial_request_path(void **state)
 	snprintf(in.peer_busiest, sizeof(in.peer_busiest), "sshd 6.5 s");
 	attribute(&in, &c, &a);
 	assert_true(fabs(a.predicted_s - (11.0 + 80000 * 10e-6 + 9.0)) < 1e-9);
-	assert_true(fabs(a.need_s[RES_LATENCY] - 11.8) < 1e-9);
-	assert_true(fabs(a.need_s[RES_CPU] - 9.0) < 1e-9);
+	/* all of it a request's round trip: the host's work, ours, the wire */
+	assert_true(fabs(a.need_s[RES_LATENCY] - 20.8) < 1e-9);
 	assert_int_equal(a.verdict, RES_LATENCY);
-	assert_true(fabs(a.share[RES_LATENCY] - 11.8 / 22.9) < 1e-9);
-	assert_true(fabs(a.share[RES_CPU] - 9.0 / 22.9) < 1e-9);
+	assert_true(fabs(a.share[RES_LATENCY] - 20.8 / 22.9) < 1e-9);
+	assert_true(a.share[RES_CPU] == 0);
 	assert_true(a.share[RES_METADATA] == 0);	/* the creates are inside sftp-server's work */
 	assert_false(a.misfit);
-	assert_contains(a.reason, "80,000 requests waited on the host's per-request work (11.0 s of CPU, most of it sshd 6.5 s)");
-	assert_contains(a.reason, "10 µs round trips: 11.8 s of 22.9 s");
+	assert_contains(a.reason, "80,000 requests waited on the host's per-request work (11.0 s of CPU, most of it sshd 6.5 s), ours (9.0 s)");
+	assert_contains(a.reason, "10 µs round trips: 20.8 s of 22.9 s");
+
+	/* our part the larger: still the requests' round trips, latency-bound */
+	in.peer_cpu_s = 5;
+	in.own_cpu_s = 15;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_LATENCY);
+	assert_true(fabs(a.predicted_s - 20.8) < 1e-9);
+	in.peer_cpu_s = 11.0;
+	in.own_cpu_s = 9.0;
 
 	/*
 	 * On a loaded machine the SFTP probe's round trip came out at 1 ms: 80 s
