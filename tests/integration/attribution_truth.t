@@ -25,6 +25,9 @@ result() { # result JSON FIELD: that field of the first result
 
 # truth NAME VERDICT[|VERDICT] SHARE_KEY[+SHARE_KEY] MIN_SHARE RATIO_CHECK XFERCMP-ARGS...
 # RATIO_CHECK: "ratio" asserts predicted/measured within 0.75-1.25, "-" only prints it.
+# Seen on the shared 2-core testbed, four runs each: shaped 0.97-0.99 (asserted);
+# disk 0.56-0.60 before one machine's reads and writes were added, 0.74-0.94 since;
+# scp 0.80-0.95; zstd at 19 0.82-0.98 (other jobs' CPU lowers it: printed only).
 truth() {
 	local name=$1 want=$2 key=$3 min=$4 ratio_check=$5 json="$work/$1.json"
 	shift 5
@@ -56,5 +59,5 @@ check "testbed unshaped" "$tb" up
 # (the rest overlaps the stage that sets the time, or is what no ceiling explains)
 truth disk disk-bound disk 0.4 - -w largefile --size 2G -s splice
 truth scp 'metadata-bound|latency-bound' metadata+latency 0.4 - -w smallfiles --files 20000 -s scp
-truth zstd19 cpu-bound cpu 0.4 ratio -w largefile --size 48M --zstd-level 19 --zstd-threads 1 -s zstd
+truth zstd19 cpu-bound cpu 0.4 - -w largefile --size 48M --zstd-level 19 --zstd-threads 1 -s zstd
 finish
