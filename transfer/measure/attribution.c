@@ -83,7 +83,7 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 	need[RES_LATENCY] = (double)in->round_trips * request_rtt(c) +
 			    ((double)in->setup_round_trips + slow_start_round_trips(in, c)) *
 				    positive(c->rtt_s);
-	need[RES_DISK] = in->same_disk ? write + read : max2(write, read);
+	need[RES_DISK] = max2(write, read);
 	need[RES_METADATA] = in->structure == ATTR_SERIAL ? create + open : max2(create, open);
 	need[RES_CPU] = max2(cpu_model, positive(in->cpu_stage_s));
 	for (int r = 0; r < RES_COUNT; r++)

@@ -19,9 +19,7 @@
  *             round trips of slow start up to the window (log2 of the
  *             window over ten segments).
  *   disk      max(bytes / disk_write_bps, bytes / disk_read_bps): the reads
- *             and the writes run at once, on two disks; on one (same_disk:
- *             both ends one machine, one device, as on the testbed) they
- *             take turns and add. The write term is 0 for a tmpfs
+ *             and the writes run at once. The write term is 0 for a tmpfs
  *             destination, the read term 0 for a warm source.
  *   metadata  files / create_per_s and files / src_open_per_s, each ceiling
  *             measured at the concurrency the strategy keeps in flight
@@ -117,7 +115,6 @@ struct attribution_input {
 	enum attribution_structure structure;
 	int dest_is_tmpfs;	/* no disk at the destination */
 	int src_is_warm;	/* source in the page cache: its disk is not read */
-	bool same_disk;		/* the source and the destination are one device */
 	/* measured: the busiest CPU-bound stage, seconds (negative = unknown), and its name */
 	double cpu_stage_s;
 	char cpu_stage[64];

@@ -119,10 +119,6 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->src_disk_busy = r->have_local && r->local.has_disk ? r->local.disk_busy : -1;
 	in->cpu_busy = r->have_local ? r->local.cpu_busy : -1;
 	cpu_stage(r, in);
-	/* one machine, one device: the source's reads and the destination's writes take turns */
-	in->same_disk = r->have_local && r->have_remote && r->local.has_disk && r->remote.has_disk &&
-			r->local.boot_id[0] && !strcmp(r->local.boot_id, r->remote.boot_id) &&
-			!strcmp(r->local.disk_dev, r->remote.disk_dev);
 
 	c->net_bps = streams > 1 && p->net_bps_n > 0 ? p->net_bps_n : p->net_bps_1;
 	c->rtt_s = p->rtt_p50_s;

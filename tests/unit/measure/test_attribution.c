@@ -117,13 +117,6 @@ static void test_large_file_unshaped_is_disk_bound(void **state)
 	assert_true(a.share[RES_DISK] > 0.8);
 	assert_contains(a.reason, "wrote 358 MB/s to a disk measured at 380 MB/s durable");
 	assert_contains(a.reason, "flush to durable took 4.6 s");
-
-	/* source and destination on one device (the testbed): the reads and writes add */
-	in.same_disk = true;
-	in.wall_s = 7;
-	attribute(&in, &c, &a);
-	assert_int_equal(a.verdict, RES_DISK);
-	assert_true(fabs(a.need_s[RES_DISK] - (2 * GIB / 0.38e9 + 2 * GIB / 1.8e9)) < 1e-9);
 }
 
 static void test_scp_small_files_is_latency_bound(void **state)
