@@ -26,7 +26,8 @@ result() { # result JSON FIELD: that field of the first result
 # truth NAME VERDICT[|VERDICT] SHARE_KEY[+SHARE_KEY] MIN_SHARE RATIO_CHECK XFERCMP-ARGS...
 # RATIO_CHECK: "ratio" asserts predicted/measured within 0.75-1.25, "-" only prints it.
 # Seen on the shared 2-core testbed, four runs each: shaped 0.97-0.99 (asserted);
-# disk 0.56-0.60 before one machine's reads and writes were added, 0.74-0.94 since;
+# disk 0.56-0.60 (source and destination are one disk here, which reads and
+# writes partly at once: neither the max the model takes nor the sum fits);
 # scp 0.80-0.95; zstd at 19 0.82-0.98 (other jobs' CPU lowers it: printed only).
 truth() {
 	local name=$1 want=$2 key=$3 min=$4 ratio_check=$5 json="$work/$1.json"
