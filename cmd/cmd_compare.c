@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "live.h"
+#include "measure/verdict.h"
 #include "environment.h"
 #include "err.h"
 #include "exitcode.h"
@@ -86,6 +87,8 @@ static const char compare_help[] =
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
 	PROBE_OPTIONS_HELP
+	"      --what-if SCENARIO   also predict each strategy on another link, e.g.\n"
+	"                           rate=1gbit,rtt=20ms (repeat it, or separate with ';')\n"
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
@@ -354,8 +357,28 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
-	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT,
+	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF,
 };
+
+/* --what-if: one or several ';'-separated scenarios. Returns 0, or cmd_usage_error's code. */
+static int parse_what_if(struct compare_opts *o, const char *arg)
+{
+	char copy[1024], *save = NULL;
+
+	if (strlen(arg) >= sizeof(copy))
+		return cmd_usage_error(NULL, "--what-if: at most %zu bytes", sizeof(copy) - 1);
+	strcpy(copy, arg);
+	for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
+		if (o->nwhat_if == COMPARE_WHAT_IF_MAX)
+			return cmd_usage_error(NULL, "--what-if: at most %d scenarios", COMPARE_WHAT_IF_MAX);
+		if (attribution_parse_what_if(one, &o->what_if[o->nwhat_if]) < 0)
+			return cmd_usage_error(NULL, "--what-if: %s", err_msg());
+		o->nwhat_if++;
+	}
+	if (o->nwhat_if == 0)
+		return cmd_usage_error(NULL, "--what-if: expected a scenario like rate=1gbit,rtt=20ms");
+	return 0;
+}
 
 /* The options that take a number: checks and sets it. Returns 0, or cmd_usage_error's code. */
 static int parse_number(struct compare_opts *o, int opt, const char *arg)
@@ -451,6 +474,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "probe-seconds", required_argument, NULL, OPT_PROBE_SECONDS },
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
+		{ "what-if", required_argument, NULL, OPT_WHAT_IF },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -495,6 +519,10 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_EXPORT_CSV: o->export_csv = optarg; break;
 		case OPT_EXPORT_MARKDOWN: o->export_markdown = optarg; break;
 		case OPT_NO_PROBES: o->no_probes = 1; break;
+		case OPT_WHAT_IF:
+			if ((rc = parse_what_if(o, optarg)) != 0)
+				return rc;
+			break;
 		case 'v': o->verbose = 1; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
@@ -647,7 +675,7 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 }
 
 /* Runs the probes into s->probes unless --no-probes. Returns 0 or -1 (error set). */
-static int run_probes(struct compare_session *s)
+static int run_probes(struct compare_session *s, const struct strategy *const *list, size_t n)
 {
 	struct compare_opts *o = &s->o;
 	struct probe_plan plan = {
@@ -660,6 +688,12 @@ static int run_probes(struct compare_session *s)
 
 	if (o->no_probes)
 		return 0;
+	/* xfercmp probe names no strategies: the ceilings at every depth the table's strategies use */
+	if (!list || n == 0) {
+		list = strategy_table;
+		n = strategy_count;
+	}
+	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
@@ -690,7 +724,7 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->target.ssh_config = o->ssh_config;
 	s->target.accept_new_hostkey = o->accept_new_hostkey;
 	s->target.ssh = s->ssh.session ? &s->ssh : NULL;
-	if (run_probes(s) < 0)
+	if (run_probes(s, list, n) < 0)
 		return compare_fail();
 	return EXIT_OK;
 }
@@ -776,7 +810,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.files = s->m.count, .bytes = s->m.total_bytes, .manifest = &s->m, .source_fs = source_fs, .dest_fs = dest_fs,
 		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o->run.repeat, .warm = o->run.warm,
-		.probes = o->run.probes,
+		.probes = o->run.probes, .what_if = o->what_if, .nwhat_if = o->nwhat_if,
 		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
 		.partial = partial, .started_at = o->started_at, .command = command,
 		.argc = o->argc, .argv = o->argv,

@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most --what-if scenarios one run answers. */
+#define COMPARE_WHAT_IF_MAX 8
+
 struct compare_opts {
 	struct workload_opts wo;
 	const char *workload_name;
@@ -45,6 +48,9 @@ struct compare_opts {
 	int argc;
 	char **argv;
 	char started_at[32];
+	/* --what-if scenarios, in the order given */
+	struct what_if what_if[COMPARE_WHAT_IF_MAX];
+	size_t nwhat_if;
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */

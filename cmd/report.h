@@ -31,6 +31,8 @@ struct report {
 	unsigned repeat;
 	bool warm;
 	const struct probe_results *probes;	/* NULL when --no-probes */
+	const struct what_if *what_if;		/* --what-if scenarios */
+	size_t nwhat_if;
 	json_object *environment;		/* may be NULL */
 	bool partial;		/* interrupted: only the strategies that finished */
 	const char *command;	/* the command line as typed, for the record; may be NULL */
@@ -72,6 +74,13 @@ void report_winner(const struct report *r, struct report_winner *w);
  * winner is not clear; returns the length written, 0 (buf untouched) when it is.
  */
 int report_noise_text(const struct report_winner *w, char *buf, size_t len);
+
+/*
+ * res's predicted time on the link w (NULL: the link measured), from this
+ * run's measurements; 0 when it has no attribution or there were no probes.
+ */
+double report_predicted(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w);
 
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);

@@ -1,4 +1,8 @@
-/* The closing advice: which strategy to use here, and whether compression would pay. */
+/*
+ * The closing advice: which strategy to use here (or on the --what-if
+ * link), by predicted time, the real command that does the same, and
+ * whether compression would pay.
+ */
 #include "report.h"
 
 #include "measure/verdict.h"
@@ -6,6 +10,28 @@
 #include <stdio.h>
 #include <string.h>
 
+double report_predicted(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w)
+{
+	struct attribution_input in;
+	struct ceilings c;
+
+	if (!r->probes || res->status != RESULT_OK || !res->have_attribution)
+		return 0;
+	if (!w)
+		return res->attribution.predicted_s;
+	verdict_inputs(res, r->probes, &in, &c);
+	return attribution_what_if(&in, &c, res->attribution.understated, w);
+}
+
+/* The time a recommendation compares: predicted when there is a model, else measured. */
+static double projected(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w)
+{
+	double p = report_predicted(r, res, w);
+
+	return p > 0 ? p : res->median.transfer + res->median.flush;
+}
 
 
 /*
@@ -15,41 +41,68 @@
  */
 void report_recommend(struct report *r)
 {
-	const struct strategy_result *slowest = NULL, *plain = NULL, *best;
-	struct report_winner w;
+	/* a scenario needs the model: without probes there is only what was measured here */
+	const struct what_if *w = r->nwhat_if && r->probes ? &r->what_if[0] : NULL;
+	const struct strategy_result *best = NULL, *slowest = NULL, *plain = NULL;
 	const char *verdict;
+	char where[96] = "on this link", tb[32], ts[32];
+	struct report_winner win;
+	size_t used;
 	int n;
 
 	r->recommendation[0] = '\0';
 	r->compression_hint[0] = '\0';
-	report_winner(r, &w);
-	if (!(best = w.best))
-		return;
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 
 		if (res->status != RESULT_OK || !res->runs)
 			continue;
-		if (!slowest || report_seconds(res) > report_seconds(slowest))
+		if (!best || projected(r, res, w) < projected(r, best, w))
+			best = res;
+		if (!slowest || projected(r, res, w) > projected(r, slowest, w))
 			slowest = res;
-		if (!(res->strategy->flags & STRATEGY_COMPRESSED) && (!plain || report_seconds(res) < report_seconds(plain)))
+		if (!(res->strategy->flags & STRATEGY_COMPRESSED) &&
+		    (!plain || projected(r, res, w) < projected(r, plain, w)))
 			plain = res;
 	}
-	verdict = best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : NULL;
-	if (!w.clear) {
-		n = report_noise_text(&w, r->recommendation, sizeof(r->recommendation));
-		snprintf(r->recommendation + n, sizeof(r->recommendation) - (size_t)n,
-			 "; either will do here%s%s", verdict ? ", and it is " : "", verdict ? verdict : "");
-	} else if (slowest != best && report_seconds(best) > 0 && stats_differ(&best->time, &slowest->time)) {
-		snprintf(r->recommendation, sizeof(r->recommendation),
-			 "use %s for this workload on this link: %.2f s, %.1fx faster than %s (%.2f s)%s%s",
-			 best->strategy->name, report_seconds(best), report_seconds(slowest) / report_seconds(best),
-			 slowest->strategy->name, report_seconds(slowest), verdict ? "; it is " : "",
-			 verdict ? verdict : "");
+	if (!best)
+		return;
+	report_winner(r, &win);
+	if (w)
+		attribution_what_if_label(w, where, sizeof(where));
+	/*
+	 * On this link the measured runs decide: when the two fastest are within
+	 * their noise (--repeat) there is no winner to name. A what-if link is
+	 * the model's alone.
+	 */
+	if (!w && !win.clear) {
+		best = win.best;
+		verdict = best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : NULL;
+		attribution_format_seconds(projected(r, best, w), tb, sizeof(tb));
+		n = report_noise_text(&win, r->recommendation, sizeof(r->recommendation));
+		n += snprintf(r->recommendation + n, sizeof(r->recommendation) - (size_t)n,
+			      "; either will do here%s%s", verdict ? ", and it is " : "", verdict ? verdict : "");
 	} else {
-		snprintf(r->recommendation, sizeof(r->recommendation), "use %s: %.2f s%s%s",
-			 best->strategy->name, report_seconds(best), verdict ? "; it is " : "", verdict ? verdict : "");
+		attribution_format_seconds(projected(r, best, w), tb, sizeof(tb));
+		attribution_format_seconds(projected(r, slowest, w), ts, sizeof(ts));
+		if (slowest != best && projected(r, best, w) > 0 &&
+		    (w || stats_differ(&best->time, &slowest->time)))
+			n = snprintf(r->recommendation, sizeof(r->recommendation),
+				     "use %s for this workload %s: %s %s, %.1fx faster than %s (%s)%s%s",
+				     best->strategy->name, where,
+				     best->have_attribution ? "predicted" : "measured", tb,
+				     projected(r, slowest, w) / projected(r, best, w),
+				     slowest->strategy->name, ts, best->have_attribution ? "; it is " : "",
+				     best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : "");
+		else
+			n = snprintf(r->recommendation, sizeof(r->recommendation), "use %s %s: %s",
+				     best->strategy->name, where, tb);
 	}
+	used = n > 0 ? (size_t)n : 0;
+	if (best->strategy->real_command && used < sizeof(r->recommendation))
+		snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+			 ". The same without xfercmp: %s (about %s for this data)",
+			 best->strategy->real_command, tb);
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;
@@ -58,6 +111,16 @@ void report_recommend(struct report *r)
 		attribution_recommend(&in, &c, r->probes->zstd_ratio, r->probes->zstd_bps,
 				      r->compression_hint, sizeof(r->compression_hint));
 	}
+}
+
+/* " (at depth 16: 31,000/s; ...)" for a rate measured at several depths. */
+static void print_depths(const struct probe_rate *rates, unsigned n, FILE *out)
+{
+	if (n < 2)
+		return;
+	fputs("; in flight", out);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s %u: %.0f/s", i ? "," : "", rates[i].depth, rates[i].per_s);
 }
 
 void report_ceilings(const struct probe_results *p, FILE *out)
@@ -74,12 +137,25 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 			p->ssh_bps * 8 / 1e9, p->ssh_cipher, p->sftp_rtt_s * 1e6);
 	fprintf(out, "  disk write  %8.2f GB/s to durable at the destination (%s)\n",
 		p->disk_write_bps / 1e9, p->dest_fs[0] ? p->dest_fs : "?");
-	fprintf(out, "  creates     %8.0f files/s at the destination (open+write+close, then syncfs)\n",
+	fprintf(out, "  creates     %8.0f files/s at the destination, one at a time (open+write+close, then syncfs)",
 		p->create_per_s);
-	if (p->disk_read_bps > 0)
-		fprintf(out, "  disk read   %8.2f GB/s cold at the source\n", p->disk_read_bps / 1e9);
-	if (p->src_open_per_s > 0)
-		fprintf(out, "  opens       %8.0f files/s cold at the source\n", p->src_open_per_s);
+	print_depths(p->create_at, p->ncreate_at, out);
+	fputc('\n', out);
+	if (p->disk_read_bps > 0) {
+		fprintf(out, "  disk read   %8.2f GB/s cold at the source, one stream", p->disk_read_bps / 1e9);
+		if (p->nread_at > 1) {
+			fputs("; streams", out);
+			for (unsigned i = 0; i < p->nread_at; i++)
+				fprintf(out, "%s %u: %.2f GB/s", i ? "," : "", p->read_at[i].depth,
+					p->read_at[i].per_s / 1e9);
+		}
+		fputc('\n', out);
+	}
+	if (p->src_open_per_s > 0) {
+		fprintf(out, "  opens       %8.0f files/s cold at the source, one at a time", p->src_open_per_s);
+		print_depths(p->open_at, p->nopen_at, out);
+		fputc('\n', out);
+	}
 	if (p->zstd_bps > 0)
 		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data\n",
 			p->zstd_bps / 1e9, p->zstd_ratio);

@@ -19,8 +19,9 @@
 #define ROW_HEIGHT 34
 #define BAR_HEIGHT 22
 
-static const char *const share_colors[RES_COUNT + 1] = { "#3b6fd6", "#d6973b", "#a24fc9", "#d64545",
-							 "#b8b8b8" };
+/* network, latency, disk, metadata, cpu, other */
+static const char *const share_colors[RES_COUNT + 1] = { "#3b6fd6", "#2fa8a0", "#d6973b", "#a24fc9",
+							 "#d64545", "#b8b8b8" };
 
 void report_html_escape(FILE *f, const char *s)
 {
@@ -158,6 +159,7 @@ static void results_table(const struct report *r, FILE *f)
 {
 	fputs("<table><tr><th>strategy</th><th>status</th><th>seconds</th><th>transfer</th>"
 	      "<th>flush</th><th>MB/s</th><th>files/s</th><th>wire MB</th><th>verified</th>"
+	      "<th>predicted</th><th>ratio</th>"
 	      "<th>kept of the tree</th><th>verdict</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
@@ -166,7 +168,7 @@ static void results_table(const struct report *r, FILE *f)
 		fputs("<tr><td>", f);
 		report_html_escape(f, res->strategy->name);
 		if (res->status != RESULT_OK) {
-			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"10\">",
+			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"12\">",
 				res->status == RESULT_SKIPPED ? "skip" : "fail",
 				res->status == RESULT_SKIPPED ? "skipped" : "failed");
 			report_html_escape(f, res->error);
@@ -179,6 +181,12 @@ static void results_table(const struct report *r, FILE *f)
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no");
+		if (res->have_attribution && res->attribution.predicted_s > 0 && t > 0)
+			fprintf(f, "%.2f</td><td%s>%.2fx</td><td>", res->attribution.predicted_s,
+				res->attribution.misfit ? " class=\"fail\"" : "",
+				res->attribution.predicted_s / t);
+		else
+			fputs("</td><td></td><td>", f);
 		{
 			char kept[256];
 
@@ -190,12 +198,40 @@ static void results_table(const struct report *r, FILE *f)
 			report_html_escape(f, attribution_verdict_name(res->attribution.verdict));
 			fputs("</td><td>", f);
 			report_html_escape(f, res->attribution.reason);
+			if (res->attribution.note[0]) {
+				fputs("<br><i>", f);
+				report_html_escape(f, res->attribution.note);
+				fputs("</i>", f);
+			}
 		} else {
 			fputs("</td><td>", f);
 		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+}
+
+/* One table per --what-if link: each strategy's predicted time there. */
+static void what_if_table(const struct report *r, FILE *f)
+{
+	for (size_t k = 0; k < r->nwhat_if; k++) {
+		char label[96], t[32];
+
+		attribution_what_if_label(&r->what_if[k], label, sizeof(label));
+		fputs("<h2>What if: ", f);
+		report_html_escape(f, label);
+		fputs("</h2><table><tr><th>strategy</th><th>predicted</th></tr>\n", f);
+		for (size_t i = 0; i < r->nresults; i++) {
+			double p = report_predicted(r, &r->results[i], &r->what_if[k]);
+
+			if (!(p > 0))
+				continue;
+			fputs("<tr><td>", f);
+			report_html_escape(f, r->results[i].strategy->name);
+			fprintf(f, "</td><td>%s</td></tr>\n", attribution_format_seconds(p, t, sizeof(t)));
+		}
+		fputs("</table>\n", f);
+	}
 }
 
 static void ceilings_table(const struct probe_results *p, FILE *f)
@@ -304,6 +340,7 @@ int report_html_write(const struct report *r, const char *path)
 	fprintf(f, "), %s source</p>\n", r->warm ? "warm" : "cold");
 	chart(r, f);
 	results_table(r, f);
+	what_if_table(r, f);
 	if (r->recommendation[0]) {
 		fputs("<p><b>Recommendation:</b> ", f);
 		report_html_escape(f, r->recommendation);

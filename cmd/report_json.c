@@ -56,6 +56,30 @@ static json_object *fastest_json(const struct report *r)
 	return o;
 }
 
+/* [{rate_bits_per_s, rtt_s, predicted: {strategy: seconds}}]: 0 for a value kept as measured. */
+static json_object *what_if_json(const struct report *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t k = 0; k < r->nwhat_if; k++) {
+		json_object *o = json_object_new_object(), *pred = json_object_new_object();
+
+		json_object_object_add(o, "rate_bits_per_s",
+				       json_object_new_double(r->what_if[k].rate_bits_per_s));
+		json_object_object_add(o, "rtt_s", json_object_new_double(r->what_if[k].rtt_s));
+		for (size_t i = 0; i < r->nresults; i++) {
+			double p = report_predicted(r, &r->results[i], &r->what_if[k]);
+
+			if (p > 0)
+				json_object_object_add(pred, r->results[i].strategy->name,
+						       json_object_new_double(p));
+		}
+		json_object_object_add(o, "predicted", pred);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *result_json(const struct strategy_result *res)
 {
 	json_object *o = json_object_new_object(), *phases = json_object_new_object();
@@ -99,6 +123,15 @@ static json_object *result_json(const struct strategy_result *res)
 		json_object_object_add(o, "verdict",
 				       json_object_new_string(attribution_verdict_name(res->attribution.verdict)));
 		json_object_object_add(o, "reason", json_object_new_string(res->attribution.reason));
+		json_object_object_add(o, "predicted_seconds",
+				       json_object_new_double(res->attribution.predicted_s));
+		json_object_object_add(o, "predicted_ratio",
+				       json_object_new_double(seconds > 0 ? res->attribution.predicted_s / seconds : 0));
+		json_object_object_add(o, "predicted_bound", json_object_new_string(
+				       attribution_resource_name(res->attribution.bound)));
+		json_object_object_add(o, "misfit", json_object_new_boolean(res->attribution.misfit));
+		json_object_object_add(o, "note", res->attribution.note[0] ?
+				       json_object_new_string(res->attribution.note) : NULL);
 	}
 	if (res->have_local || res->have_remote) {
 		json_object *samples = json_object_new_object();
@@ -171,6 +204,7 @@ json_object *report_json(const struct report *r)
 	for (size_t i = 0; i < r->nresults; i++)
 		json_object_array_add(results, result_json(&r->results[i]));
 	json_object_object_add(doc, "results", results);
+	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);
 	return doc;
 }

@@ -9,15 +9,15 @@
 #define BAR_WIDTH 40
 
 /*
- * One bar per strategy, BAR_WIDTH cells split by share: N network, D disk,
- * M metadata, C cpu, '.' other. Letters as well as colours, so the bar
+ * One bar per strategy, BAR_WIDTH cells split by share: N network, L latency,
+ * D disk, M metadata, C cpu, '.' other (time the prediction does not explain). Letters as well as colours, so the bar
  * still reads without colour (NO_COLOR, a pipe, a screen reader).
  */
 static void share_bar(const struct attribution *a, FILE *out, bool color)
 {
-	static const char letters[RES_COUNT + 1] = { 'N', 'D', 'M', 'C', '.' };
-	static const char *const colors[RES_COUNT + 1] = { "\033[34m", "\033[33m", "\033[35m",
-							    "\033[31m", "\033[2m" };
+	static const char letters[RES_COUNT + 1] = { 'N', 'L', 'D', 'M', 'C', '.' };
+	static const char *const colors[RES_COUNT + 1] = { "\033[34m", "\033[36m", "\033[33m",
+							    "\033[35m", "\033[31m", "\033[2m" };
 	int cells[RES_COUNT + 1], used = 0, biggest = 0;
 
 	for (int k = 0; k <= RES_COUNT; k++) {
@@ -59,16 +59,17 @@ static void report_cleartext(const struct report *r, FILE *out)
 static void report_shares(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+	const char *red = color ? "\033[31m" : "";
 	int any = 0;
 
 	for (size_t i = 0; i < r->nresults; i++)
 		any |= r->results[i].have_attribution;
 	if (!any)
 		return;
-	fprintf(out, "\n%swhere the time went%s (N network, D disk, M metadata, C cpu, . other)\n", bold,
-		reset);
-	fprintf(out, "%-17s %-42s %4s %4s %4s %4s %5s  %s\n", "strategy", "", "net", "disk", "meta",
-		"cpu", "other", "verdict");
+	fprintf(out, "\n%swhere the time went%s (N network, L latency, D disk, M metadata, C cpu, . other: not explained)\n",
+		bold, reset);
+	fprintf(out, "%-17s %-42s %4s %4s %4s %4s %4s %5s  %s\n", "strategy", "", "net", "lat", "disk",
+		"meta", "cpu", "other", "verdict");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		const struct attribution *a = &res->attribution;
@@ -77,10 +78,39 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 			continue;
 		fprintf(out, "%-17s ", res->strategy->name);
 		share_bar(a, out, color);
-		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%  %s%s%s\n", a->share[RES_NETWORK] * 100,
+		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%  %s%s%s\n",
+			a->share[RES_NETWORK] * 100, a->share[RES_LATENCY] * 100,
 			a->share[RES_DISK] * 100, a->share[RES_METADATA] * 100, a->share[RES_CPU] * 100,
 			a->share[RES_COUNT] * 100, bold, attribution_verdict_name(a->verdict), reset);
 		fprintf(out, "%17s   %s\n", "", a->reason);
+		if (a->note[0])
+			fprintf(out, "%17s   %snote: %s%s\n", "", red, a->note, reset);
+	}
+}
+
+/* Each strategy's predicted time on each --what-if link. */
+static void report_what_if(const struct report *r, FILE *out, bool color)
+{
+	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+
+	for (size_t k = 0; k < r->nwhat_if; k++) {
+		char label[96], t[32];
+		bool any = false;
+
+		attribution_what_if_label(&r->what_if[k], label, sizeof(label));
+		for (size_t i = 0; i < r->nresults; i++) {
+			const struct strategy_result *res = &r->results[i];
+			double p = report_predicted(r, res, &r->what_if[k]);
+
+			if (!(p > 0))
+				continue;
+			if (!any)
+				fprintf(out, "\n%swhat if%s: %s, from this run's measurements:\n", bold,
+					reset, label);
+			any = true;
+			fprintf(out, "  %-17s %s\n", res->strategy->name,
+				attribution_format_seconds(p, t, sizeof(t)));
+		}
 	}
 }
 
@@ -151,8 +181,9 @@ void report_table(const struct report *r, FILE *out, bool color)
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
-	fprintf(out, "\n%-17s %-8s %9s %9s %8s %9s %10s %10s  %s\n", "strategy", "status", "seconds",
-		"transfer", "flush", "MB/s", "files/s", "wire MB", "verified");
+	fprintf(out, "\n%-17s %-8s %9s %9s %8s %9s %10s %10s  %-8s %9s %6s\n", "strategy", "status",
+		"seconds", "transfer", "flush", "MB/s", "files/s", "wire MB", "verified", "predicted",
+		"ratio");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = report_seconds(res);
@@ -164,12 +195,20 @@ void report_table(const struct report *r, FILE *out, bool color)
 				res->status == RESULT_SKIPPED ? dim : "", res->error, reset);
 			continue;
 		}
-		fprintf(out, "%s%-17s%s %s%-8s%s %9.2f %9.2f %8.2f %9.1f %10.0f %10.1f  %s%s\n",
+		fprintf(out, "%s%-17s%s %s%-8s%s %9.2f %9.2f %8.2f %9.1f %10.0f %10.1f  %-8s",
 			(int)i == best ? bold : "", res->strategy->name, reset, green, "ok", reset, t,
 			res->median.transfer, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
-			res->verified ? "yes" : "no", (int)i == best ? "  ← fastest" : "");
+			res->verified ? "yes" : "no");
+		/* ratio: predicted over measured; a misfit (beyond ATTRIBUTION_MISFIT) is marked */
+		if (res->have_attribution && res->attribution.predicted_s > 0)
+			fprintf(out, " %9.2f %s%5.2fx%s", res->attribution.predicted_s,
+				res->attribution.misfit ? red : "", res->attribution.predicted_s / t, reset);
+		else
+			fprintf(out, " %9s %6s", "-", "-");
+		fprintf(out, "%s%s\n", res->attribution.misfit && res->have_attribution ? " !" : "",
+			(int)i == best ? "  ← fastest" : "");
 		if (res->runs > 1)
 			report_runs_line(res, out, dim, reset);
 	}
@@ -178,6 +217,7 @@ void report_table(const struct report *r, FILE *out, bool color)
 	report_cleartext(r, out);
 	report_preserved(r, out);
 	report_shares(r, out, color);
+	report_what_if(r, out, color);
 	if (r->recommendation[0])
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])

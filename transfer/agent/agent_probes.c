@@ -219,52 +219,126 @@ static int create_one(void *ctx, unsigned worker, uint64_t i)
 	return 0;
 }
 
-/* Creates up to max_files under dir, then syncfs. Sets *files and *secs (create + syncfs). */
-static int create_files(const char *dir, double seconds, uint64_t max_files, uint64_t *files,
-			double *secs)
+/*
+ * Creates files under dir on `threads` threads until max_files or the
+ * deadline (at least CREATE_MIN_FILES). Sets *files and *secs (the creates
+ * alone: the caller times the syncfs).
+ */
+static int create_files(const char *dir, clock_ns deadline, uint64_t max_files, unsigned threads,
+			uint64_t *files, double *secs)
 {
 	unsigned char content[CREATE_SIZE];
-	struct create_job job = { .dir = dir, .content = content };
-	clock_ns start;
-	int fd, rc = 0;
+	struct create_job job = { .dir = dir, .content = content, .deadline = deadline };
+	clock_ns start = clock_now();
 
 	fill_random(content, sizeof(content), 0x2545f4914f6cdd1dull);
-	start = clock_now();
-	job.deadline = start + (clock_ns)(seconds * 1e9);
-	if (parallel_for(max_files, 2 * parallel_cpus(), 16, create_one, &job, NULL) < 0)
+	if (parallel_for(max_files, threads, threads > 1 ? 16 : 1, create_one, &job, NULL) < 0)
 		return -1;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*secs = clock_seconds(start, clock_now());
+	*files = job.created;
+	return 0;
+}
+
+static int sync_dir(const char *dir, double *secs)
+{
+	clock_ns start = clock_now();
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
 	if (fd < 0)
 		return err_errno("cannot open '%s'", dir);
 	if (syncfs(fd) < 0)
 		rc = err_errno("cannot flush '%s' to disk", dir);
 	close(fd);
 	*secs = clock_seconds(start, clock_now());
-	*files = job.created;
 	return rc;
+}
+
+/* The optional "depths": 1 to PROBE_DEPTHS_MAX numbers of files in flight, each 1 to PROBE_MAX_DEPTH. */
+static int get_depths(json_object *req, unsigned *depths, size_t *n)
+{
+	json_object *a;
+
+	*n = 0;
+	if (!json_object_object_get_ex(req, "depths", &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array) || json_object_array_length(a) == 0 ||
+	    json_object_array_length(a) > PROBE_DEPTHS_MAX)
+		return err_set("'depths' must be an array of 1 to %d numbers", PROBE_DEPTHS_MAX);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+		int64_t d = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+
+		if (d < 1 || d > (int64_t)PROBE_MAX_DEPTH)
+			return err_set("'depths' holds %s: each must be 1 to %u",
+				       json_object_to_json_string(v), PROBE_MAX_DEPTH);
+		depths[(*n)++] = (unsigned)d;
+	}
+	return 0;
 }
 
 int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply)
 {
-	char dir[PATH_MAX];
-	uint64_t max_files, files = 0;
-	double seconds, took = 0;
-	int rc;
+	char dir[PATH_MAX], sub[PATH_MAX];
+	uint64_t max_files, threads, files[PROBE_DEPTHS_MAX] = { 0 }, total = 0;
+	unsigned depths[PROBE_DEPTHS_MAX];
+	double seconds, took[PROBE_DEPTHS_MAX] = { 0 }, sync_s = 0;
+	size_t n;
+	int rc = 0;
 
 	if (get_seconds(req, &seconds) < 0 ||
 	    get_cap(req, "max_files", PROBE_CREATE_DEFAULT_FILES, PROBE_CREATE_MAX_FILES,
-		    &max_files) < 0)
+		    &max_files) < 0 ||
+	    get_cap(req, "threads", 2 * parallel_cpus(), PROBE_MAX_DEPTH, &threads) < 0 ||
+	    get_depths(req, depths, &n) < 0)
 		return -1;
+	if (n == 0)
+		depths[n++] = (unsigned)threads;
 	if (make_probe_dir(s, "probe-create", dir, sizeof(dir)) < 0)
 		return -1;
-	rc = create_files(dir, seconds, max_files, &files, &took);
+	/* each depth in its own directory, for its share of the budget */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (snprintf(sub, sizeof(sub), "%s/at%zu", dir, i) >= (int)sizeof(sub))
+			rc = err_set("scratch root '%s' is too long", s->root);
+		else if (mkdir(sub, 0755) < 0)
+			rc = err_errno("cannot create '%s'", sub);
+		else
+			rc = create_files(sub, clock_now() + (clock_ns)(seconds / (double)n * 1e9),
+					  max_files, depths[i], &files[i], &took[i]);
+		total += files[i];
+	}
+	/*
+	 * One syncfs for all, shared among the depths by the files each made, as
+	 * a transfer pays one flush for all its files: timed per depth, a short
+	 * probe would pay the file system's whole flush (other writers' too) on
+	 * a few hundred files.
+	 */
+	if (rc == 0)
+		rc = sync_dir(dir, &sync_s);
 	/* removing is not part of the rate: the strategies never delete */
 	if (fs_remove_tree(dir) < 0 && rc == 0)
 		rc = -1;
 	if (rc < 0)
 		return -1;
-	json_object_object_add(reply, "files", json_object_new_int64((int64_t)files));
-	json_object_object_add(reply, "seconds", json_object_new_double(took));
-	json_object_object_add(reply, "per_s", json_object_new_double((double)files / took));
+	{
+		json_object *at = json_object_new_array();
+
+		for (size_t i = 0; i < n; i++) {
+			json_object *o = json_object_new_object();
+			double secs = took[i] + (total ? sync_s * (double)files[i] / (double)total : 0);
+
+			json_object_object_add(o, "depth", json_object_new_int((int)depths[i]));
+			json_object_object_add(o, "files", json_object_new_int64((int64_t)files[i]));
+			json_object_object_add(o, "seconds", json_object_new_double(secs));
+			json_object_object_add(o, "per_s", json_object_new_double(secs > 0 ? (double)files[i] / secs : 0));
+			json_object_array_add(at, o);
+			if (i == 0) {
+				json_object_object_add(reply, "files", json_object_new_int64((int64_t)files[0]));
+				json_object_object_add(reply, "seconds", json_object_new_double(secs));
+				json_object_object_add(reply, "per_s",
+						       json_object_new_double(secs > 0 ? (double)files[0] / secs : 0));
+			}
+		}
+		json_object_object_add(reply, "at", at);
+	}
 	return 0;
 }

@@ -25,11 +25,16 @@ struct recv_stats;
 int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *reply);
 
 /*
- * Agent request "probe_create" {"seconds": x, "max_files": n} (both optional:
- * PROBE_DEFAULT_SECONDS, PROBE_CREATE_DEFAULT_FILES): creates files of 4 KiB,
- * 1,000 a directory, on 2 threads per core until max_files or the budget,
- * then syncfs; removes the tree (untimed). Replies {"files","seconds","per_s"},
- * seconds = create + syncfs. Returns 0 or -1 (error set; nothing left behind).
+ * Agent request "probe_create" {"seconds": x, "max_files": n, "threads": t,
+ * "depths": [d, ...]} (all optional: PROBE_DEFAULT_SECONDS,
+ * PROBE_CREATE_DEFAULT_FILES, 2 a core, [t]; t and each d at most
+ * PROBE_MAX_DEPTH, at most PROBE_DEPTHS_MAX depths): for each depth in turn,
+ * for its share of the budget, creates files of 4 KiB, 1,000 a directory, d
+ * at a time (the concurrency a receiver keeps) up to max_files; then one
+ * syncfs, shared among the depths by their files. Replies "at": [{"depth",
+ * "files", "seconds", "per_s"}] and, for the first depth, "files",
+ * "seconds", "per_s". The tree is removed (untimed).
+ * Returns 0 or -1 (error set; nothing left behind).
  */
 int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply);
 

@@ -31,7 +31,8 @@ static int client_iface(int fd, char *iface, size_t len)
 int agent_op_sample_start(struct agent_session *s, json_object *req, json_object *reply)
 {
 	char dev[PROCSTAT_NAME_MAX] = "", iface[PROCSTAT_NAME_MAX] = "";
-	struct sampler_config c = { 0 };
+	/* the SSH strategies run the host's sshd, sftp-server, tar and zstd, not the agent */
+	struct sampler_config c = { .watch = PROC_WATCH_HOST_PROGRAMS };
 	const char *path = s->root;
 	uint64_t job;
 

@@ -548,3 +548,36 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 	json_object_put(reply);
 	return 0;
 }
+
+int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
+			       size_t n, double *per_s)
+{
+	json_object *req = request("probe_create", 0), *reply = NULL, *at, *list;
+	int rc;
+
+	list = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(list, json_object_new_int((int)depths[i]));
+	json_object_object_add(req, "seconds", json_object_new_double(seconds));
+	json_object_object_add(req, "depths", list);
+	rc = call_request(c, req, &reply);
+	if (rc < 0)
+		return err_wrap("probe_create");
+	if (!json_object_object_get_ex(reply, "at", &at) || !json_object_is_type(at, json_type_array) ||
+	    json_object_array_length(at) != n) {
+		json_object_put(reply);
+		return err_set("probe_create: agent: protocol error: 'at' is not %zu rates", n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *v, *o = json_object_array_get_idx(at, i);
+
+		if (!json_object_object_get_ex(o, "per_s", &v) ||
+		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
+			json_object_put(reply);
+			return err_set("probe_create: agent: protocol error: rate %zu is not a number", i);
+		}
+		per_s[i] = json_object_get_double(v);
+	}
+	json_object_put(reply);
+	return 0;
+}

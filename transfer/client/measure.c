@@ -6,7 +6,8 @@
 
 void measure_start(struct measure *m, struct agent_client *agent, const char *src_root, uint64_t job)
 {
-	struct sampler_config c = { 0 };
+	/* the real-* strategies' ssh, tar and zstd are our children */
+	struct sampler_config c = { .watch = PROC_WATCH_DESCENDANTS };
 
 	memset(m, 0, sizeof(*m));
 	if (procstat_device_for_path(src_root, m->src_dev, sizeof(m->src_dev)) == 0)

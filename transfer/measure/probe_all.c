@@ -18,7 +18,7 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 		return err_wrap("network probe");
 	if (progress)
 		progress(ctx, "destination disk and metadata");
-	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, r) < 0)
+	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, &plan->creates, r) < 0)
 		return err_wrap("destination probe");
 	/*
 	 * A warm source is read from the page cache, not its disk, and the probe
@@ -27,7 +27,7 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 	if (!plan->warm_source) {
 		if (progress)
 			progress(ctx, "source disk and metadata");
-		if (probe_source(plan->src_root, plan->manifest, plan->seconds, r) < 0)
+		if (probe_source_at(plan->src_root, plan->manifest, plan->seconds, &plan->opens, &plan->reads, r) < 0)
 			return err_wrap("source probe");
 	}
 	if (progress)
@@ -42,4 +42,44 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 			return err_wrap("ssh probe");
 	}
 	return 0;
+}
+
+void probe_depths_add(struct probe_depths *d, unsigned depth)
+{
+	unsigned i;
+
+	if (depth < 1)
+		depth = 1;
+	if (depth > PROBE_MAX_DEPTH)
+		depth = PROBE_MAX_DEPTH;
+	if (d->n == 0)
+		d->depth[d->n++] = 1;
+	for (i = 0; i < d->n; i++)
+		if (d->depth[i] == depth)
+			return;
+	if (d->n == PROBE_DEPTHS_MAX) {
+		if (depth < d->depth[d->n - 1])
+			return;
+		d->n--;
+	}
+	for (i = d->n; i > 0 && d->depth[i - 1] > depth; i--)
+		d->depth[i] = d->depth[i - 1];
+	d->depth[i] = depth;
+	d->n++;
+}
+
+double probe_rate_at(const struct probe_rate *rates, unsigned n, unsigned depth)
+{
+	const struct probe_rate *lowest = NULL;
+	double best = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!(rates[i].per_s > 0))
+			continue;
+		if (rates[i].depth <= depth && rates[i].per_s > best)
+			best = rates[i].per_s;
+		if (!lowest || rates[i].depth < lowest->depth)
+			lowest = &rates[i];
+	}
+	return best > 0 ? best : lowest ? lowest->per_s : 0;
 }

@@ -8,3 +8,4 @@ int probe_check_budget(double seconds)
 			       PROBE_MAX_SECONDS);
 	return 0;
 }
+

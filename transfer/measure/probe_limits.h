@@ -24,5 +24,12 @@ int probe_check_budget(double seconds);
 /* Destination metadata: files created by default, and the most a request may ask for. */
 #define PROBE_CREATE_DEFAULT_FILES 20000ull
 #define PROBE_CREATE_MAX_FILES 1000000ull
+/*
+ * Metadata probes at a concurrency: the most files in flight (threads) one
+ * probe may ask for, and the most depths one probe phase measures (1, a
+ * receiver's or sender's depth, that times -P streams).
+ */
+#define PROBE_MAX_DEPTH 256u
+#define PROBE_DEPTHS_MAX 4
 
 #endif

@@ -11,6 +11,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "manifest.h"
+#include "parallel.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -182,50 +183,193 @@ static int read_large(const char *root, const struct manifest *m, const size_t *
 	return rc;
 }
 
-/* open+fstat+read+close of the picked files until the deadline. Sets *files. */
-static int read_small(const char *root, const struct manifest *m, const size_t *idx, size_t n,
-		      clock_ns deadline, size_t *files)
-{
-	char path[PATH_MAX];
-	unsigned char *buf = malloc(PROBE_OPEN_MAX_SIZE);
-	int rc = 0;
+/*
+ * Cold reads with several streams at once, as parallel reads the ranges of a
+ * large file: CHUNK_BYTES pieces of the picked files' bytes from `skip` on
+ * (what the one-stream read left cold), each piece read whole by one of
+ * `depth` threads, dropped behind as read.
+ */
+#define CHUNK_BYTES (8u << 20)
 
+struct read_job {
+	const char *root;
+	const struct manifest *m;
+	const size_t *idx;
+	size_t n;
+	uint64_t skip;
+	clock_ns deadline;
+	uint64_t bytes;		/* atomic */
+};
+
+static int read_chunk(void *ctx, unsigned worker, uint64_t k)
+{
+	struct read_job *job = ctx;
+	uint64_t off = job->skip + k * CHUNK_BYTES, start = 0, left;
+	char path[PATH_MAX];
+	unsigned char *buf;
+	size_t i = 0;
+	int fd, rc = 0;
+
+	(void)worker;
+	if (clock_now() >= job->deadline)
+		return 0;
+	while (i < job->n && start + job->m->entries[job->idx[i]].size <= off)
+		start += job->m->entries[job->idx[i++]].size;
+	if (i == job->n)
+		return 0;
+	off -= start;	/* within file i now; a piece stops at its file's end */
+	left = job->m->entries[job->idx[i]].size - off;
+	if (left > CHUNK_BYTES)
+		left = CHUNK_BYTES;
+	buf = malloc(READ_BLOCK);
 	if (!buf)
 		return err_set("out of memory for a read buffer");
-	*files = 0;
-	for (size_t i = 0; i < n && clock_now() < deadline; i++) {
-		int fd = open_entry(root, &m->entries[idx[i]], path, sizeof(path));
-		struct stat st;
-		long long got = 0;
+	fd = open_entry(job->root, &job->m->entries[job->idx[i]], path, sizeof(path));
+	if (fd < 0) {
+		free(buf);
+		return -1;
+	}
+	for (uint64_t done = 0; done < left && clock_now() < job->deadline;) {
+		ssize_t got = pread(fd, buf, left - done < READ_BLOCK ? (size_t)(left - done) : READ_BLOCK,
+				    (off_t)(off + done));
 
-		if (fd < 0) {
-			rc = -1;
-			break;
-		}
-		if (fstat(fd, &st) < 0)
-			rc = err_errno("cannot stat '%s'", path);
-		else if (st.st_size > 0)
-			got = fs_read_full(fd, buf,
-					   (size_t)st.st_size < PROBE_OPEN_MAX_SIZE ? (size_t)st.st_size
-										    : PROBE_OPEN_MAX_SIZE);
 		if (got < 0)
 			rc = err_errno("cannot read '%s'", path);
-		close(fd);
-		if (rc < 0)
+		if (got <= 0)
 			break;
-		(*files)++;
+		done += (uint64_t)got;
+		__atomic_fetch_add(&job->bytes, (uint64_t)got, __ATOMIC_RELAXED);
 	}
+	posix_fadvise(fd, (off_t)off, (off_t)left, POSIX_FADV_DONTNEED);
+	close(fd);
 	free(buf);
 	return rc;
+}
+
+/*
+ * The cold read at depth 1 (read_large, in order) and then at each deeper
+ * depth, each in its share of the budget, each on bytes the ones before left
+ * cold. Fills r->read_at and r->disk_read_bps (depth 1).
+ */
+static int read_large_at(const char *root, const struct manifest *m, const size_t *idx, size_t n,
+			 double seconds, const struct probe_depths *d, struct probe_results *r)
+{
+	uint64_t total = 0, skip = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += m->entries[idx[i]].size;
+	if (total > PROBE_READ_MAX_BYTES)
+		total = PROBE_READ_MAX_BYTES;
+	r->nread_at = 0;
+	for (unsigned k = 0; k < d->n && rc == 0 && skip < total; k++) {
+		clock_ns start = clock_now();
+		uint64_t bytes = 0;
+		double took;
+
+		if (d->depth[k] == 1) {
+			rc = read_large(root, m, idx, n, deadline_after(start, seconds / d->n), &bytes);
+		} else {
+			struct read_job job = { .root = root, .m = m, .idx = idx, .n = n, .skip = skip,
+						.deadline = deadline_after(start, seconds / d->n) };
+
+			rc = parallel_for((total - skip + CHUNK_BYTES - 1) / CHUNK_BYTES, d->depth[k], 1,
+					  read_chunk, &job, NULL);
+			bytes = job.bytes;
+		}
+		took = clock_seconds(start, clock_now());
+		if (rc == 0 && bytes > 0 && took > 0)
+			r->read_at[r->nread_at++] = (struct probe_rate){ .depth = d->depth[k],
+									 .per_s = (double)bytes / took };
+		/* the next depth starts past whole pieces: what this one touched is not cold */
+		skip += (bytes + CHUNK_BYTES - 1) / CHUNK_BYTES * CHUNK_BYTES;
+	}
+	r->disk_read_bps = probe_rate_at(r->read_at, r->nread_at, 1);
+	return rc;
+}
+
+/* The opens of one depth: every `stride`-th picked file from `first`, on `depth` threads. */
+struct open_job {
+	const char *root;
+	const struct manifest *m;
+	const size_t *idx;
+	size_t first, stride;
+	clock_ns deadline;
+	size_t files;		/* atomic */
+};
+
+/* open+fstat+read+close of one picked file, or nothing once the deadline has passed. */
+static int open_one(void *ctx, unsigned worker, uint64_t k)
+{
+	struct open_job *job = ctx;
+	unsigned char buf[4096];
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, rc = 0;
+
+	(void)worker;
+	if (clock_now() >= job->deadline)
+		return 0;
+	fd = open_entry(job->root, &job->m->entries[job->idx[job->first + k * job->stride]], path,
+			sizeof(path));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		rc = err_errno("cannot stat '%s'", path);
+	/* read it all, as a sender does, in a buffer small enough for any thread's stack */
+	for (off_t done = 0; rc == 0 && done < st.st_size && done < (off_t)PROBE_OPEN_MAX_SIZE;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+
+		if (got < 0)
+			rc = err_errno("cannot read '%s'", path);
+		if (got <= 0)
+			break;
+		done += got;
+	}
+	close(fd);
+	if (rc == 0)
+		__atomic_fetch_add(&job->files, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
+/*
+ * The opens at each depth: depth i reads picked files i, i + n, ... (its own
+ * cold share) for seconds / n. Fills r->open_at and r->src_open_per_s.
+ */
+static int read_small_at(const char *root, const struct manifest *m, const size_t *idx, size_t n,
+			 double seconds, const struct probe_depths *d, struct probe_results *r)
+{
+	r->nopen_at = 0;
+	for (unsigned i = 0; i < d->n && i < n; i++) {
+		struct open_job job = { .root = root, .m = m, .idx = idx, .first = i, .stride = d->n };
+		size_t count = (n - i + d->n - 1) / d->n;
+		clock_ns start = clock_now();
+		double took;
+
+		job.deadline = deadline_after(start, seconds / d->n);
+		if (parallel_for(count, d->depth[i], 1, open_one, &job, NULL) < 0)
+			return -1;
+		took = clock_seconds(start, clock_now());
+		if (job.files > 0 && took > 0)
+			r->open_at[r->nopen_at++] = (struct probe_rate){ .depth = d->depth[i],
+									 .per_s = (double)job.files / took };
+	}
+	r->src_open_per_s = probe_rate_at(r->open_at, r->nopen_at, 1);
+	return 0;
 }
 
 int probe_source(const char *src_root, const struct manifest *m, double seconds,
 		 struct probe_results *r)
 {
-	size_t *large = NULL, *small = NULL, nlarge = 0, nsmall = 0, files = 0;
-	uint64_t bytes = 0;
-	clock_ns start;
-	double took;
+	return probe_source_at(src_root, m, seconds, NULL, NULL, r);
+}
+
+int probe_source_at(const char *src_root, const struct manifest *m, double seconds,
+		    const struct probe_depths *opens, const struct probe_depths *reads,
+		    struct probe_results *r)
+{
+	struct probe_depths one = { .n = 1, .depth = { 1 } };
+	size_t *large = NULL, *small = NULL, nlarge = 0, nsmall = 0;
 	int rc;
 
 	if (probe_check_budget(seconds) < 0)
@@ -239,20 +383,12 @@ int probe_source(const char *src_root, const struct manifest *m, double seconds,
 		rc = drop_entries(src_root, m, large, nlarge);
 	if (rc == 0)
 		rc = drop_entries(src_root, m, small, nsmall);
-	if (rc == 0 && nlarge > 0) {
-		start = clock_now();
-		rc = read_large(src_root, m, large, nlarge, deadline_after(start, seconds), &bytes);
-		took = clock_seconds(start, clock_now());
-		if (rc == 0 && bytes > 0 && took > 0)
-			r->disk_read_bps = (double)bytes / took;
-	}
-	if (rc == 0 && nsmall > 0) {
-		start = clock_now();
-		rc = read_small(src_root, m, small, nsmall, deadline_after(start, seconds), &files);
-		took = clock_seconds(start, clock_now());
-		if (rc == 0 && files > 0 && took > 0)
-			r->src_open_per_s = (double)files / took;
-	}
+	if (rc == 0 && nlarge > 0)
+		rc = read_large_at(src_root, m, large, nlarge, seconds,
+				   reads && reads->n ? reads : &one, r);
+	if (rc == 0 && nsmall > 0)
+		rc = read_small_at(src_root, m, small, nsmall, seconds,
+				   opens && opens->n ? opens : &one, r);
 	/* leave the source as cold as it was found; clean pages need no syncfs */
 	if (rc == 0)
 		rc = drop_entries(src_root, m, large, nlarge);

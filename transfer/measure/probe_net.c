@@ -279,23 +279,49 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 }
 
 int probe_destination(struct agent_client *a, double seconds, uint64_t disk_bytes,
-		      struct probe_results *r)
+		      const struct probe_depths *creates, struct probe_results *r)
 {
-	struct agent_probe_reply disk, create;
+	struct probe_depths one = { .n = 1, .depth = { 1 } };
+	struct agent_probe_reply disk;
 
 	if (probe_check_budget(seconds) < 0)
 		return -1;
+	if (!creates || creates->n == 0)
+		creates = &one;
 	/* a size given is written whole (the agent refuses one above PROBE_DISK_MAX_BYTES) */
 	if (agent_client_probe(a, "probe_disk", disk_bytes ? PROBE_MAX_SECONDS : seconds, disk_bytes, "bps",
-			&disk) < 0 ||
-	    agent_client_probe(a, "probe_create", seconds, 0, "per_s", &create) < 0)
+			&disk) < 0)
 		return -1;
+	{
+		double per_s[PROBE_DEPTHS_MAX];
+
+		if (agent_client_probe_creates(a, seconds, creates->depth, creates->n, per_s) < 0)
+			return -1;
+		r->ncreate_at = 0;
+		for (unsigned i = 0; i < creates->n; i++)
+			r->create_at[r->ncreate_at++] =
+				(struct probe_rate){ .depth = creates->depth[i], .per_s = per_s[i] };
+	}
 	r->disk_write_bps = disk.rate;
 	r->disk_write_bytes = disk.bytes;
-	r->create_per_s = create.rate;
+	r->create_per_s = probe_rate_at(r->create_at, r->ncreate_at, 1);
 	if (disk.fs[0])
 		snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", disk.fs);
 	return 0;
+}
+
+static json_object *rates_json(const struct probe_rate *rates, unsigned n)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "depth", json_object_new_int((int)rates[i].depth));
+		json_object_object_add(o, "per_s", json_object_new_double(rates[i].per_s));
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 json_object *probe_results_json(const struct probe_results *r)
@@ -320,5 +346,8 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "sftp_rtt_s", json_object_new_double(r->sftp_rtt_s));
 	json_object_object_add(o, "ssh_cipher", json_object_new_string(r->ssh_cipher));
 	json_object_object_add(o, "dest_fs", json_object_new_string(r->dest_fs));
+	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at));
+	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at));
+	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at));
 	return o;
 }

@@ -26,6 +26,34 @@
 struct agent_client;
 struct manifest;
 
+/* A rate measured with `depth` operations in flight (threads). */
+struct probe_rate {
+	unsigned depth;
+	double per_s;
+};
+
+/* The concurrencies one metadata probe measures at, ascending, without repeats; 1 always first. */
+struct probe_depths {
+	unsigned n;
+	unsigned depth[PROBE_DEPTHS_MAX];
+};
+
+/*
+ * Adds depth (clamped to 1..PROBE_MAX_DEPTH) to d, keeping it ascending and
+ * without repeats; when d is full the largest depth is replaced only by a
+ * larger one. Depth 1 is added first by an empty d.
+ */
+void probe_depths_add(struct probe_depths *d, unsigned depth);
+
+/*
+ * The ceiling at depth: the best rate measured at that depth or below (a
+ * strategy with more in flight can do at least what fewer did; on a shared
+ * machine one probe of a fraction of a second may meet another job's
+ * syncfs), or the rate at the smallest measured depth when none is at or
+ * below. 0 when nothing was measured.
+ */
+double probe_rate_at(const struct probe_rate *rates, unsigned n, unsigned depth);
+
 struct probe_results {
 	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and n streams (client→agent) */
 	unsigned net_streams;
@@ -34,9 +62,15 @@ struct probe_results {
 	char net_iface[32];		/* this machine's interface on that path ("" if unknown) */
 	double disk_write_bps;		/* destination: sequential write to durable (fsync included), by the agent */
 	uint64_t disk_write_bytes;	/* what that probe wrote */
-	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent */
-	double disk_read_bps;		/* source: cold sequential read of the largest workload files */
-	double src_open_per_s;		/* source: cold open+fstat+read+close of small files */
+	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent, one at a time */
+	struct probe_rate create_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked (create_at[0] is depth 1) */
+	unsigned ncreate_at;
+	double disk_read_bps;		/* source: cold sequential read of the largest workload files, one stream */
+	struct probe_rate read_at[PROBE_DEPTHS_MAX];	/* bytes/s with that many streams reading at once */
+	unsigned nread_at;
+	double src_open_per_s;		/* source: cold open+fstat+read+close of small files, one at a time */
+	struct probe_rate open_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked */
+	unsigned nopen_at;
 	double zstd_bps;		/* zstd at the given level and threads on a sample of the workload (input bytes/s) */
 	double zstd_ratio;		/* input/output on that sample */
 	double ssh_bps;			/* SSH exec channel throughput with the negotiated cipher */
@@ -73,13 +107,15 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 /*
  * Destination disk and metadata: asks the agent for "probe_disk" and
  * "probe_create" with that budget each and default caps. Fills
- * disk_write_bps, disk_write_bytes, create_per_s and dest_fs. disk_bytes 0
- * is the default write (up to PROBE_DISK_DEFAULT_BYTES within the budget);
- * otherwise the disk probe writes that much, given up to PROBE_MAX_SECONDS.
- * Returns 0 or -1 (error set).
+ * disk_write_bps, disk_write_bytes, create_per_s, create_at and dest_fs.
+ * disk_bytes 0 is the default write (up to PROBE_DISK_DEFAULT_BYTES within
+ * the budget); otherwise the disk probe writes that much, given up to
+ * PROBE_MAX_SECONDS. The creates are measured at each of creates' depths
+ * (NULL: depth 1), the budget shared between them, so the phase takes no
+ * longer than one probe did. Returns 0 or -1 (error set).
  */
 int probe_destination(struct agent_client *a, double seconds, uint64_t disk_bytes,
-		      struct probe_results *r);
+		      const struct probe_depths *creates, struct probe_results *r);
 
 /*
  * Source disk and metadata, on the workload at src_root described by m; only
@@ -98,6 +134,18 @@ int probe_source(const char *src_root, const struct manifest *m, double seconds,
 		 struct probe_results *r);
 
 /*
+ * probe_source with the opens measured at each of opens' depths (NULL:
+ * depth 1) into open_at: each depth reads its own share of the sample (so
+ * each reads cold) on that many threads, in its share of the budget; and
+ * the cold read at each of reads' depths (NULL: 1) into read_at: depth 1
+ * in order, a deeper one as that many streams reading 8 MiB pieces at once,
+ * each depth on bytes the ones before left cold.
+ */
+int probe_source_at(const char *src_root, const struct manifest *m, double seconds,
+		    const struct probe_depths *opens, const struct probe_depths *reads,
+		    struct probe_results *r);
+
+/*
  * cpu: a sample of up to PROBE_ZSTD_SAMPLE_BYTES of the workload's content
  * (64 windows evenly spaced through the files in manifest order, read for at
  * most `seconds`), compressed with zstd's streaming API at `level` (0 is
@@ -114,7 +162,7 @@ int probe_zstd(const char *src_root, const struct manifest *m, int level, unsign
  * The results for the report, a new object owned by the caller: keys
  * network_bps_1, network_bps_n, network_streams, rtt_p50_s, rtt_p99_s,
  * disk_write_bps, create_per_s, disk_read_bps, source_open_per_s, zstd_bps,
- * zstd_ratio, dest_fs.
+ * zstd_ratio, dest_fs, and create_at / open_at / read_at ([{depth, per_s}]).
  */
 /*
  * SSH: the exec channel's throughput (into `cat > /dev/null` on the host,
@@ -136,6 +184,7 @@ struct probe_plan {
 	double seconds;		/* budget of each probe */
 	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
 	bool warm_source;	/* skip probe_source: it would leave the source cold */
+	struct probe_depths creates, opens, reads;	/* the concurrencies the strategies use; n 0: depth 1 */
 };
 
 /*

@@ -168,6 +168,59 @@ int procstat_parse_pid_cpu(const char *text, uint64_t *ticks)
 	return 0;
 }
 
+/* A field that may be negative (priority, nice): read as 0 when it is. */
+static int next_i64_or_u64(const char **pp, uint64_t *v)
+{
+	const char *p = skip_blanks(*pp);
+
+	if (*p == '-') {
+		p++;
+		if (next_u64(&p, v) < 0)
+			return -1;
+		*v = 0;
+		*pp = p;
+		return 0;
+	}
+	return next_u64(pp, v);
+}
+
+int procstat_parse_pid_stat(const char *text, struct pid_stat *out)
+{
+	const char *open = strchr(text, '('), *p = strrchr(text, ')');
+	uint64_t v;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!open || !p || p < open)
+		return err_set("malformed /proc/PID/stat: no command name in parentheses");
+	n = (size_t)(p - open - 1);
+	if (n >= sizeof(out->comm))
+		n = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, n);
+	out->comm[n] = '\0';
+	p++;
+	/* field 3 is the state, 4 the parent, 14 and 15 utime and stime, 20 threads, 22 starttime */
+	for (int field = 3; field <= 22; field++) {
+		if (field == 3) {
+			next_word(&p, &n);
+			if (n == 0)
+				return err_set("malformed /proc/PID/stat: only %d fields", field - 1);
+			continue;
+		}
+		if (next_i64_or_u64(&p, &v) < 0)
+			return err_set("malformed /proc/PID/stat: field %d is not a number", field);
+		if (field == 4)
+			out->ppid = (long)v;
+		else if (field == 14 || field == 15)
+			out->ticks += v;
+		else if (field == 20)
+			out->threads = (unsigned)v;
+		else if (field == 22)
+			out->start_ticks = v;
+	}
+	return 0;
+}
+
 /* Parses major, minor and name at the start of a diskstats line. */
 static int disk_line_head(const char **p, uint64_t *major, uint64_t *minor, const char **name,
 			  size_t *n)

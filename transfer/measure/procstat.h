@@ -56,6 +56,18 @@ int procstat_parse_cpu(const char *text, struct cpu_times *out);
  */
 int procstat_parse_pid_cpu(const char *text, uint64_t *ticks);
 
+/* What the process watcher reads of /proc/PID/stat. */
+struct pid_stat {
+	char comm[16];		/* the command name, at most 15 bytes (TASK_COMM_LEN) */
+	long ppid;
+	uint64_t ticks;		/* utime + stime */
+	unsigned threads;
+	uint64_t start_ticks;	/* since boot: tells a reused pid from the one seen before */
+};
+
+/* Parses /proc/PID/stat text into out. Returns 0 or -1. */
+int procstat_parse_pid_stat(const char *text, struct pid_stat *out);
+
 /* Finds dev ("vda", "nvme0n1p2") in /proc/diskstats text. Returns 0, 1 (absent) or -1. */
 int procstat_parse_disk(const char *text, const char *dev, struct disk_counters *out);
 

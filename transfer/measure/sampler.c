@@ -42,6 +42,11 @@ static void close_files(struct sampler *s)
 	free(s->buf);
 	s->buf = NULL;
 	s->cap = 0;
+	if (s->watch) {
+		proc_watch_release(s->watch);
+		free(s->watch);
+		s->watch = NULL;
+	}
 }
 
 /* Reads every open file once into r. Returns 0 or -1 (error set). */
@@ -131,7 +136,7 @@ static int tick(struct sampler *s)
 {
 	struct sampler_reading cur;
 
-	if (take_reading(s, &cur) < 0)
+	if (take_reading(s, &cur) < 0 || (s->watch && proc_watch_scan(s->watch) < 0))
 		return -1;
 	series_add(s, &s->last, &cur);
 	s->last = cur;
@@ -253,6 +258,16 @@ int sampler_start(struct sampler *s, const struct sampler_config *c)
 	memset(s, 0, sizeof(*s));
 	s->fd_stat = s->fd_pid = s->fd_disk = s->fd_net = -1;
 	s->interval_ms = c->interval_ms ? c->interval_ms : SAMPLER_DEFAULT_INTERVAL_MS;
+	if (c->watch != PROC_WATCH_NONE) {
+		s->watch = malloc(sizeof(*s->watch));
+		if (!s->watch) {
+			err_set("out of memory for the process watcher");
+			goto fail;
+		}
+		proc_watch_init(s->watch, c->watch);
+		if (proc_watch_scan(s->watch) < 0)
+			goto fail;
+	}
 	if (open_all(s, c) < 0 || take_reading(s, &s->first) < 0)
 		goto fail;
 	s->last = s->first;
@@ -277,6 +292,57 @@ static double fraction(uint64_t part, uint64_t whole)
 	double f = whole ? (double)part / (double)whole : 0;
 
 	return f > 1 ? 1 : f;
+}
+
+/* Our own threads, from the last reading of our stat file. */
+static unsigned self_threads(void)
+{
+	struct pid_stat st;
+	char text[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 1;
+	text[n] = '\0';
+	return procstat_parse_pid_stat(text, &st) == 0 && st.threads > 0 ? st.threads : 1;
+}
+
+static void read_boot_id(char *out, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	if (n > 0 && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+}
+
+/* Our process first ("self"), then what the watcher summed. */
+static void summarize_procs(const struct sampler *s, struct sampler_summary *out)
+{
+	struct proc_watch_sum sums[SAMPLER_PROCS_MAX - 1];
+	double others = 0;
+	unsigned k = 0;
+
+	out->procs[0] = (struct sampler_proc){ .name = "self", .cpu_s = out->proc_cpu_s,
+					       .threads = s->self_threads };
+	out->nprocs = 1;
+	if (s->watch)
+		k = proc_watch_sums(s->watch, sums, SAMPLER_PROCS_MAX - 1, &others);
+	for (unsigned i = 0; i < k; i++) {
+		struct sampler_proc *p = &out->procs[out->nprocs++];
+
+		memcpy(p->name, sums[i].name, sizeof(p->name));
+		p->cpu_s = sums[i].cpu_s;
+		p->threads = sums[i].threads;
+	}
+	out->procs_cpu_s = out->proc_cpu_s + others;
+	read_boot_id(out->boot_id, sizeof(out->boot_id));
 }
 
 static void summarize_series(const struct sampler *s, struct sampler_summary *out)
@@ -323,6 +389,7 @@ static void summarize(const struct sampler *s, struct sampler_summary *out)
 			  (double)procstat_clock_ticks();
 	out->proc_cores = per_second(out->proc_cpu_s, secs);
 	out->sampler_cpu_s = (double)s->thread_cpu_ns / 1e9;
+	summarize_procs(s, out);
 
 	if (s->fd_disk >= 0) {
 		out->has_disk = 1;
@@ -371,8 +438,10 @@ int sampler_stop(struct sampler *s, struct sampler_summary *out)
 	}
 	else if (tick(s) < 0)
 		rc = err_wrap("sampling /proc failed");
-	else
+	else {
+		s->self_threads = self_threads();
 		summarize(s, out);
+	}
 	close_files(s);
 	return rc;
 }
@@ -525,6 +594,21 @@ static json_object *series_json(const struct sampler_summary *sum)
 	return o;
 }
 
+static json_object *procs_json(const struct sampler_summary *sum)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < sum->nprocs && i < SAMPLER_PROCS_MAX; i++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "name", json_object_new_string(sum->procs[i].name));
+		json_object_object_add(p, "cpu_seconds", new_double(sum->procs[i].cpu_s));
+		json_object_object_add(p, "threads", json_object_new_uint64(sum->procs[i].threads));
+		json_object_array_add(a, p);
+	}
+	return a;
+}
+
 json_object *sampler_summary_json(const struct sampler_summary *sum)
 {
 	json_object *o = json_object_new_object();
@@ -546,6 +630,9 @@ json_object *sampler_summary_json(const struct sampler_summary *sum)
 			json_object_object_add(o, sec->key, dst);
 	}
 	json_object_object_add(o, "series", series_json(sum));
+	json_object_object_add(o, "processes", procs_json(sum));
+	json_object_object_add(o, "processes_cpu_seconds", new_double(sum->procs_cpu_s));
+	json_object_object_add(o, "boot_id", json_object_new_string(sum->boot_id));
 	return o;
 }
 
@@ -672,6 +759,36 @@ static int series_from_json(json_object *o, struct sampler_summary *out)
 	return 0;
 }
 
+/* The processes, optional (an older agent sends none): only what is well formed is kept. */
+static int procs_from_json(json_object *o, struct sampler_summary *out)
+{
+	json_object *a, *v;
+
+	if (json_object_object_get_ex(o, "processes_cpu_seconds", &v) &&
+	    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		out->procs_cpu_s = json_object_get_double(v);
+	if (json_object_object_get_ex(o, "boot_id", &v) && json_object_is_type(v, json_type_string))
+		snprintf(out->boot_id, sizeof(out->boot_id), "%s", json_object_get_string(v));
+	if (!json_object_object_get_ex(o, "processes", &a) || !a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return err_set("sampler summary: 'processes' is not an array");
+	for (size_t i = 0; i < json_object_array_length(a) && out->nprocs < SAMPLER_PROCS_MAX; i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+		struct sampler_proc *pr = &out->procs[out->nprocs];
+		unsigned threads = 0;
+
+		if (!json_object_is_type(p, json_type_object) ||
+		    get_name(p, "name", pr->name, sizeof(pr->name)) < 0 ||
+		    get_double(p, "cpu_seconds", &pr->cpu_s) < 0 ||
+		    get_unsigned(p, "threads", &threads) < 0)
+			return err_wrap("sampler summary: process %zu", i);
+		pr->threads = threads;
+		out->nprocs++;
+	}
+	return 0;
+}
+
 int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -698,5 +815,7 @@ int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 		if (sec->has_offset != REQUIRED)
 			*(int *)((char *)out + sec->has_offset) = 1;
 	}
-	return series_from_json(o, out);
+	if (series_from_json(o, out) < 0)
+		return -1;
+	return procs_from_json(o, out);
 }

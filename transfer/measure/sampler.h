@@ -12,6 +12,7 @@
  */
 
 #include "err.h"
+#include "measure/proc_watch.h"
 #include "measure/procstat.h"
 
 #include <json-c/json.h>
@@ -27,6 +28,17 @@ struct sampler_config {
 	const char *iface;	/* as in /proc/net/dev; NULL = none */
 	pid_t pid;		/* our process, 0 = self */
 	unsigned interval_ms;	/* 0 = SAMPLER_DEFAULT_INTERVAL_MS */
+	enum proc_watch_kind watch;	/* which other processes' CPU to measure (proc_watch.h) */
+};
+
+/* The processes kept apart in a summary: ours first, then the busiest others by name. */
+#define SAMPLER_PROCS_MAX 8
+
+/* One command's CPU over the window. */
+struct sampler_proc {
+	char name[16];
+	double cpu_s;		/* user + system seconds */
+	unsigned threads;	/* the most threads one of its processes had */
 };
 
 /* One point of the chart series: averages over an equal slice of the window. */
@@ -51,6 +63,11 @@ struct sampler_summary {
 	double proc_cpu_s;	/* the process's user + system seconds (the sampler included) */
 	double proc_cores;	/* proc_cpu_s / seconds: fraction of one core */
 	double sampler_cpu_s;	/* the sampling thread's own CPU seconds */
+	/* our process ("self") and the processes watched, busiest first; all of them together */
+	unsigned nprocs;
+	struct sampler_proc procs[SAMPLER_PROCS_MAX];
+	double procs_cpu_s;
+	char boot_id[40];	/* /proc/sys/kernel/random/boot_id: both ends one machine when equal */
 
 	int has_disk;
 	char disk_dev[PROCSTAT_NAME_MAX];
@@ -101,6 +118,8 @@ struct sampler {
 	unsigned nbuckets;	/* filled, the current one included */
 	unsigned ticks_per_bucket, ticks_in_bucket;
 	uint64_t thread_cpu_ns;
+	struct proc_watch *watch;	/* NULL: only our own process */
+	unsigned self_threads;
 	int failed;		/* set by the thread when a read failed */
 	struct err_saved error;	/* why, for sampler_stop to raise */
 };

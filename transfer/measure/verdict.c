@@ -1,11 +1,104 @@
 #include "measure/verdict.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/*
+ * Flow-control windows that bound one stream on a long link: OpenSSH's
+ * session channel window (CHAN_SES_WINDOW_DEFAULT, 64 packets of 32 KiB)
+ * and Linux's default largest TCP receive buffer (net.ipv4.tcp_rmem's
+ * third value, 6 MiB).
+ */
+#define SSH_WINDOW_BYTES (2.0 * 1024 * 1024)
+#define TCP_WINDOW_BYTES (6.0 * 1024 * 1024)
+
+static unsigned streams_of(const struct strategy *s, const struct probe_results *p)
+{
+	return (s->flags & STRATEGY_MULTI_STREAM) && p->net_streams > 1 ? p->net_streams : 1;
+}
+
+/* The cores one process could use: its threads, at most the machine's. */
+static unsigned cores_of(const struct sampler_proc *pr, unsigned cpus)
+{
+	unsigned cores = pr->threads > 1 ? pr->threads : 1;
+
+	return cpus > 0 && cores > cpus ? cpus : cores;
+}
+
+/* A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads. */
+static void consider(struct attribution_input *in, double cpu_s, unsigned over, const char *name,
+		     const char *where)
+{
+	double secs = over > 1 ? cpu_s / over : cpu_s;
+
+	if (secs > in->cpu_stage_s) {
+		in->cpu_stage_s = secs;
+		if (over > 1)
+			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s (%.1f s of CPU over %u)",
+				 name, where, cpu_s, over);
+		else
+			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s", name, where);
+	}
+}
+
+/* The busiest CPU-bound stage of one end's processes, and that end's processes together. */
+static void end_stage(const struct sampler_summary *s, const char *self, const char *where,
+		      struct attribution_input *in)
+{
+	char all[64];
+
+	/* procs[0] is the sampler's own process ("self"): xfercmp here, the agent on the host */
+	for (unsigned i = 0; i < s->nprocs; i++)
+		consider(in, s->procs[i].cpu_s, cores_of(&s->procs[i], s->cpus),
+			 i == 0 ? self : s->procs[i].name, where);
+	if (s->cpus > 0) {
+		snprintf(all, sizeof(all), "%u processes", s->nprocs);
+		consider(in, s->procs_cpu_s, s->cpus, all, where);
+	}
+}
+
+/*
+ * The cpu stage measured on both ends: the busiest process (CPU seconds over
+ * its threads, at most the machine's cores), or one end's processes together
+ * over its cores; when both ends are one machine (the testbed), both ends'
+ * processes together over its cores.
+ */
+static void cpu_stage(const struct strategy_result *r, struct attribution_input *in)
+{
+	in->cpu_stage_s = -1;
+	in->cpu_stage[0] = '\0';
+	in->own_cpu_s = r->have_local ? r->local.procs_cpu_s : -1;
+	in->peer_cpu_s = r->have_remote ? r->remote.procs_cpu_s : -1;
+	in->peer_busiest[0] = '\0';
+	if (r->have_remote)
+		for (unsigned i = 0, best = 0; i < r->remote.nprocs; i++)
+			if (r->remote.procs[i].cpu_s > r->remote.procs[best].cpu_s || i == 0) {
+				best = i;
+				snprintf(in->peer_busiest, sizeof(in->peer_busiest), "%s %.1f s",
+					 i == 0 ? "the agent" : r->remote.procs[i].name,
+					 r->remote.procs[i].cpu_s);
+			}
+	if (r->have_local)
+		end_stage(&r->local, "xfercmp", " here", in);
+	if (r->have_remote)
+		end_stage(&r->remote, "the agent", " on the host", in);
+	bool one_machine = r->have_local && r->have_remote && r->local.boot_id[0] &&
+			   !strcmp(r->local.boot_id, r->remote.boot_id);
+
+	if (one_machine && r->local.cpus > 0)
+		consider(in, r->local.procs_cpu_s + r->remote.procs_cpu_s, r->local.cpus,
+			 "both ends' processes on this machine", "");
+	in->foreign_cpu_s = -1;
+	if (r->have_local && r->local.cpus > 0)
+		in->foreign_cpu_s = r->local.cpu_busy * r->local.cpus * r->local.seconds -
+				    r->local.procs_cpu_s - (one_machine ? r->remote.procs_cpu_s : 0);
+}
 
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
 		    struct attribution_input *in, struct ceilings *c)
 {
-	unsigned flags = r->strategy->flags;
+	const struct strategy *s = r->strategy;
+	unsigned flags = s->flags, streams = streams_of(s, p);
 
 	memset(in, 0, sizeof(*in));
 	memset(c, 0, sizeof(*c));
@@ -16,21 +109,31 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->wire_bytes = r->sent.wire_bytes;
 	in->files = r->sent.files;
 	in->round_trips = r->sent.round_trips;
+	in->streams = streams;
+	in->setup_round_trips = (uint64_t)s->setup_round_trips;
+	in->bulk_stream = !s->serial;
+	in->structure = s->serial ? ATTR_SERIAL : ATTR_PIPELINE;
 	in->dest_is_tmpfs = !strcmp(r->dest_fs, "tmpfs");
 	in->src_is_warm = r->warm_source;
 	in->dest_disk_busy = r->have_remote && r->remote.has_disk ? r->remote.disk_busy : -1;
 	in->src_disk_busy = r->have_local && r->local.has_disk ? r->local.disk_busy : -1;
-	/* the wire bytes over the link ceiling is the model's own network term: no extra evidence */
-	in->net_util = -1;
 	in->cpu_busy = r->have_local ? r->local.cpu_busy : -1;
+	cpu_stage(r, in);
 
-	c->net_bps = (flags & STRATEGY_MULTI_STREAM) && p->net_bps_n > 0 ? p->net_bps_n : p->net_bps_1;
+	c->net_bps = streams > 1 && p->net_bps_n > 0 ? p->net_bps_n : p->net_bps_1;
 	c->rtt_s = p->rtt_p50_s;
 	c->request_rtt_s = (flags & STRATEGY_SSH) ? p->sftp_rtt_s : 0;
+	c->window_bytes = (flags & STRATEGY_SSH) ? SSH_WINDOW_BYTES : TCP_WINDOW_BYTES;
 	c->disk_write_bps = p->disk_write_bps;
-	c->disk_read_bps = p->disk_read_bps;
-	c->create_per_s = p->create_per_s;
-	c->src_open_per_s = p->src_open_per_s;
+	/* several streams read their ranges at once (parallel's large files) */
+	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;
+	/* the ceilings at the files this strategy keeps in flight, all streams together */
+	c->create_per_s = p->ncreate_at ? probe_rate_at(p->create_at, p->ncreate_at,
+							(s->dest_depth ? s->dest_depth : 1) * streams)
+					: p->create_per_s;
+	c->src_open_per_s = p->nopen_at ? probe_rate_at(p->open_at, p->nopen_at,
+							(s->src_depth ? s->src_depth : 1) * streams)
+					: p->src_open_per_s;
 	c->cpu_bps = (flags & STRATEGY_COMPRESSED) ? p->zstd_bps : 0;
 	/*
 	 * Through sshd a stream cannot beat the SSH channel's measured ceiling
@@ -50,4 +153,23 @@ void verdict_compute(struct strategy_result *r, const struct probe_results *p)
 		return;
 	verdict_inputs(r, p, &in, &c);
 	r->have_attribution = attribution_compute(&in, &c, &r->attribution) == 0;
+}
+
+void verdict_depths(const struct strategy *const *list, size_t n, unsigned streams,
+		    struct probe_depths *creates, struct probe_depths *opens,
+		    struct probe_depths *reads)
+{
+	memset(creates, 0, sizeof(*creates));
+	memset(opens, 0, sizeof(*opens));
+	memset(reads, 0, sizeof(*reads));
+	probe_depths_add(creates, 1);
+	probe_depths_add(opens, 1);
+	probe_depths_add(reads, 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned k = (list[i]->flags & STRATEGY_MULTI_STREAM) && streams > 1 ? streams : 1;
+
+		probe_depths_add(creates, (list[i]->dest_depth ? list[i]->dest_depth : 1) * k);
+		probe_depths_add(opens, (list[i]->src_depth ? list[i]->src_depth : 1) * k);
+		probe_depths_add(reads, k);
+	}
 }

@@ -18,4 +18,14 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 /* Fills r->attribution and sets r->have_attribution for a result that ran. */
 void verdict_compute(struct strategy_result *r, const struct probe_results *p);
 
+/*
+ * The concurrencies the probes measure creates and opens at for list[0..n)
+ * run with `streams` (-P): 1, and each strategy's depth (times the streams
+ * for a multi-stream one); the cold read at 1 and at the streams of a
+ * multi-stream one.
+ */
+void verdict_depths(const struct strategy *const *list, size_t n, unsigned streams,
+		    struct probe_depths *creates, struct probe_depths *opens,
+		    struct probe_depths *reads);
+
 #endif

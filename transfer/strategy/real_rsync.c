@@ -109,6 +109,8 @@ const struct strategy strategy_real_rsync = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.preserves = PRESERVE_ALL,
 	.available = rsync_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "rsync -a DIR/ HOST:DST/",
 	.run = rsync_run,
 	.stop = pipeline_stop_running,
 };

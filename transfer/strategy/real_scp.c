@@ -395,6 +395,9 @@ const struct strategy strategy_real_scp = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = scp_available,
+	.serial = true,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "scp -r DIR/. HOST:DST",
 	.run = scp_run,
 	.stop = pipeline_stop_running,
 };
@@ -405,6 +408,9 @@ const struct strategy strategy_real_scp_legacy = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = scp_legacy_available,
+	.serial = true,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "scp -O -r DIR/* HOST:DST",
 	.run = scp_legacy_run,
 	.stop = pipeline_stop_running,
 };

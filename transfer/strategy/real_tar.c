@@ -133,6 +133,8 @@ const struct strategy strategy_real_tar_ssh = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.preserves = PRESERVE_ALL,
 	.available = tar_ssh_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | ssh HOST 'tar -xf - -C DST'",
 	.run = tar_ssh_run,
 	.stop = pipeline_stop_running,
 };
@@ -143,6 +145,8 @@ const struct strategy strategy_real_tar_zstd_ssh = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH | STRATEGY_COMPRESSED,
 	.preserves = PRESERVE_ALL,
 	.available = tar_zstd_ssh_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | zstd -T0 | ssh HOST 'zstd -d | tar -xf - -C DST'",
 	.run = tar_zstd_ssh_run,
 	.stop = pipeline_stop_running,
 };
@@ -153,6 +157,8 @@ const struct strategy strategy_real_tar_nc = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.available = tar_nc_available,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | nc HOST PORT, on HOST: nc -l PORT | tar -xf - -C DST",
 	.run = tar_nc_run,
 	.stop = pipeline_stop_running,
 };

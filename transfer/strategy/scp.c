@@ -31,5 +31,8 @@ const struct strategy strategy_scp = {
 	.models = "real-scp",
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = strategy_needs_ssh,
+	.serial = true,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "scp -r DIR HOST:DST",
 	.run = scp_run,
 };

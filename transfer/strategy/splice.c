@@ -32,5 +32,9 @@ const struct strategy strategy_splice = {
 	.summary = "one TCP stream to the agent, zero-copy splice; creates overlapped on the receiver",
 	.flags = STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
+	.src_depth = STRATEGY_SENDER_DEPTH,
+	.dest_depth = STRATEGY_RECEIVER_DEPTH,
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.real_command = "tar -cf - -C DIR . | nc HOST PORT, on HOST: nc -l PORT | tar -xf - -C DST",
 	.run = splice_run,
 };

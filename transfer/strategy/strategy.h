@@ -87,6 +87,22 @@ enum strategy_flags {
 
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
 #define STRATEGY_MAX_STREAMS 64
+/*
+ * Files in flight in our io_uring sender and receiver, for .src_depth and
+ * .dest_depth: the sender's blocking opens run in splice_sender.c's 64 io-wq
+ * workers (IOWQ_WORKERS there), the receiver's creates in frames_receiver.c's
+ * 16 (its IOWQ_WORKERS; 128 chains queue behind them). Keep them in step.
+ */
+#define STRATEGY_SENDER_DEPTH 64
+#define STRATEGY_RECEIVER_DEPTH 16
+/*
+ * Handshakes before a stream's data: a raw TCP stream waits for its
+ * connection, the agent's "stream" reply and its "finish" reply; an SSH
+ * exec channel for the channel, the exec request and the exit status; an
+ * SFTP session for the channel, the subsystem and the version.
+ */
+#define STRATEGY_SETUP_ROUND_TRIPS 3
+
 /* The most zstd compression threads (--zstd-threads, and its default likewise). */
 #define STRATEGY_MAX_ZSTD_THREADS 64
 
@@ -140,6 +156,23 @@ struct strategy {
 	 * carries what it does (the tool it models, and its flags).
 	 */
 	unsigned preserves;
+	/*
+	 * Its structure, for the model that predicts its time (measure/
+	 * attribution.h; verdict.c reads these). serial: each file waits for
+	 * its requests in turn (scp), so the stages add; otherwise the stages
+	 * overlap as a pipeline and the slowest sets the time. src_depth and
+	 * dest_depth: the files one stream keeps in flight at the source
+	 * (opens and reads) and at the destination (creates); 0 means 1, and a
+	 * STRATEGY_MULTI_STREAM strategy has that many per stream. The probes
+	 * measure the open and create ceilings at these depths.
+	 * setup_round_trips: handshakes each stream waits before its data.
+	 * real_command: the command a user would type for the same transfer,
+	 * DIR, HOST and DST standing for the tree, the host and the destination.
+	 */
+	bool serial;
+	unsigned src_depth, dest_depth;
+	unsigned setup_round_trips;
+	const char *real_command;
 	/*
 	 * Optional. Returns 0 when the strategy can run against target, or 1
 	 * with a reason in why when it cannot (the run shows it as skipped).

@@ -141,6 +141,35 @@ static void test_agent_probe_create(void **state)
 	session_remove();
 }
 
+/* Several depths in one request: each its own rate, the budget and one syncfs shared. */
+static void test_agent_probe_create_depths(void **state)
+{
+	struct agent_session s;
+	json_object *reply, *at;
+	clock_ns start;
+
+	(void)state;
+	session_make(&s);
+	start = clock_now();
+	if (call(agent_op_probe_create, &s, "{\"seconds\":0.6,\"depths\":[1,4,16]}", &reply) < 0)
+		fail_msg("probe_create: %s", err_msg());
+	print_message("# probe_create at depths: %s\n", json_object_to_json_string(reply));
+	assert_true(json_object_object_get_ex(reply, "at", &at));
+	assert_int_equal(json_object_array_length(at), 3);
+	for (size_t i = 0; i < 3; i++) {
+		static const double depth[] = { 1, 4, 16 };
+		json_object *o = json_object_array_get_idx(at, i);
+
+		assert_true(get_num(o, "depth") == depth[i]);
+		assert_true(get_num(o, "files") > 0 && get_num(o, "per_s") > 0);
+	}
+	/* the first depth's rate is the reply's own */
+	assert_true(get_num(reply, "per_s") == get_num(json_object_array_get_idx(at, 0), "per_s"));
+	assert_true(clock_seconds(start, clock_now()) < 10.0);	/* a bound, not a speed */
+	json_object_put(reply);
+	session_remove();
+}
+
 static void test_agent_probe_bad_requests(void **state)
 {
 	static const struct {
@@ -155,6 +184,11 @@ static void test_agent_probe_bad_requests(void **state)
 		{ agent_op_probe_create, "{\"max_files\":0}", "max_files" },
 		{ agent_op_probe_create, "{\"max_files\":100000000}", "max_files" },
 		{ agent_op_probe_create, "{\"seconds\":-1}", "budget" },
+		{ agent_op_probe_create, "{\"depths\":[]}", "'depths'" },
+		{ agent_op_probe_create, "{\"depths\":[1,2,3,4,5]}", "'depths'" },
+		{ agent_op_probe_create, "{\"depths\":[0]}", "each must be 1 to" },
+		{ agent_op_probe_create, "{\"depths\":[1,\"x\"]}", "each must be 1 to" },
+		{ agent_op_probe_create, "{\"threads\":1000}", "threads" },
 	};
 	struct agent_session s;
 	json_object *reply;
@@ -300,6 +334,7 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_agent_probe_disk, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_create, session_teardown),
+		cmocka_unit_test_teardown(test_agent_probe_create_depths, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_bad_requests, session_teardown),
 		cmocka_unit_test(test_agent_probe_unwritable_root),
 		cmocka_unit_test(test_recv_discard_counts_to_eof),

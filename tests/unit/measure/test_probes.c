@@ -168,6 +168,94 @@ static void test_source_rates_within_budget(void **state)
 	assert_int_equal(resident_pages(large), 0);
 }
 
+/* The opens at several depths: each depth its own cold share, the budget shared. */
+static void test_source_opens_at_depths(void **state)
+{
+	struct probe_depths d = { 0 };
+	struct probe_results r = { 0 };
+	clock_ns start = clock_now();
+	double wall;
+
+	(void)state;
+	probe_depths_add(&d, 16);
+	probe_depths_add(&d, 64);
+	assert_int_equal(d.n, 3);
+	if (probe_source_at(w.rand, &w.mrand, 0.6, &d, NULL, &r) < 0)
+		fail_msg("probe_source_at: %s", err_msg());
+	wall = clock_seconds(start, clock_now());
+	print_message("# opens at 1: %.0f/s, 16: %.0f/s, 64: %.0f/s, wall %.2f s\n", r.open_at[0].per_s,
+		      r.open_at[1].per_s, r.open_at[2].per_s, wall);
+	assert_int_equal(r.nopen_at, 3);
+	assert_int_equal(r.open_at[0].depth, 1);
+	assert_int_equal(r.open_at[1].depth, 16);
+	assert_int_equal(r.open_at[2].depth, 64);
+	for (unsigned i = 0; i < 3; i++)
+		assert_true(r.open_at[i].per_s > 100);
+	assert_true(r.src_open_per_s == r.open_at[0].per_s);
+	assert_true(wall < 20.0);	/* a bound against ignoring the budget, not a speed */
+}
+
+/* The cold read with 1 and 4 streams: each a rate, on its own cold bytes, left dropped. */
+static void test_source_reads_at_depths(void **state)
+{
+	struct probe_depths d = { 0 };
+	struct probe_results r = { 0 };
+	char large[PATH_MAX];
+
+	(void)state;
+	probe_depths_add(&d, 4);
+	/* a small budget, so that the first depth leaves the second bytes to read cold */
+	if (probe_source_at(w.src, &w.m, 0.05, NULL, &d, &r) < 0)
+		fail_msg("probe_source_at: %s", err_msg());
+	print_message("# cold read 1 stream %.0f MB/s, 4 streams %.0f MB/s\n", r.read_at[0].per_s / 1e6,
+		      r.nread_at > 1 ? r.read_at[1].per_s / 1e6 : 0);
+	/* 64 MiB: a fast disk may read it all in the first 25 ms, leaving the second nothing cold */
+	assert_true(r.nread_at >= 1);
+	assert_int_equal(r.read_at[0].depth, 1);
+	assert_true(r.disk_read_bps == r.read_at[0].per_s && r.disk_read_bps > 10e6);
+	if (r.nread_at > 1) {
+		assert_int_equal(r.read_at[1].depth, 4);
+		assert_true(r.read_at[1].per_s > 10e6);
+	}
+	snprintf(large, sizeof(large), "%s/large/large.bin", w.src);
+	assert_int_equal(resident_pages(large), 0);
+}
+
+static void test_depths_and_rates(void **state)
+{
+	struct probe_depths d = { 0 };
+	const struct probe_rate rates[] = { { 1, 1000 }, { 16, 5000 }, { 64, 9000 } };
+
+	(void)state;
+	probe_depths_add(&d, 64);
+	probe_depths_add(&d, 16);
+	probe_depths_add(&d, 16);
+	probe_depths_add(&d, 0);	/* clamped to 1, already there */
+	probe_depths_add(&d, 100000);	/* clamped to PROBE_MAX_DEPTH */
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.depth[0], 1);
+	assert_int_equal(d.depth[1], 16);
+	assert_int_equal(d.depth[2], 64);
+	assert_int_equal(d.depth[3], PROBE_MAX_DEPTH);
+	/* full: a smaller depth is dropped, a larger one replaces the largest */
+	probe_depths_add(&d, 32);
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.depth[3], PROBE_MAX_DEPTH);
+
+	assert_true(probe_rate_at(rates, 3, 16) == 5000);
+	assert_true(probe_rate_at(rates, 3, 32) == 5000);	/* the largest depth below */
+	assert_true(probe_rate_at(rates, 3, 128) == 9000);
+	assert_true(probe_rate_at(rates + 1, 2, 1) == 5000);	/* none below: the smallest */
+	assert_true(probe_rate_at(rates, 0, 1) == 0);
+	{
+		/* a deeper probe that measured less does not lower the ceiling */
+		const struct probe_rate noisy[] = { { 1, 1000 }, { 16, 5000 }, { 32, 3000 } };
+
+		assert_true(probe_rate_at(noisy, 3, 32) == 5000);
+		assert_true(probe_rate_at(noisy, 3, 1) == 1000);
+	}
+}
+
 static void test_source_without_large_files(void **state)
 {
 	struct probe_results r = { 0 };
@@ -276,7 +364,8 @@ static void test_results_json(void **state)
 				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
 				   .src_open_per_s = 1e4, .zstd_bps = 6e8, .zstd_ratio = 2.5,
 				   .ssh_bps = 4e8, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
-				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0" };
+				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0",
+				   .ncreate_at = 2, .create_at = { { 1, 2e4 }, { 16, 3e4 } } };
 	static const struct {
 		const char *key;
 		double value;
@@ -302,7 +391,13 @@ static void test_results_json(void **state)
 	assert_string_equal(json_object_get_string(v), "[2001:2::2]:42277");
 	assert_true(json_object_object_get_ex(o, "network_interface", &v));
 	assert_string_equal(json_object_get_string(v), "xfercmp0");
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 4);
+	assert_true(json_object_object_get_ex(o, "create_at", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_true(get_num(json_object_array_get_idx(v, 1), "depth") == 16);
+	assert_true(get_num(json_object_array_get_idx(v, 1), "per_s") == 3e4);
+	assert_true(json_object_object_get_ex(o, "open_at", &v));
+	assert_int_equal(json_object_array_length(v), 0);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 7);
 	json_object_put(o);
 }
 
@@ -310,6 +405,9 @@ int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_source_rates_within_budget),
+		cmocka_unit_test(test_source_opens_at_depths),
+		cmocka_unit_test(test_source_reads_at_depths),
+		cmocka_unit_test(test_depths_and_rates),
 		cmocka_unit_test(test_source_without_large_files),
 		cmocka_unit_test(test_source_missing_file_fails),
 		cmocka_unit_test(test_budget_out_of_range),

@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "measure/proc_watch.h"
 #include "measure/procstat.h"
 #include "measure/sampler.h"
 
@@ -18,6 +19,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char proc_stat_text[] =
@@ -118,6 +120,80 @@ static void test_parse_pid_cpu(void **state)
 	assert_int_equal(procstat_parse_pid_cpu("1 (x) R 2 3\n", &ticks), -1);
 	assert_int_equal(procstat_parse_pid_cpu("no parenthesis here", &ticks), -1);
 	assert_contains(err_msg(), "')'");
+}
+
+static void test_parse_pid_stat(void **state)
+{
+	struct pid_stat st;
+
+	(void)state;
+	/* a real line: parent 25044, utime 7, stime 3, priority 20, nice 0, 1 thread, started at 94003 */
+	assert_int_equal(procstat_parse_pid_stat("25053 (cat) R 25044 25044 24609 0 -1 4194304 100 0 0 0 "
+						 "7 3 0 0 20 0 1 0 94003 3133440 397\n", &st), 0);
+	assert_string_equal(st.comm, "cat");
+	assert_int_equal(st.ppid, 25044);
+	assert_int_equal(st.ticks, 10);
+	assert_int_equal(st.threads, 1);
+	assert_int_equal(st.start_ticks, 94003);
+	/* a name with spaces and parentheses; a real-time priority is negative; 38 threads */
+	assert_int_equal(procstat_parse_pid_stat("9 (a b) (c)) S 1 1 1 0 -1 0 0 0 0 0 "
+						 "1200 34 5 6 -2 0 38 0 77 6 7\n", &st), 0);
+	assert_string_equal(st.comm, "a b) (c)");
+	assert_int_equal(st.ticks, 1234);
+	assert_int_equal(st.threads, 38);
+	assert_int_equal(st.start_ticks, 77);
+	assert_int_equal(procstat_parse_pid_stat("1 (x) R 2 3\n", &st), -1);
+	assert_int_equal(procstat_parse_pid_stat("no parenthesis here", &st), -1);
+}
+
+/* A child that burns CPU is counted by its name; the host's watcher does not count it. */
+static void test_proc_watch_descendants(void **state)
+{
+	struct proc_watch *mine = malloc(sizeof(*mine)), *host = malloc(sizeof(*host));
+	struct proc_watch_sum sums[4];
+	double total = 0, sh = -1;
+	unsigned n;
+	pid_t child;
+	int status;
+
+	(void)state;
+	assert_non_null(mine);
+	assert_non_null(host);
+	proc_watch_init(mine, PROC_WATCH_DESCENDANTS);
+	proc_watch_init(host, PROC_WATCH_HOST_PROGRAMS);
+	assert_int_equal(proc_watch_scan(mine), 0);
+	assert_int_equal(proc_watch_scan(host), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		/* a shell counting to 200,000 spends a good fraction of a second of CPU */
+		execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 0.3",
+		      (char *)NULL);
+		_exit(127);
+	}
+	/* scan while it runs: the sleep at its end lets a scan see its whole count */
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		assert_int_equal(proc_watch_scan(mine), 0);
+		assert_int_equal(proc_watch_scan(host), 0);
+		usleep(20000);
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	n = proc_watch_sums(mine, sums, 4, &total);
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(sums[i].name, "sh"))
+			sh = sums[i].cpu_s;
+	print_message("# sh used %.2f s of CPU (all descendants %.2f s)\n", sh, total);
+	assert_true(sh >= 0.05);
+	assert_true(total >= sh);
+	n = proc_watch_sums(host, sums, 4, &total);
+	for (unsigned i = 0; i < n; i++)
+		assert_string_not_equal(sums[i].name, "sh");
+	assert_true(proc_watch_host_program("sftp-server"));
+	assert_false(proc_watch_host_program("sh"));
+	proc_watch_release(mine);
+	proc_watch_release(host);
+	free(mine);
+	free(host);
 }
 
 static void test_parse_disk(void **state)
@@ -615,6 +691,12 @@ static void fill_summary(struct sampler_summary *s, int with_devices)
 		s->net_tx_gbit_s = 0.9876543210123;
 		s->net_gbit_s = s->net_tx_gbit_s;
 	}
+	s->nprocs = 3;
+	s->procs[0] = (struct sampler_proc){ "self", 1.25, 5 };
+	s->procs[1] = (struct sampler_proc){ "sftp-server", 3.0712345, 1 };
+	s->procs[2] = (struct sampler_proc){ "sshd", 0.01, 1 };
+	s->procs_cpu_s = 4.3312345;
+	snprintf(s->boot_id, sizeof(s->boot_id), "0b1c4c3e-3c55-4d6b-9c3c-4f0d6a3c2e11");
 	s->npoints = with_devices ? SAMPLER_SERIES_MAX : 3;
 	for (unsigned i = 0; i < s->npoints; i++)
 		s->series[i] = (struct sampler_point){ (i + 1) * 0.0747, (double)i / 255 / 3,
@@ -649,6 +731,14 @@ static void expect_same(const struct sampler_summary *a, const struct sampler_su
 	assert_true(a->net_gbit_s == b->net_gbit_s);
 	assert_int_equal(a->npoints, b->npoints);
 	assert_memory_equal(a->series, b->series, a->npoints * sizeof(a->series[0]));
+	assert_int_equal(a->nprocs, b->nprocs);
+	for (unsigned i = 0; i < a->nprocs; i++) {
+		assert_string_equal(a->procs[i].name, b->procs[i].name);
+		assert_true(a->procs[i].cpu_s == b->procs[i].cpu_s);
+		assert_int_equal(a->procs[i].threads, b->procs[i].threads);
+	}
+	assert_true(a->procs_cpu_s == b->procs_cpu_s);
+	assert_string_equal(a->boot_id, b->boot_id);
 }
 
 /* Through text, as the agent sends it: every field comes back bit for bit. */
@@ -744,6 +834,8 @@ int main(void)
 		cmocka_unit_test(test_parse_cpu),
 		cmocka_unit_test(test_parse_cpu_malformed),
 		cmocka_unit_test(test_parse_pid_cpu),
+		cmocka_unit_test(test_parse_pid_stat),
+		cmocka_unit_test(test_proc_watch_descendants),
 		cmocka_unit_test(test_parse_disk),
 		cmocka_unit_test(test_parse_disk_name),
 		cmocka_unit_test(test_parse_net),
