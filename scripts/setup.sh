@@ -9,7 +9,7 @@ packages=(
 	libjson-c-dev libcmocka-dev libacl1-dev
 	clang libclang-rt-14-dev
 	openssh-server openssh-client iproute2 procps
-	tar zstd rsync netcat-openbsd iperf3 perl python3
+	tar zstd rsync rclone fpart netcat-openbsd iperf3 perl python3
 	chromium
 )
 
