@@ -721,6 +721,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.probes = o->run.probes,
 		.environment = environment_json(s->root, s->agent.host, s->agent.info),
 		.partial = partial,
+		.streams = o->run.strategy.streams,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {

@@ -33,6 +33,7 @@ struct report {
 	const struct probe_results *probes;	/* NULL when --no-probes */
 	json_object *environment;		/* may be NULL */
 	bool partial;		/* interrupted: only the strategies that finished */
+	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };
@@ -68,6 +69,14 @@ void report_winner(const struct report *r, struct report_winner *w);
  * winner is not clear; returns the length written, 0 (buf untouched) when it is.
  */
 int report_noise_text(const struct report_winner *w, char *buf, size_t len);
+
+/*
+ * When best is parallel and real-fpsync or real-rclone ran and verified:
+ * "; the closest real tool here: fpsync -n 8 SRC/ HOST:DST/, 12.30 s
+ * (parallel 4.10 s)" (the faster of the two) into buf, for the
+ * recommendation. Returns the length written; 0 (buf untouched) otherwise.
+ */
+int report_real_tool(const struct report *r, const struct strategy_result *best, char *buf, size_t len);
 
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);

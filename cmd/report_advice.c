@@ -50,6 +50,8 @@ void report_recommend(struct report *r)
 		snprintf(r->recommendation, sizeof(r->recommendation), "use %s: %.2f s%s%s",
 			 best->strategy->name, report_seconds(best), verdict ? "; it is " : "", verdict ? verdict : "");
 	}
+	n = (int)strlen(r->recommendation);
+	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;
