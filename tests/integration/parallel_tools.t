@@ -48,7 +48,7 @@ peak_sessions() {
 	while kill -0 "$pid" 2>/dev/null; do
 		c=0
 		for p in $(ip netns pids xfercmp-host 2>/dev/null); do
-			[[ $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) == "sshd: "*@notty* ]] && c=$((c + 1))
+			[[ $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline") == "sshd: "*@notty* ]] && c=$((c + 1))
 		done
 		[ "$c" -gt "$PEAK" ] && PEAK=$c
 		sleep 0.05
