@@ -64,8 +64,9 @@ static const char compare_help[] =
 	"                           already holds the same workload (default: a temporary\n"
 	"                           directory under /var/tmp, removed at the end)\n"
 	"  -s, --strategies LIST    comma-separated strategies, or all (default all); real =\n"
-	"                           the system's own scp, rsync, tar (real-*); cmd:NAME=COMMAND\n"
-	"                           = your own command with {src}, {host}, {dst} (see README)\n"
+	"                           the system's own scp, rsync, tar, rclone, fpsync (real-*);\n"
+	"                           cmd:NAME=COMMAND = your own command with {src}, {host},\n"
+	"                           {dst} (see README)\n"
 	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
 	"                           reference strategy it models (or -), tab-separated\n"
 	CONNECT_OPTIONS_HELP
