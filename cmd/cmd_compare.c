@@ -68,9 +68,10 @@ static const char compare_help[] =
 	"                           already holds the same workload (default: a temporary\n"
 	"                           directory under /var/tmp, removed at the end)\n"
 	"  -s, --strategies LIST    comma-separated strategies, or all (default all); real =\n"
-	"                           the system's own scp, rsync, tar (real-*); cmd:NAME=COMMAND\n"
-	"                           = your own command with {src}, {host}, {dst}, {rdst} (see\n"
-	"                           README; {rdst}: {dst} quoted for a shell across ssh)\n"
+	"                           the system's own scp, rsync, tar, rclone, fpsync (real-*);\n"
+	"                           cmd:NAME=COMMAND = your own command with {src}, {host},\n"
+	"                           {dst}, {rdst} (see README; {rdst}: {dst} quoted for a shell\n"
+	"                           across ssh)\n"
 	"      --list-strategies    print each strategy: NAME, own or reference, and the\n"
 	"                           reference strategy it models (or -), tab-separated\n"
 	CONNECT_OPTIONS_HELP
@@ -813,7 +814,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.probes = o->run.probes, .what_if = o->what_if, .nwhat_if = o->nwhat_if,
 		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
 		.partial = partial, .started_at = o->started_at, .command = command,
-		.argc = o->argc, .argv = o->argv,
+		.argc = o->argc, .argv = o->argv, .streams = o->run.strategy.streams,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {

@@ -39,6 +39,7 @@ struct report {
 	const char *started_at;	/* RFC 3339 UTC time the run started; may be NULL */
 	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
 	char **argv;
+	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };
@@ -81,6 +82,14 @@ int report_noise_text(const struct report_winner *w, char *buf, size_t len);
  */
 double report_predicted(const struct report *r, const struct strategy_result *res,
 			const struct what_if *w);
+
+/*
+ * When best is parallel and real-fpsync or real-rclone ran and verified:
+ * "; the closest real tool here: fpsync -n 8 SRC/ HOST:DST/, 12.30 s
+ * (parallel 4.10 s)" (the faster of the two) into buf, for the
+ * recommendation. Returns the length written; 0 (buf untouched) otherwise.
+ */
+int report_real_tool(const struct report *r, const struct strategy_result *best, char *buf, size_t len);
 
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);

@@ -103,6 +103,8 @@ void report_recommend(struct report *r)
 		snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
 			 ". The same without xfercmp: %s (about %s for this data)",
 			 best->strategy->real_command, tb);
+	n = (int)strlen(r->recommendation);
+	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;

@@ -115,6 +115,58 @@ ns_procs_with() {
 		[[ $c == *"$1"* ]] && echo "$p"
 	done
 }
+# For the tests of the reference strategies (reference.t, parallel_tools.t); a test
+# may define its own instead.
+# results_bad JSON WANT_NAMES [SKIP...]: prints what is wrong: results other than
+# WANT_NAMES (comma-separated, in order), a result not ok and verified with every
+# byte, a SKIP one not skipped or skipped without a reason naming its program
+# (SKIP items are NAME=PROGRAM); prints nothing when all is well
+results_bad() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sys.argv[2].split(",")
+skip = dict(a.split("=", 1) for a in sys.argv[3:])
+rs = d["results"]
+names = [r["strategy"] for r in rs]
+if names != want:
+    print("results %s, want %s" % (names, want))
+for r in rs:
+    if r["strategy"] in skip:
+        if r["status"] != "skipped" or skip[r["strategy"]] not in (r["error"] or ""):
+            print("%s: status %s (%s), want skipped naming %s"
+                  % (r["strategy"], r["status"], r["error"], skip[r["strategy"]]))
+    elif (r["status"] != "ok" or r["verified"] is not True or r["bytes"] != d["workload"]["bytes"]
+          or r["files"] != d["workload"]["files"]):
+        print("%s: status %s, verified %s, bytes %s of %s, files %s of %s, error %s"
+              % (r["strategy"], r["status"], r["verified"], r["bytes"], d["workload"]["bytes"],
+                 r["files"], d["workload"]["files"], r["error"]))
+EOF
+}
+# seconds JSON: "name 1.23s" for each result, for the log
+seconds() {
+	json_get "$1" "' '.join('%s %.2fs' % (r['strategy'], r['seconds'] or 0) for r in d['results'])" 2>/dev/null
+}
+ensure_testbed() {
+	echo "# $1, at ${SECONDS} s"
+	"${tb:-$top/scripts/testbed.sh}" status >/dev/null 2>&1 && return 0
+	echo "# the testbed was down before $1 (did another test take it down?): bringing it up again"
+	"${tb:-$top/scripts/testbed.sh}" up 2>&1 | diag
+}
+# path_without DIR PROGRAM...: fills DIR with links to every program of this system
+# but the PROGRAMs, for a PATH=DIR that lacks them
+path_without() {
+	local dir=$1 f b p skip
+	shift
+	mkdir -p "$dir"
+	for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
+		b=${f##*/}
+		skip=
+		for p in "$@"; do [ "$b" = "$p" ] && skip=1; done
+		[ -n "$skip" ] && continue
+		[ -x "$f" ] && [ ! -e "$dir/$b" ] && ln -s "$f" "$dir/$b"
+	done
+}
 finish() {
 	if [ -z "$planned" ]; then
 		echo "1..$n"

@@ -17,7 +17,9 @@ set -uo pipefail
 tb="$top/scripts/testbed.sh"
 cfg="$top/build/testbed/ssh_config"
 ns=xfercmp-host
-real=(real-scp real-scp-legacy real-rsync real-tar-ssh real-tar-zstd-ssh real-tar-nc)
+real=(real-scp real-scp-legacy real-rsync real-tar-ssh real-tar-zstd-ssh real-tar-nc real-rclone real-fpsync)
+# fpsync pastes paths into shell lines and refuses a --remote-dir with a '$' (parallel_tools.t)
+real_odd=(real-scp real-scp-legacy real-rsync real-tar-ssh real-tar-zstd-ssh real-tar-nc real-rclone)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
@@ -36,42 +38,6 @@ on_exit cleanup
 # A private copy of the client and its agent: a rebuild meanwhile changes nothing here.
 private_client "$work"
 
-# results_bad JSON WANT_NAMES [SKIP...]: prints what is wrong: results other than
-# WANT_NAMES (comma-separated, in order), a result not ok and verified with every
-# byte, a SKIP one not skipped or skipped without a reason naming its program
-# (SKIP items are NAME=PROGRAM); prints nothing when all is well
-results_bad() {
-	python3 - "$@" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-want = sys.argv[2].split(",")
-skip = dict(a.split("=", 1) for a in sys.argv[3:])
-rs = d["results"]
-names = [r["strategy"] for r in rs]
-if names != want:
-    print("results %s, want %s" % (names, want))
-for r in rs:
-    if r["strategy"] in skip:
-        if r["status"] != "skipped" or skip[r["strategy"]] not in (r["error"] or ""):
-            print("%s: status %s (%s), want skipped naming %s"
-                  % (r["strategy"], r["status"], r["error"], skip[r["strategy"]]))
-    elif (r["status"] != "ok" or r["verified"] is not True or r["bytes"] != d["workload"]["bytes"]
-          or r["files"] != d["workload"]["files"]):
-        print("%s: status %s, verified %s, bytes %s of %s, files %s of %s, error %s"
-              % (r["strategy"], r["status"], r["verified"], r["bytes"], d["workload"]["bytes"],
-                 r["files"], d["workload"]["files"], r["error"]))
-EOF
-}
-# seconds JSON: "name 1.23s" for each result, for the log
-seconds() {
-	json_get "$1" "' '.join('%s %.2fs' % (r['strategy'], r['seconds'] or 0) for r in d['results'])" 2>/dev/null
-}
-ensure_testbed() {
-	echo "# $1, at ${SECONDS} s"
-	"$tb" status >/dev/null 2>&1 && return 0
-	echo "# the testbed was down before $1 (did another test take it down?): bringing it up again"
-	"$tb" up 2>&1 | diag
-}
 # procs_with TEXT: pids here or in the testbed namespace whose command line has TEXT
 procs_with() {
 	local p c
@@ -95,7 +61,7 @@ json="$work/real_local.json"
 check_rc 0 "-s real, no host: exit 0" "$xf" --no-probes -w smallfiles --files 300 -s real --json "$json"
 ok_results "-s real, no host: real-tar-nc verified, the SSH ones skipped" "$json" "$(IFS=,; echo "${real[*]}")" \
 	real-scp="SSH host" real-scp-legacy="SSH host" real-rsync="SSH host" real-tar-ssh="SSH host" \
-	real-tar-zstd-ssh="SSH host"
+	real-tar-zstd-ssh="SSH host" real-rclone="SSH host" real-fpsync="SSH host"
 
 # bad cmd: specs: usage errors, nothing run
 bad_spec() { # bad_spec DESCRIPTION SPEC PATTERN
@@ -119,12 +85,7 @@ check_rc 0 "two cmd: strategies, no host" "$xf" --no-probes -w smallfiles --file
 ok_results "two cmd: strategies, no host: both verified" "$json" "cp,rsync-local"
 
 # a program missing here: PATH holds every program of this system but rsync and zstd
-mkdir -p "$work/norsync-bin"
-for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
-	b=${f##*/}
-	case $b in rsync | zstd | zstdmt | unzstd) continue ;; esac
-	[ -x "$f" ] && [ ! -e "$work/norsync-bin/$b" ] && ln -s "$f" "$work/norsync-bin/$b"
-done
+path_without "$work/norsync-bin" rsync zstd zstdmt unzstd
 
 # ---------------------------------------------------------------- against the testbed
 if ! out=$("$tb" up 2>&1); then
@@ -146,10 +107,10 @@ echo "# smallfiles: $(seconds "$json")"
 ensure_testbed "odd --remote-dir"
 odd="$work/remote dir \$(touch $work/pwned)"
 json="$work/odd.json"
-check_rc 0 "--remote-dir with a space and \$(...), --zstd-threads 0, -s real: exit 0" \
-	"$xf" -F "$cfg" --no-probes -w smallfiles --files 100 -s real --zstd-threads 0 \
+check_rc 0 "--remote-dir with a space and \$(...), --zstd-threads 0, -s real but fpsync: exit 0" \
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 100 -s "$(IFS=,; echo "${real_odd[*]}")" --zstd-threads 0 \
 	--remote-dir "$odd" --json "$json" testbed
-ok_results "odd --remote-dir: every real-* strategy ok and verified" "$json" "$(IFS=,; echo "${real[*]}")"
+ok_results "odd --remote-dir: every real-* strategy but fpsync ok and verified" "$json" "$(IFS=,; echo "${real_odd[*]}")"
 [ ! -e "$work/pwned" ] && [ ! -e "$odd" ] && [ ! -e "$work/remote" ]
 ok $? "odd --remote-dir: nothing ran on the host's shell, and the directory is gone"
 
@@ -183,7 +144,7 @@ check_rc 0 "no rsync or zstd here: exit 0" env PATH="$work/norsync-bin" \
 	"$xf" -F "$cfg" --no-probes -w smallfiles --files 200 -s real --json "$json" testbed
 ok_results "no rsync or zstd here: real-rsync and real-tar-zstd-ssh skipped, the rest verified" "$json" \
 	"$(IFS=,; echo "${real[*]}")" real-rsync="'rsync' is not installed here" \
-	real-tar-zstd-ssh="'zstd' is not installed here"
+	real-tar-zstd-ssh="'zstd' is not installed here" real-fpsync="'rsync' is not installed here"
 
 # ---------------------------------------------------------------- a tree with links
 # What OpenSSH's scp refuses or follows (links to directories at the top and

@@ -69,6 +69,21 @@ int host_programs_has(const struct ssh_target *ssh, const char *program)
 	return !strcmp(program, "rsync") ? asked.has_rsync : asked.has_scp;
 }
 
+const char *host_programs_package(const char *program)
+{
+	static const struct {
+		const char *program, *package;
+	} packages[] = {
+		{ "ssh", "openssh-client" }, { "scp", "openssh-client" },
+		{ "fpsync", "fpart" }, { "fpart", "fpart" },
+	};
+
+	for (size_t i = 0; i < sizeof(packages) / sizeof(packages[0]); i++)
+		if (!strcmp(program, packages[i].program))
+			return packages[i].package;
+	return program;
+}
+
 int host_programs_need(const struct xfer_target *t, const char *program, char *why, size_t len)
 {
 	int has = host_programs_has(t->ssh, program);
@@ -80,7 +95,7 @@ int host_programs_need(const struct xfer_target *t, const char *program, char *w
 	if (has)
 		return 0;
 	snprintf(why, len, "host '%s' has no %s program (install the %s package there)", t->label,
-		 program, !strcmp(program, "scp") ? "openssh-client" : program);
+		 program, host_programs_package(program));
 	return 1;
 }
 
@@ -90,7 +105,8 @@ int host_programs_need_local(const char *const *programs, char *why, size_t len)
 
 	for (; *programs; programs++)
 		if (!pipeline_which(*programs, path, sizeof(path))) {
-			snprintf(why, len, "'%s' is not installed here (not found in PATH)", *programs);
+			snprintf(why, len, "'%s' is not installed here (not found in PATH; install the %s package)",
+				 *programs, host_programs_package(*programs));
 			return 1;
 		}
 	return 0;

@@ -29,6 +29,9 @@ int host_programs_has(const struct ssh_target *ssh, const char *program);
  */
 int host_programs_need(const struct xfer_target *t, const char *program, char *why, size_t len);
 
+/* The Debian package that installs program ("openssh-client" for ssh and scp, "fpart" for fpsync). */
+const char *host_programs_package(const char *program);
+
 /* For `available`: 0 if every program (NULL-terminated) is in $PATH here, else 1 with the reason in why. */
 int host_programs_need_local(const char *const *programs, char *why, size_t len);
 

@@ -18,32 +18,7 @@
 #include "strategy/host_programs.h"
 #include "strategy/reference.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-/*
- * s quoted for rsync's own split of its -e command: single quotes, a quote
- * inside doubled (rsync takes no backslashes). malloc'ed, or NULL.
- */
-static char *rsync_quote(const char *s)
-{
-	char *q = malloc(2 * strlen(s) + 3), *p = q;
-
-	if (!q) {
-		err_set("out of memory");
-		return NULL;
-	}
-	*p++ = '\'';
-	for (; *s; s++) {
-		if (*s == '\'')
-			*p++ = '\'';
-		*p++ = *s;
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return q;
-}
 
 /*
  * rsync -aH -s -e 'ssh OPTIONS' SRC/ HOST:DEST/. -s (--protect-args, rsync 3.0
@@ -53,36 +28,11 @@ static char *rsync_quote(const char *s)
 static int rsync_run(struct xfer_run *run)
 {
 	struct pipeline_stage st[1] = { 0 };
-	struct pipeline_argv ssh = { 0 };
 	struct reference_host h;
-	char *e = NULL;
-	size_t len = 0;
-	FILE *f;
-	int rc = 0;
+	char *e;
 
-	if (reference_host_parse(run->target, &h) < 0)
+	if (reference_host_parse(run->target, &h) < 0 || !(e = reference_rsync_rsh(run->target, &h)))
 		return -1;
-	pipeline_arg(&ssh, "ssh");
-	reference_ssh_options(&ssh, run->target, &h);
-	if (ssh.failed || !(f = open_memstream(&e, &len))) {
-		pipeline_argv_free(&ssh);
-		return err_set("out of memory for the rsync command line");
-	}
-	for (size_t i = 0; i < ssh.n && rc == 0; i++) {
-		char *q = rsync_quote(ssh.v[i]);
-
-		if (!q)
-			rc = -1;
-		else
-			fprintf(f, "%s%s", i ? " " : "", q);
-		free(q);
-	}
-	fclose(f);
-	pipeline_argv_free(&ssh);
-	if (rc < 0) {
-		free(e);
-		return -1;
-	}
 	pipeline_arg(&st[0].argv, "rsync");
 	pipeline_arg(&st[0].argv, "-aH");
 	pipeline_arg(&st[0].argv, "-s");

@@ -71,6 +71,46 @@ void reference_ssh_options(struct pipeline_argv *a, const struct xfer_target *t,
 	}
 }
 
+/* s quoted for rsync's own split of its -e command into f. */
+static void rsync_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+char *reference_rsync_rsh(const struct xfer_target *t, const struct reference_host *h)
+{
+	struct pipeline_argv ssh = { 0 };
+	char *e = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	pipeline_arg(&ssh, "ssh");
+	reference_ssh_options(&ssh, t, h);
+	if (ssh.failed || !(f = open_memstream(&e, &len))) {
+		pipeline_argv_free(&ssh);
+		err_set("out of memory for the rsync command line");
+		return NULL;
+	}
+	for (size_t i = 0; i < ssh.n; i++) {
+		if (i)
+			fputc(' ', f);
+		rsync_quote(f, ssh.v[i]);
+	}
+	pipeline_argv_free(&ssh);
+	if (fclose(f) != 0) {
+		free(e);
+		err_set("out of memory for the rsync command line");
+		return NULL;
+	}
+	return e;
+}
+
 void reference_ssh_stage(struct pipeline_argv *a, const struct xfer_target *t,
 			 const struct reference_host *h, const char *remote)
 {

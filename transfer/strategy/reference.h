@@ -35,6 +35,13 @@ void reference_ssh_options(struct pipeline_argv *a, const struct xfer_target *t,
 void reference_ssh_stage(struct pipeline_argv *a, const struct xfer_target *t,
 			 const struct reference_host *h, const char *remote);
 
+/*
+ * "ssh OPTIONS" as one string for rsync's -e or $RSYNC_RSH (real-rsync,
+ * real-fpsync): each word in single quotes, a quote inside doubled, as
+ * rsync splits it (it takes no backslashes). malloc'ed, or NULL (error set).
+ */
+char *reference_rsync_rsh(const struct xfer_target *t, const struct reference_host *h);
+
 /* s quoted for a POSIX shell, malloc'ed (NULL, error set, when out of memory). */
 char *reference_shell_quote(const char *s);
 

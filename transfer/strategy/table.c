@@ -8,6 +8,7 @@ extern const struct strategy strategy_scp, strategy_tar_ssh, strategy_zstd_ssh;
 extern const struct strategy strategy_splice, strategy_zstd, strategy_parallel;
 extern const struct strategy strategy_real_scp, strategy_real_scp_legacy, strategy_real_rsync;
 extern const struct strategy strategy_real_tar_ssh, strategy_real_tar_zstd_ssh, strategy_real_tar_nc;
+extern const struct strategy strategy_real_rclone, strategy_real_fpsync;
 
 const struct strategy *const strategy_table[] = {
 	&strategy_scp,
@@ -22,5 +23,7 @@ const struct strategy *const strategy_table[] = {
 	&strategy_real_tar_ssh,
 	&strategy_real_tar_zstd_ssh,
 	&strategy_real_tar_nc,
+	&strategy_real_rclone,
+	&strategy_real_fpsync,
 };
 const size_t strategy_count = sizeof(strategy_table) / sizeof(strategy_table[0]);

@@ -83,7 +83,12 @@ static void test_not_installed(void **state)
 	assert_string_equal(err_msg(), "'no-such-program-xfercmp' is not installed here (not found in PATH)");
 
 	assert_int_equal(host_programs_need_local(programs + 1, why, sizeof(why)), 1);
-	assert_string_equal(why, "'no-such-program-xfercmp' is not installed here (not found in PATH)");
+	assert_string_equal(why, "'no-such-program-xfercmp' is not installed here (not found in PATH; "
+				 "install the no-such-program-xfercmp package)");
+	/* the packages whose names are not the program's */
+	assert_string_equal(host_programs_package("ssh"), "openssh-client");
+	assert_string_equal(host_programs_package("fpsync"), "fpart");
+	assert_string_equal(host_programs_package("rclone"), "rclone");
 	assert_int_equal(host_programs_need_local(programs + 2, why, sizeof(why)), 0);
 	/* nothing runs now: stopping is harmless */
 	pipeline_stop_running();

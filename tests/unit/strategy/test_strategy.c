@@ -21,7 +21,7 @@ static void free_all(const struct strategy **list, int n)
 static void test_table(void **state)
 {
 	(void)state;
-	assert_int_equal(strategy_count, 12);
+	assert_int_equal(strategy_count, 14);
 	for (size_t i = 0; i < strategy_count; i++) {
 		const struct strategy *s = strategy_table[i];
 
@@ -90,7 +90,9 @@ static void test_list_print(void **state)
 		"real-rsync\treference\t-\n"
 		"real-tar-ssh\treference\t-\n"
 		"real-tar-zstd-ssh\treference\t-\n"
-		"real-tar-nc\treference\t-\n";
+		"real-tar-nc\treference\t-\n"
+		"real-rclone\treference\t-\n"
+		"real-fpsync\treference\t-\n";
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -117,14 +119,17 @@ static void test_parse_all_and_real(void **state)
 		assert_false(list[i]->flags & STRATEGY_REFERENCE);
 
 	n = strategy_parse_list("real", list, MAX);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 8);
 	assert_string_equal(list[0]->name, "real-scp");
+	/* the parallel tools after the one-stream ones */
+	assert_string_equal(list[6]->name, "real-rclone");
+	assert_string_equal(list[7]->name, "real-fpsync");
 	for (int i = 0; i < n; i++)
 		assert_true(list[i]->flags & STRATEGY_REFERENCE);
 
 	/* no duplicates, in the order named */
 	n = strategy_parse_list("zstd,all,real,zstd", list, MAX);
-	assert_int_equal(n, 12);
+	assert_int_equal(n, 14);
 	assert_string_equal(list[0]->name, "zstd");
 	assert_string_equal(list[1]->name, "scp");
 
@@ -142,7 +147,7 @@ static void test_parse_errors(void **state)
 	assert_int_equal(strategy_parse_list("scp,bogus", list, MAX), -1);
 	assert_string_equal(err_msg(), "unknown strategy 'bogus': choose from all, real, cmd:NAME=COMMAND, "
 			    "scp, tar-ssh, zstd-ssh, splice, zstd, parallel, real-scp, real-scp-legacy, "
-			    "real-rsync, real-tar-ssh, real-tar-zstd-ssh, real-tar-nc");
+			    "real-rsync, real-tar-ssh, real-tar-zstd-ssh, real-tar-nc, real-rclone, real-fpsync");
 	err_clear();
 	assert_int_equal(strategy_parse_list(",", list, MAX), -1);
 	assert_contains(err_msg(), "--strategies is empty: choose from all, real, cmd:NAME=COMMAND, scp");
