@@ -132,8 +132,9 @@ void real_rclone_args(struct pipeline_argv *a, const struct ssh_resolved *r, con
 	pipeline_arg(a, "%u", streams);
 	pipeline_arg(a, "--create-empty-src-dirs");
 	pipeline_arg(a, "--sftp-disable-hashcheck");
+	/* rclone 1.60 joins host and port with a ':': an IPv6 address needs its brackets */
 	pipeline_arg(a, "--sftp-host");
-	pipeline_arg(a, "%s", r->hostname);
+	pipeline_arg(a, strchr(r->hostname, ':') ? "[%s]" : "%s", r->hostname);
 	pipeline_arg(a, "--sftp-port");
 	pipeline_arg(a, "%u", r->port);
 	pipeline_arg(a, "--sftp-user");

@@ -74,13 +74,85 @@ static const char *set_find(const char *const *set, size_t n, const char *path, 
 	return NULL;
 }
 
-static int collect(const struct manifest *m, struct node **out, size_t *n)
+static int str_ptr_cmp(const void *a, const void *b)
 {
-	size_t total = m->count + m->nhardlinks + m->nsymlinks + m->ndirs + m->nspecials, k = 0;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The directories the paths of m imply but m does not list (a manifest of
+ * regular files only, as every generated workload without tree features
+ * has): malloc'ed, sorted, each once, into *out. Without them the root had
+ * no children to give scp and nothing was copied (seen: real-scp-legacy
+ * "1000 missing" on smallfiles).
+ */
+static int implied_dirs(const struct manifest *m, char ***out, size_t *n)
+{
+	size_t cap = 64, k = 0, u = 0;
+	char **v = malloc(cap * sizeof(*v));
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return err_set("out of memory planning what scp is given");
+	for (int kind = 0; kind < 4; kind++) {
+		size_t count = kind == 0 ? m->count : kind == 1 ? m->nhardlinks :
+			       kind == 2 ? m->nsymlinks : m->ndirs;
+
+		for (size_t i = 0; i < count; i++) {
+			const char *p = kind == 0 ? m->entries[i].path : kind == 1 ? m->hardlinks[i].path :
+					kind == 2 ? m->symlinks[i].path : m->dirs[i].path;
+			size_t len = parent_len(p);
+
+			/* a path's parents, nearest first, until one the manifest lists */
+			while (len > 0) {
+				char *d;
+
+				if (k == cap) {
+					char **grown = realloc(v, (cap *= 2) * sizeof(*v));
+
+					if (!grown)
+						goto oom;
+					v = grown;
+				}
+				if (!(d = strndup(p, len)))
+					goto oom;
+				if (manifest_find_dir(m, d)) {
+					free(d);
+					break;
+				}
+				v[k++] = d;
+				len = parent_len(d);
+			}
+		}
+	}
+	qsort(v, k, sizeof(*v), str_ptr_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (u && !strcmp(v[u - 1], v[i]))
+			free(v[i]);
+		else
+			v[u++] = v[i];
+	}
+	*out = v;
+	*n = u;
+	return 0;
+oom:
+	for (size_t i = 0; i < k; i++)
+		free(v[i]);
+	free(v);
+	return err_set("out of memory planning what scp is given");
+}
+
+static int collect(const struct manifest *m, char **implied, size_t nimplied, struct node **out,
+		   size_t *n)
+{
+	size_t total = m->count + m->nhardlinks + m->nsymlinks + m->ndirs + m->nspecials + nimplied,
+	       k = 0;
 	struct node *v = malloc((total ? total : 1) * sizeof(*v));
 
 	if (!v)
 		return err_set("out of memory planning what scp is given");
+	for (size_t i = 0; i < nimplied; i++)
+		v[k++] = (struct node){ implied[i], SCP_NODE_DIR };
 	for (size_t i = 0; i < m->count; i++)
 		v[k++] = (struct node){ m->entries[i].path, SCP_NODE_FILE };
 	for (size_t i = 0; i < m->nhardlinks; i++)
@@ -174,8 +246,11 @@ int scp_cover_plan(const struct manifest *m, scp_cover_cut_fn cut, void *ctx, st
 	int rc = -1;
 
 	memset(c, 0, sizeof(*c));
-	if (collect(m, &nodes, &nnodes) < 0)
+	if (implied_dirs(m, &c->implied, &c->nimplied) < 0 ||
+	    collect(m, c->implied, c->nimplied, &nodes, &nnodes) < 0) {
+		scp_cover_release(c);
 		return -1;
+	}
 	cuts = malloc((nnodes ? nnodes : 1) * sizeof(*cuts));
 	pend = malloc((nnodes ? nnodes : 1) * sizeof(*pend));
 	c->sources = malloc((nnodes ? nnodes : 1) * sizeof(*c->sources));
@@ -260,6 +335,9 @@ void scp_cover_release(struct scp_cover *c)
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
 	free(c->owned);
+	for (size_t i = 0; i < c->nimplied; i++)
+		free(c->implied[i]);
+	free(c->implied);
 	free(c->sources);
 	free(c->batches);
 	free(c->made);

@@ -54,6 +54,8 @@ struct scp_cover {
 	size_t cut_symlinks;	/* of those, symbolic links */
 	char **owned;		/* the paths of parents the manifest does not list */
 	size_t nowned;
+	char **implied;		/* directories the paths imply but the manifest does not list */
+	size_t nimplied;
 };
 
 /*

@@ -132,6 +132,13 @@ static void test_rclone_args(void **state)
 	assert_null(strstr(joined(&a, buf, sizeof(buf)), "--sftp-key-file"));
 	assert_contains(buf, "--transfers 1 ");
 	pipeline_argv_free(&a);
+
+	/* an IPv6 host in brackets: rclone joins host and port with ':' (seen over IPv6:
+	 * "dial tcp: address 2001:2::2:22: too many colons in address") */
+	snprintf(r.hostname, sizeof(r.hostname), "2001:2::2");
+	real_rclone_args(&a, &r, "/kh", 1, "/s", "/d");
+	assert_contains(joined(&a, buf, sizeof(buf)), "--sftp-host [2001:2::2] ");
+	pipeline_argv_free(&a);
 }
 
 static void test_fpsync_args(void **state)

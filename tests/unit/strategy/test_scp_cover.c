@@ -62,6 +62,36 @@ static void tree(struct manifest *m)
 	assert_int_equal(manifest_check(m), 0);
 }
 
+/*
+ * A manifest of regular files only (every generated workload without tree
+ * features): the top-level directories its paths imply are the sources.
+ * Before, the root had no listed children and scp -O was given nothing.
+ */
+static void test_files_only_gives_the_implied_top_level(void **state)
+{
+	struct manifest m;
+	struct scp_cover c;
+
+	(void)state;
+	manifest_init(&m);
+	assert_int_equal(manifest_add_file(&m, "d0000/d00/f0", 1, 0644, 1, 1), 0);
+	assert_int_equal(manifest_add_file(&m, "d0000/d01/f1", 1, 0644, 1, 1), 0);
+	assert_int_equal(manifest_add_file(&m, "d0001/d00/f2", 1, 0644, 1, 1), 0);
+	assert_int_equal(manifest_add_file(&m, "top", 1, 0644, 1, 1), 0);
+	manifest_sort(&m);
+	assert_int_equal(scp_cover_plan(&m, cut_none, &m, &c), 0);
+	assert_int_equal(c.cut, 0);
+	assert_int_equal(c.nmade, 0);
+	assert_int_equal(c.nbatches, 1);
+	assert_int_equal(c.batches[0].n, 3);
+	assert_int_equal(c.nsources, 3);
+	assert_string_equal(c.sources[0], "d0000");
+	assert_string_equal(c.sources[1], "d0001");
+	assert_string_equal(c.sources[2], "top");
+	scp_cover_release(&c);
+	manifest_release(&m);
+}
+
 static void test_no_cut_gives_the_top_level(void **state)
 {
 	struct manifest m;
@@ -170,6 +200,7 @@ static void test_tree_order(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_files_only_gives_the_implied_top_level),
 		cmocka_unit_test(test_no_cut_gives_the_top_level),
 		cmocka_unit_test(test_cuts_make_the_parents_and_give_the_rest),
 		cmocka_unit_test(test_parent_not_listed),
