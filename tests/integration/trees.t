@@ -145,15 +145,16 @@ all="symlinks,hardlinks,empty_dirs,modes,mtimes"
 # scp -r (and so our model) keeps empty directories, and modes here (no file has a
 # bit the host's umask clears), no links (a link to a file arrives as a copy), no
 # hard links (each name its own file), no mtimes; scp -O cannot carry the name
-# holding a newline, so real-scp-legacy is skipped with that name. rclone skips
-# links and sets no modes or directory times; fpsync's rsync workers keep all but
+# holding a newline, so real-scp-legacy is skipped with that name, and so is
+# real-rclone (rclone 1.60 lands that name under another one; on other trees it
+# keeps empty dirs only: parallel_tools.t); fpsync's rsync workers keep all but
 # hard links (a group's names may fall in different partitions).
 scp_kept="empty_dirs,modes"
 expect=(
 	splice="$all" zstd="$all" parallel="$all" tar-ssh="$all" zstd-ssh="$all"
 	scp="$scp_kept" real-scp="$scp_kept" real-scp-legacy=skip
 	real-rsync="$all" real-tar-ssh="$all" real-tar-zstd-ssh="$all" real-tar-nc="$all"
-	real-rclone=empty_dirs real-fpsync="symlinks,empty_dirs,modes,mtimes"
+	real-rclone=skip real-fpsync="symlinks,empty_dirs,modes,mtimes"
 )
 
 "$tb" up 2>&1 | diag

@@ -342,21 +342,6 @@ static int scp_available(const struct xfer_target *t, char *why, size_t len)
 	return strategy_needs_ssh(t, why, len) || host_programs_need_local(local, why, len);
 }
 
-/* The first path of m holding a newline, or NULL. */
-static const char *newline_name(const struct manifest *m)
-{
-	for (size_t i = 0; m && i < m->count; i++)
-		if (strchr(m->entries[i].path, '\n'))
-			return m->entries[i].path;
-	for (size_t i = 0; m && i < m->nhardlinks; i++)
-		if (strchr(m->hardlinks[i].path, '\n'))
-			return m->hardlinks[i].path;
-	for (size_t i = 0; m && i < m->ndirs; i++)
-		if (strchr(m->dirs[i].path, '\n'))
-			return m->dirs[i].path;
-	return NULL;
-}
-
 /*
  * scp -O sends a name holding a newline as "\^J": that file would arrive
  * under another name and fail verification by no fault of the link. Such a
@@ -365,23 +350,11 @@ static const char *newline_name(const struct manifest *m)
  */
 static int scp_legacy_available(const struct xfer_target *t, char *why, size_t len)
 {
-	const char *bad = newline_name(t->manifest);
+	char shown[256];
 
 	if (scp_available(t, why, len) || host_programs_need(t, "scp", why, len))
 		return 1;
-	if (bad) {
-		char shown[256];
-		size_t k = 0;
-
-		for (const char *c = bad; *c && k + 3 < sizeof(shown); c++) {
-			if (*c == '\n') {
-				shown[k++] = '\\';
-				shown[k++] = 'n';
-			} else {
-				shown[k++] = *c;
-			}
-		}
-		shown[k] = '\0';
+	if (reference_newline_name(t->manifest, shown, sizeof(shown))) {
 		snprintf(why, len, "scp -O cannot carry a name holding a newline ('%s' would arrive "
 			 "as another name); real-scp can", shown);
 		return 1;

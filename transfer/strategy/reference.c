@@ -132,3 +132,31 @@ int reference_finish(struct xfer_run *run, struct pipeline_stage *st, unsigned n
 	}
 	return rc;
 }
+
+int reference_newline_name(const struct manifest *m, char *buf, size_t len)
+{
+	const char *bad = NULL;
+	size_t k = 0;
+
+	for (size_t i = 0; m && !bad && i < m->count; i++)
+		if (strchr(m->entries[i].path, '\n'))
+			bad = m->entries[i].path;
+	for (size_t i = 0; m && !bad && i < m->nhardlinks; i++)
+		if (strchr(m->hardlinks[i].path, '\n'))
+			bad = m->hardlinks[i].path;
+	for (size_t i = 0; m && !bad && i < m->ndirs; i++)
+		if (strchr(m->dirs[i].path, '\n'))
+			bad = m->dirs[i].path;
+	if (!bad || !len)
+		return 0;
+	for (const char *c = bad; *c && k + 3 < len; c++) {
+		if (*c == '\n') {
+			buf[k++] = '\\';
+			buf[k++] = 'n';
+		} else {
+			buf[k++] = *c;
+		}
+	}
+	buf[k] = '\0';
+	return 1;
+}

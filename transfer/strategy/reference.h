@@ -42,6 +42,14 @@ void reference_ssh_stage(struct pipeline_argv *a, const struct xfer_target *t,
  */
 char *reference_rsync_rsh(const struct xfer_target *t, const struct reference_host *h);
 
+/*
+ * The first name of m (a file, hard link or directory) holding a newline,
+ * shown with the newline as "\\n" in buf; 1 when there is one, 0 when not
+ * (or m is NULL). scp -O and rclone 1.60 both land such a name under
+ * another one, so their strategies skip such a tree, naming it.
+ */
+int reference_newline_name(const struct manifest *m, char *buf, size_t len);
+
 /* s quoted for a POSIX shell, malloc'ed (NULL, error set, when out of memory). */
 char *reference_shell_quote(const char *s);
 
