@@ -19,7 +19,7 @@
  * what rclone's own SFTP client, which reads no ssh config, needs to reach
  * the host as ssh would and to check its key against the same known_hosts.
  */
-struct ssh_resolved {
+struct rclone_host {
 	char hostname[256], user[256];
 	unsigned port;
 	/* the first IdentityFile that exists, "" for none (rclone then asks ssh-agent) */
@@ -38,8 +38,8 @@ struct ssh_resolved {
  * passed over. Returns 0, or -1 (error set) when the host name, user or
  * port is missing.
  */
-int ssh_resolved_parse(const char *text, const char *home, const char *local_user,
-		       struct ssh_resolved *r);
+int rclone_host_parse(const char *text, const char *home, const char *local_user,
+		       struct rclone_host *r);
 
 /*
  * rclone copy with an on-the-fly SFTP remote into a (every word one
@@ -47,7 +47,7 @@ int ssh_resolved_parse(const char *text, const char *home, const char *local_use
  * resolved host, `streams` files at once, host key checked against
  * known_hosts (a file holding every file of r->known_hosts).
  */
-void real_rclone_args(struct pipeline_argv *a, const struct ssh_resolved *r, const char *known_hosts,
+void real_rclone_args(struct pipeline_argv *a, const struct rclone_host *r, const char *known_hosts,
 		      unsigned streams, const char *src, const char *dest);
 
 /*

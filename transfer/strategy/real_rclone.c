@@ -45,7 +45,7 @@
 
 /* IdentityFile path p expanded into out; returns 0, or -1 for a token it does not know. */
 static int expand_identity(const char *p, const char *home, const char *local_user,
-			   const struct ssh_resolved *r, char *out, size_t len)
+			   const struct rclone_host *r, char *out, size_t len)
 {
 	size_t n = 0;
 
@@ -72,8 +72,8 @@ static int expand_identity(const char *p, const char *home, const char *local_us
 	return n < len ? 0 : -1;
 }
 
-int ssh_resolved_parse(const char *text, const char *home, const char *local_user,
-		       struct ssh_resolved *r)
+int rclone_host_parse(const char *text, const char *home, const char *local_user,
+		       struct rclone_host *r)
 {
 	char identities[SSH_RESOLVED_MAX_FILES][PATH_MAX];
 	unsigned nid = 0;
@@ -120,7 +120,7 @@ int ssh_resolved_parse(const char *text, const char *home, const char *local_use
 	return 0;
 }
 
-void real_rclone_args(struct pipeline_argv *a, const struct ssh_resolved *r, const char *known_hosts,
+void real_rclone_args(struct pipeline_argv *a, const struct rclone_host *r, const char *known_hosts,
 		      unsigned streams, const char *src, const char *dest)
 {
 	pipeline_arg(a, "rclone");
@@ -151,7 +151,7 @@ void real_rclone_args(struct pipeline_argv *a, const struct ssh_resolved *r, con
 }
 
 /* ssh -G with our options for the target into r. Returns 0 or -1 (error set). */
-static int resolve(const struct xfer_target *t, const struct reference_host *h, struct ssh_resolved *r)
+static int resolve(const struct xfer_target *t, const struct reference_host *h, struct rclone_host *r)
 {
 	struct pipeline_stage st[1] = { 0 };
 	const struct passwd *pw = getpwuid(getuid());
@@ -181,14 +181,14 @@ static int resolve(const struct xfer_target *t, const struct reference_host *h, 
 	if (got < 0)
 		rc = err_errno("cannot read ssh -G's output");
 	else
-		rc = ssh_resolved_parse(text, home && home[0] ? home : pw ? pw->pw_dir : "/",
+		rc = rclone_host_parse(text, home && home[0] ? home : pw ? pw->pw_dir : "/",
 					pw ? pw->pw_name : "", r);
 	free(text);
 	return rc;
 }
 
 /* Appends every known_hosts file that exists to path. Returns 0 or -1 (error set). */
-static int merge_known_hosts(const struct ssh_resolved *r, const char *path)
+static int merge_known_hosts(const struct rclone_host *r, const char *path)
 {
 	int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), rc = 0;
 	char buf[65536];
@@ -217,7 +217,7 @@ static int rclone_run(struct xfer_run *run)
 {
 	struct pipeline_stage st[1] = { 0 };
 	struct reference_host h;
-	struct ssh_resolved r;
+	struct rclone_host r;
 	char dir[PATH_MAX], known[PATH_MAX + 16];
 	int rc;
 

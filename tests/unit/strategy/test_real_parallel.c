@@ -56,7 +56,7 @@ static int home_teardown(void **state)
 static void test_resolved_parse(void **state)
 {
 	char text[2048];
-	struct ssh_resolved r;
+	struct rclone_host r;
 
 	(void)state;
 	snprintf(text, sizeof(text),
@@ -68,7 +68,7 @@ static void test_resolved_parse(void **state)
 		 "userknownhostsfile /home/a/kh /home/a/kh2\n"
 		 "proxycommand none\n"
 		 "stricthostkeychecking true\n");
-	assert_int_equal(ssh_resolved_parse(text, home, "bob", &r), 0);
+	assert_int_equal(rclone_host_parse(text, home, "bob", &r), 0);
 	assert_string_equal(r.hostname, "198.18.0.2");
 	assert_string_equal(r.user, "alice");
 	assert_int_equal(r.port, 2222);
@@ -86,11 +86,11 @@ static void test_resolved_parse(void **state)
 
 static void test_resolved_parse_edges(void **state)
 {
-	struct ssh_resolved r;
+	struct rclone_host r;
 
 	(void)state;
 	/* no identity file that exists: rclone then asks the agent */
-	assert_int_equal(ssh_resolved_parse("hostname h\nuser u\nport 22\nidentityfile ~/none\n"
+	assert_int_equal(rclone_host_parse("hostname h\nuser u\nport 22\nidentityfile ~/none\n"
 					    "identityfile %d/k_%C\nproxyjump jump.example\n",
 					    home, "bob", &r), 0);
 	assert_string_equal(r.identity, "");
@@ -98,18 +98,18 @@ static void test_resolved_parse_edges(void **state)
 	assert_int_equal(r.nknown, 0);
 
 	err_clear();
-	assert_int_equal(ssh_resolved_parse("hostname h\nuser u\n", home, "bob", &r), -1);
+	assert_int_equal(rclone_host_parse("hostname h\nuser u\n", home, "bob", &r), -1);
 	assert_contains(err_msg(), "no host name, user or port");
-	assert_int_equal(ssh_resolved_parse("user u\nport 22", home, "bob", &r), -1);
-	assert_int_equal(ssh_resolved_parse("hostname h\nuser u\nport 70000\n", home, "bob", &r), -1);
+	assert_int_equal(rclone_host_parse("user u\nport 22", home, "bob", &r), -1);
+	assert_int_equal(rclone_host_parse("hostname h\nuser u\nport 70000\n", home, "bob", &r), -1);
 	/* the last line without its newline still counts */
-	assert_int_equal(ssh_resolved_parse("hostname h\nuser u\nport 22", home, "bob", &r), 0);
+	assert_int_equal(rclone_host_parse("hostname h\nuser u\nport 22", home, "bob", &r), 0);
 	assert_int_equal(r.port, 22);
 }
 
 static void test_rclone_args(void **state)
 {
-	struct ssh_resolved r = { .hostname = "198.18.0.2", .user = "root", .port = 22,
+	struct rclone_host r = { .hostname = "198.18.0.2", .user = "root", .port = 22,
 				  .identity = "/k/id_ed25519" };
 	struct pipeline_argv a = { 0 };
 	char buf[2048];
