@@ -626,7 +626,7 @@ static int check_destination_space(const struct agent_client *c, const struct ma
 	uint64_t free_bytes, need = m->total_bytes + m->count * 4096ull + (64ull << 20);
 	char have[32], want[32];
 
-	if (!c->info || !json_object_object_get_ex(c->info, "root_free_bytes", &v))
+	if (!c->info || !json_object_object_get_ex(c->info, "root_free_bytes", &v) || !v)
 		return 0;
 	free_bytes = (uint64_t)json_object_get_int64(v);
 	if (free_bytes >= need)

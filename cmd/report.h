@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define REPORT_SCHEMA 1
+#define REPORT_SCHEMA 2
 
 struct report {
 	const char *host;		/* as the user named it */
@@ -43,6 +43,14 @@ struct report {
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };
+
+/*
+ * A report read back (xfercmp diff) in schema REPORT_SCHEMA: a schema-1 doc is
+ * changed in place (rates renamed to their unit and scaled, 0 and "" for "not
+ * measured" made null, the fields schema 2 always has added as null). Returns
+ * 0, or -1 (error set, naming path) for a doc with no schema or a newer one.
+ */
+int report_json_upgrade(json_object *doc, const char *path);
 
 /*
  * The tree beyond its files, ", 310 directories, 64 symbolic links, 12 hard

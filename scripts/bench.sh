@@ -22,7 +22,7 @@
 #        - N small files: xfercmp splice against `tar -cf - | nc` into `nc -l | tar -xf`
 #          and `sync -f` in the namespace; target splice >= 2x faster;
 #        - one large file: splice against the destination's durable write speed (the
-#          disk_write_bps probe of the same xfercmp invocation, writing the file's size
+#          disk_write_bytes_per_s probe of the same xfercmp invocation, writing the file's size
 #          with --disk-probe-size); target >= 0.95;
 #        - the large file from a warm source into a tmpfs (an agent started by hand in the
 #          namespace): splice against iperf3 memory-to-memory TCP; target >= 0.85.

@@ -60,7 +60,7 @@ is "md_head" "$(md_head lrl x "y z" "")" $'| x | y z | |\n|---|---:|---|'
 is "md_ratios" "$(md_ratios)" $'| ratio | value | target | |\n|---|---:|---|---|'
 
 cat >"$tmp/r1.json" <<'EOF'
-{"ceilings": {"disk_write_bps": 1.5e9, "ok": true},
+{"ceilings": {"disk_write_bytes_per_s": 1.5e9, "ok": true},
  "results": [
   {"strategy": "scp", "status": "ok", "verified": true, "seconds": 2.0},
   {"strategy": "real-scp", "status": "failed", "verified": false, "seconds": 0, "error": "lost\tit|x"},
@@ -74,7 +74,7 @@ cat >"$tmp/r2.json" <<'EOF'
   {"strategy": "zstd", "status": "skipped", "verified": false, "seconds": 0}
  ]}
 EOF
-is "json_get number" "$(json_get "$tmp/r1.json" ceilings.disk_write_bps)" 1500000000
+is "json_get number" "$(json_get "$tmp/r1.json" ceilings.disk_write_bytes_per_s)" 1500000000
 is "json_get boolean" "$(json_get "$tmp/r1.json" ceilings.ok)" true
 is "json_get array index" "$(json_get "$tmp/r1.json" results.1.strategy)" real-scp
 is "json_get absent" "$(json_get "$tmp/r1.json" results.7.strategy)" ""

@@ -48,13 +48,14 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "machine", json_object_new_string(u.machine));
 	json_object_object_add(reply, "cores", json_object_new_int((int)parallel_cpus()));
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
-	json_object_object_add(reply, "root_fs", json_object_new_string(fstype));
+	/* null, as in the report, for what could not be read */
+	json_object_object_add(reply, "root_fs", fstype[0] ? json_object_new_string(fstype) : NULL);
 	{
 		struct statvfs v;
 
-		if (statvfs(s->root, &v) == 0)
-			json_object_object_add(reply, "root_free_bytes",
-					       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)));
+		json_object_object_add(reply, "root_free_bytes", statvfs(s->root, &v) == 0 ?
+				       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)) :
+				       NULL);
 	}
 	{
 		char cc[64] = "";
@@ -65,7 +66,8 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 				cc[strcspn(cc, "\n")] = '\0';
 			fclose(f);
 		}
-		json_object_object_add(reply, "congestion_control", json_object_new_string(cc));
+		json_object_object_add(reply, "congestion_control",
+				       cc[0] ? json_object_new_string(cc) : NULL);
 	}
 	return 0;
 }

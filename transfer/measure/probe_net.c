@@ -310,7 +310,8 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 	return 0;
 }
 
-static json_object *rates_json(const struct probe_rate *rates, unsigned n)
+/* [{"depth": d, key: rate}]: key names the rate's unit ("files_per_s", "bytes_per_s"). */
+static json_object *rates_json(const struct probe_rate *rates, unsigned n, const char *key)
 {
 	json_object *a = json_object_new_array();
 
@@ -318,36 +319,53 @@ static json_object *rates_json(const struct probe_rate *rates, unsigned n)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "depth", json_object_new_int((int)rates[i].depth));
-		json_object_object_add(o, "per_s", json_object_new_double(rates[i].per_s));
+		json_object_object_add(o, key, json_object_new_double(rates[i].per_s));
 		json_object_array_add(a, o);
 	}
 	return a;
 }
 
+/* A probe's result, or null: a probe skipped (--no-probes parts, --warm) or failed left 0. */
+static json_object *measured(double v)
+{
+	return v > 0 ? json_object_new_double(v) : NULL;
+}
+
+static json_object *measured_text(const char *s)
+{
+	return s[0] ? json_object_new_string(s) : NULL;
+}
+
+/*
+ * The "ceilings" object of schema 2: rates named by unit, the network's in
+ * bits (as link rates are quoted), null for what was not measured.
+ */
 json_object *probe_results_json(const struct probe_results *r)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "network_bps_1", json_object_new_double(r->net_bps_1));
-	json_object_object_add(o, "network_bps_n", json_object_new_double(r->net_bps_n));
-	json_object_object_add(o, "network_streams", json_object_new_int((int)r->net_streams));
-	json_object_object_add(o, "rtt_p50_s", json_object_new_double(r->rtt_p50_s));
-	json_object_object_add(o, "rtt_p99_s", json_object_new_double(r->rtt_p99_s));
-	json_object_object_add(o, "network_peer", json_object_new_string(r->net_peer));
-	json_object_object_add(o, "network_interface", json_object_new_string(r->net_iface));
-	json_object_object_add(o, "disk_write_bps", json_object_new_double(r->disk_write_bps));
-	json_object_object_add(o, "disk_write_bytes", json_object_new_int64((int64_t)r->disk_write_bytes));
-	json_object_object_add(o, "create_per_s", json_object_new_double(r->create_per_s));
-	json_object_object_add(o, "disk_read_bps", json_object_new_double(r->disk_read_bps));
-	json_object_object_add(o, "source_open_per_s", json_object_new_double(r->src_open_per_s));
-	json_object_object_add(o, "zstd_bps", json_object_new_double(r->zstd_bps));
-	json_object_object_add(o, "zstd_ratio", json_object_new_double(r->zstd_ratio));
-	json_object_object_add(o, "ssh_bps", json_object_new_double(r->ssh_bps));
-	json_object_object_add(o, "sftp_rtt_s", json_object_new_double(r->sftp_rtt_s));
-	json_object_object_add(o, "ssh_cipher", json_object_new_string(r->ssh_cipher));
-	json_object_object_add(o, "dest_fs", json_object_new_string(r->dest_fs));
-	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at));
-	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at));
-	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at));
+	json_object_object_add(o, "network_1_stream_bits_per_s", measured(r->net_bps_1 * 8));
+	json_object_object_add(o, "network_n_streams_bits_per_s", measured(r->net_bps_n * 8));
+	json_object_object_add(o, "network_streams",
+			       r->net_streams ? json_object_new_int((int)r->net_streams) : NULL);
+	json_object_object_add(o, "rtt_p50_seconds", measured(r->rtt_p50_s));
+	json_object_object_add(o, "rtt_p99_seconds", measured(r->rtt_p99_s));
+	json_object_object_add(o, "network_peer", measured_text(r->net_peer));
+	json_object_object_add(o, "network_interface", measured_text(r->net_iface));
+	json_object_object_add(o, "disk_write_bytes_per_s", measured(r->disk_write_bps));
+	json_object_object_add(o, "disk_write_bytes", r->disk_write_bytes ?
+			       json_object_new_int64((int64_t)r->disk_write_bytes) : NULL);
+	json_object_object_add(o, "create_files_per_s", measured(r->create_per_s));
+	json_object_object_add(o, "disk_read_bytes_per_s", measured(r->disk_read_bps));
+	json_object_object_add(o, "source_open_files_per_s", measured(r->src_open_per_s));
+	json_object_object_add(o, "zstd_bytes_per_s", measured(r->zstd_bps));
+	json_object_object_add(o, "zstd_ratio", measured(r->zstd_ratio));
+	json_object_object_add(o, "ssh_bytes_per_s", measured(r->ssh_bps));
+	json_object_object_add(o, "sftp_rtt_seconds", measured(r->sftp_rtt_s));
+	json_object_object_add(o, "ssh_cipher", measured_text(r->ssh_cipher));
+	json_object_object_add(o, "dest_fs", measured_text(r->dest_fs));
+	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at, "files_per_s"));
+	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at, "files_per_s"));
+	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at, "bytes_per_s"));
 	return o;
 }
