@@ -17,6 +17,7 @@
 #include "netaddr.h"
 #include "parallel.h"
 #include "report.h"
+#include "text_wrap.h"
 #include "ssh/ssh_log.h"
 #include "strategy/list.h"
 #include "units.h"
@@ -141,8 +142,13 @@ static void print_help(int probe_only)
 	fputs("\n", stdout);
 	commands_list(stdout);
 	fputs("\nstrategies (-s all runs them in this order):\n", stdout);
-	for (size_t i = 0; i < strategy_count; i++)
-		printf("  %-*s  %s\n", width, strategy_table[i]->name, strategy_table[i]->summary);
+	for (size_t i = 0; i < strategy_count; i++) {
+		char lead[64];
+
+		snprintf(lead, sizeof(lead), "  %-*s  ", width, strategy_table[i]->name);
+		/* a summary too long for the line goes on under its own start */
+		text_wrap(stdout, lead, (size_t)width + 4, strategy_table[i]->summary, TEXT_WIDTH);
+	}
 }
 
 /* What an interrupt must remove: the temporary source, if we made one. */

@@ -6,8 +6,10 @@
 #include "report.h"
 
 #include "measure/verdict.h"
+#include "text_wrap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double report_predicted(const struct report *r, const struct strategy_result *res,
@@ -125,7 +127,7 @@ static void print_depths(const struct probe_rate *rates, unsigned n, FILE *out)
 		fprintf(out, "%s %u: %.0f/s", i ? "," : "", rates[i].depth, rates[i].per_s);
 }
 
-void report_ceilings(const struct probe_results *p, FILE *out)
+static void ceilings_lines(const struct probe_results *p, FILE *out)
 {
 	fprintf(out, "ceilings measured on this pair of machines:\n");
 	fprintf(out, "  network     %8.2f Gbit/s one stream, %.2f Gbit/s with %u; round trip p50 %.0f µs, p99 %.0f µs\n",
@@ -161,4 +163,28 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 	if (p->zstd_bps > 0)
 		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data\n",
 			p->zstd_bps / 1e9, p->zstd_ratio);
+}
+
+/*
+ * The ceilings, each line within TEXT_WIDTH columns: one too long goes on
+ * under the figures' column (14), so the names on the left stay readable.
+ */
+void report_ceilings(const struct probe_results *p, FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *buf = open_memstream(&text, &len);
+
+	if (!buf) {
+		ceilings_lines(p, out);
+		return;
+	}
+	ceilings_lines(p, buf);
+	if (fclose(buf) != 0 || !text) {
+		free(text);
+		ceilings_lines(p, out);
+		return;
+	}
+	text_wrap_block(out, text, TEXT_WIDTH, 14);
+	free(text);
 }

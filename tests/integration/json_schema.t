@@ -18,15 +18,7 @@ check_json="$top/build/tests/json_schema_check"
 fixture1="$top/tests/fixtures/report-schema1.json"
 
 [ -x "$check_json" ] || { echo "Bail out! no $check_json (make unit-tests builds it)"; exit 1; }
-work=$(mktemp -d /var/tmp/xfercmp-schema.XXXXXX) || exit 1
-export XFERCMP_SCRATCH="$work/scratch"
-mkdir -p "$XFERCMP_SCRATCH"
-private_client "$work"
-cleanup() {
-	[ -n "${tb_up:-}" ] && "$tb" down >/dev/null 2>&1
-	rm -rf "$work"
-}
-on_exit cleanup
+own_work schema
 
 # valid JSON: passes when the validator says the file is valid, shows why not otherwise
 valid() {
@@ -114,18 +106,7 @@ check_rc 1 "diff of a schema-3 report fails" "$xf" diff "$fixture1" "$work/v3.js
 check_grep "naming the file and the schemas it reads" "'$work/v3.json' is schema 3; this xfercmp reads schemas 1 to 2" "$LAST_OUT"
 
 # ---------------------------------------------------------------- the testbed
-if [ "$(id -u)" -ne 0 ]; then
-	for d in "testbed run" "testbed JSON validates" "network ceilings in bits"; do
-		n=$((n + 1)); echo "ok $n # SKIP $d: needs root"
-	done
-	finish
-fi
-if ! out=$("$tb" up 2>&1); then
-	diag <<<"$out"
-	echo "Bail out! testbed.sh up failed"
-	exit 1
-fi
-tb_up=1
+testbed_part "testbed run" "testbed JSON validates" "network ceilings in bits"
 json="$work/testbed.json"
 check_rc 0 "testbed run: splice and scp, 2000 files, probes" \
 	"$xf" -F "$cfg" -w smallfiles --files 2000 -s splice,scp --probe-seconds 0.3 --json "$json" testbed
