@@ -80,7 +80,7 @@ static json_object *what_if_json(const struct report *r)
 	return a;
 }
 
-static json_object *result_json(const struct strategy_result *res)
+static json_object *result_json(const struct report *r, const struct strategy_result *res)
 {
 	json_object *o = json_object_new_object(), *phases = json_object_new_object();
 	double seconds = res->median.transfer + res->median.flush;
@@ -109,6 +109,7 @@ static json_object *result_json(const struct strategy_result *res)
 	json_object_object_add(o, "round_trips", json_object_new_int64((int64_t)res->sent.round_trips));
 	json_object_object_add(o, "dest_fs", json_object_new_string(res->dest_fs));
 	json_object_object_add(o, "error", res->error[0] ? json_object_new_string(res->error) : NULL);
+	report_cost_json(r, res, o);
 	if (res->have_attribution) {
 		json_object *shares = json_object_new_object(), *need = json_object_new_object();
 
@@ -196,13 +197,14 @@ json_object *report_json(const struct report *r)
 			       r->started_at && r->started_at[0] ? json_object_new_string(r->started_at) : NULL);
 	json_object_object_add(doc, "command", command_json(r));
 	json_object_object_add(doc, "partial", json_object_new_boolean(r->partial));
+	json_object_object_add(doc, "peak_rss", report_peak_rss_json(r));
 	json_object_object_add(doc, "fastest", fastest_json(r));
 	json_object_object_add(doc, "recommendation",
 			       r->recommendation[0] ? json_object_new_string(r->recommendation) : NULL);
 	json_object_object_add(doc, "compression_hint",
 			       r->compression_hint[0] ? json_object_new_string(r->compression_hint) : NULL);
 	for (size_t i = 0; i < r->nresults; i++)
-		json_object_array_add(results, result_json(&r->results[i]));
+		json_object_array_add(results, result_json(r, &r->results[i]));
 	json_object_object_add(doc, "results", results);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);
