@@ -72,8 +72,9 @@ section_pairs() {
 	echo
 	echo "\`xfercmp -F build/testbed/ssh_config --no-probes -P N -s $PAIR_TRIO\` against the testbed,"
 	echo "cold source, durable destination, every run verified; $REPEAT rounds (the order reversed in"
-	echo "even ones), medians. real-rclone is \`rclone copy --transfers N\` over rclone's SFTP client"
-	echo "(\`--multi-thread-streams N\` for large files), real-fpsync \`fpsync -n N SRC/ HOST:DST/\`"
+	echo "even ones), medians. real-rclone is \`rclone copy --transfers N --create-empty-src-dirs"
+	echo "--sftp-disable-hashcheck\` over rclone's SFTP client (rclone 1.60 splits no upload, so one"
+	echo "large file is one SFTP session), real-fpsync \`fpsync -n N SRC/ HOST:DST/\`"
 	echo "(fpart's partitions, N rsync workers over ssh): see \`xfercmp --list-strategies\`. \"× parallel\""
 	echo "is the tool's median time / parallel's."
 	echo
