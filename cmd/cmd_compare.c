@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "live.h"
 #include "measure/verdict.h"
+#include "measure/rss.h"
 #include "environment.h"
 #include "err.h"
 #include "exitcode.h"
@@ -821,6 +822,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
 		.partial = partial, .started_at = o->started_at, .command = command,
 		.argc = o->argc, .argv = o->argv, .streams = o->run.strategy.streams,
+		.client_lifetime_peak_rss_bytes = rss_lifetime_peak(),
 	};
 	report_recommend(&rep);
 	if (rc < 0) {

@@ -40,6 +40,7 @@ struct report {
 	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
 	char **argv;
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
+	uint64_t client_lifetime_peak_rss_bytes;	/* this process's peak over its life; 0 = unknown */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };
@@ -98,6 +99,30 @@ double report_predicted(const struct report *r, const struct strategy_result *re
  * recommendation. Returns the length written; 0 (buf untouched) otherwise.
  */
 int report_real_tool(const struct report *r, const struct strategy_result *best, char *buf, size_t len);
+
+/*
+ * The CPU seconds one end (agent: the destination, else the source) spent
+ * per GiB of the workload, over res's median run: our process and those it
+ * watched there (sampler.h's processes_cpu_seconds). -1 when not sampled or
+ * res did not run.
+ */
+double report_cpu_per_gib(const struct report *r, const struct strategy_result *res, bool agent);
+
+/*
+ * Adds to a result's JSON object: client_ and agent_cpu_seconds_per_gib,
+ * client_ and agent_peak_rss_bytes (null for what was not measured).
+ */
+void report_cost_json(const struct report *r, const struct strategy_result *res, json_object *o);
+
+/* The document's "peak_rss": {"client_bytes", "agent_bytes"} over both processes' lives. */
+json_object *report_peak_rss_json(const struct report *r);
+
+/*
+ * "cpu 1.20 s/GiB here, 0.80 s/GiB at the host; peak memory 35 MB here, 20 MB
+ * agent" ("?" for what was not measured) into buf. Returns the length
+ * written; 0 when res did not run.
+ */
+int report_cost_text(const struct report *r, const struct strategy_result *res, char *buf, size_t len);
 
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);

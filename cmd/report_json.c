@@ -139,7 +139,7 @@ static void attribution_json(json_object *o, const struct strategy_result *res, 
  * its times, counts and rates are null (not 0), and so is everything the
  * attribution or a far end without sampling did not give.
  */
-static json_object *result_json(const struct strategy_result *res)
+static json_object *result_json(const struct report *r, const struct strategy_result *res)
 {
 	json_object *o = json_object_new_object(), *phases = NULL, *samples;
 	double seconds = res->median.transfer + res->median.flush;
@@ -175,6 +175,7 @@ static json_object *result_json(const struct strategy_result *res)
 			       number_or_null((double)res->sent.files / seconds, timed));
 	json_object_object_add(o, "dest_fs", text_or_null(res->dest_fs));
 	json_object_object_add(o, "error", text_or_null(res->error));
+	report_cost_json(r, res, o);
 	attribution_json(o, res, seconds);
 	samples = json_object_new_object();
 	json_object_object_add(samples, "source",
@@ -235,11 +236,12 @@ json_object *report_json(const struct report *r)
 			       r->started_at && r->started_at[0] ? json_object_new_string(r->started_at) : NULL);
 	json_object_object_add(doc, "command", command_json(r));
 	json_object_object_add(doc, "partial", json_object_new_boolean(r->partial));
+	json_object_object_add(doc, "peak_rss", report_peak_rss_json(r));
 	json_object_object_add(doc, "fastest", fastest_json(r));
 	json_object_object_add(doc, "recommendation", text_or_null(r->recommendation));
 	json_object_object_add(doc, "compression_hint", text_or_null(r->compression_hint));
 	for (size_t i = 0; i < r->nresults; i++)
-		json_object_array_add(results, result_json(&r->results[i]));
+		json_object_array_add(results, result_json(r, &r->results[i]));
 	json_object_object_add(doc, "results", results);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);

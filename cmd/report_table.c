@@ -147,6 +147,24 @@ static void report_preserved(const struct report *r, FILE *out)
 	}
 }
 
+/* What each strategy cost both machines: CPU per GiB and peak memory (report_cost.c). */
+static void report_costs(const struct report *r, FILE *out)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		char cost[256];
+
+		if (report_cost_text(r, res, cost, sizeof(cost)) <= 0)
+			continue;
+		if (!header)
+			fputs("\ncost (median run's CPU, both ends; peak resident memory of xfercmp and its agent):\n", out);
+		header = true;
+		fprintf(out, "  %-17s %s\n", res->strategy->name, cost);
+	}
+}
+
 /*
  * Under a repeated strategy's row: mean ± σ, min, max (hyperfine's figures)
  * and each run's time, in run order, up to RUNS_LISTED (the JSON has all).
@@ -236,6 +254,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fprintf(out, "%s\n", noise);
 	report_cleartext(r, out);
 	report_preserved(r, out);
+	report_costs(r, out);
 	report_shares(r, out, color);
 	report_what_if(r, out, color);
 	if (r->recommendation[0])

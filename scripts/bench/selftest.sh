@@ -8,19 +8,8 @@ set -Eeuo pipefail
 # shellcheck source=scripts/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-n=0
-failed=0
-# is NAME GOT WANT: one check.
-is() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		printf '#   got:  %s\n#   want: %s\n' "$2" "$3"
-		failed=1
-	fi
-}
+# shellcheck source=scripts/bench/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -13,6 +13,8 @@
 
 # shellcheck source=scripts/bench/lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh"
+# shellcheck source=scripts/bench/cost.sh
+. "${BASH_SOURCE[0]%/*}/cost.sh"
 
 # iperf3_streams_bps STREAMS: as iperf3_bps, with -P STREAMS.
 iperf3_streams_bps() {
@@ -142,4 +144,5 @@ section_strategies() {
 			md_row "fidelity, large file: $model time / $real time" "$v2" "$target" "$(within "$v2" 0.85 1.15)"
 		fi
 	done
+	cost_section "$WORK"/small.*.json -- "$WORK"/big.*.json
 }

@@ -8,6 +8,7 @@
 #include "parallel.h"
 #include "agent/agent_probes.h"
 #include "agent/agent_root.h"
+#include "measure/rss.h"
 #include "verify.h"
 
 #include <fcntl.h>
@@ -133,6 +134,8 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 	if (agent_root_mkdir(s->scratch, job->name) < 0)
 		return -1;
 	job->removed = 0;
+	/* the strategy's memory peak is measured from here to its verify (rss.h) */
+	(void)rss_window_start();
 	fs_type_name(job->dest, fstype, sizeof(fstype));
 	json_object_object_add(reply, "job", json_object_new_int64((int64_t)job->id));
 	json_object_object_add(reply, "dest", json_object_new_string(job->dest));
@@ -205,6 +208,21 @@ static void test_corrupt(struct agent_session *s, const char *dest)
 	}
 }
 
+/*
+ * The agent's memory peak since the job's prepare (receiving, flushing and
+ * verifying it) and since the agent began, in bytes; absent when /proc
+ * cannot tell (the client then reports null).
+ */
+static void add_peak_rss(json_object *reply)
+{
+	uint64_t window = rss_window_peak(), life = rss_lifetime_peak();
+
+	if (window)
+		json_object_object_add(reply, "peak_rss_bytes", json_object_new_uint64(window));
+	if (life)
+		json_object_object_add(reply, "lifetime_peak_rss_bytes", json_object_new_uint64(life));
+}
+
 static int op_verify(struct agent_session *s, json_object *req, json_object *reply)
 {
 	struct agent_job *job = find_job(s, req);
@@ -241,6 +259,7 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	json_object_object_add(reply, "examples", examples);
 	json_object_object_add(reply, "seconds",
 			       json_object_new_double(clock_seconds(start, clock_now())));
+	add_peak_rss(reply);
 	return 0;
 }
 

@@ -85,6 +85,8 @@ struct agent_verify {
 	char summary[512];	/* "" when the agent gave none; the agent sends at most 511 */
 	bool has_example;
 	char example[ERR_MAX];	/* the first difference, when has_example */
+	/* the agent's peak resident bytes since the job's prepare, and over its life; 0 = not told */
+	uint64_t peak_rss_bytes, lifetime_peak_rss_bytes;
 };
 
 /*

@@ -6,6 +6,7 @@
 #include "fsutil.h"
 #include "client/measure.h"
 #include "parallel.h"
+#include "measure/rss.h"
 #include "measure/verdict.h"
 
 #include <errno.h>
@@ -129,6 +130,7 @@ static void name_out_of_space(struct strategy_result *r)
 static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r)
 {
 	struct agent_verify v;
+	uint64_t peak;
 
 	if (agent_client_verify(t->agent, job, r->strategy->preserves, &v) < 0)
 		return -1;
@@ -137,6 +139,14 @@ static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r
 	r->tree_present = v.present;
 	r->tree_kept = v.kept;
 	r->content_ok = v.content_ok;
+	/* the peaks of this run (prepare to verify) on both ends; the result keeps the highest run */
+	if (v.peak_rss_bytes > r->agent_peak_rss_bytes)
+		r->agent_peak_rss_bytes = v.peak_rss_bytes;
+	if (v.lifetime_peak_rss_bytes > r->agent_lifetime_peak_rss_bytes)
+		r->agent_lifetime_peak_rss_bytes = v.lifetime_peak_rss_bytes;
+	peak = rss_window_peak();
+	if (peak > r->client_peak_rss_bytes)
+		r->client_peak_rss_bytes = peak;
 	if (!r->verified) {
 		size_t n;
 
@@ -197,6 +207,8 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	clock_ns t0, t1, t2;
 	int rc;
 
+	/* this run's memory peak is measured from here to its verify (rss.h; the agent does the same) */
+	(void)rss_window_start();
 	if (agent_client_prepare(t->agent, s->name, &run.job, dest, sizeof(dest), r->dest_fs,
 				 sizeof(r->dest_fs)) < 0)
 		return agent_refused(t, r, 0);

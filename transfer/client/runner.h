@@ -53,6 +53,13 @@ struct strategy_result {
 	/* both ends' /proc counters over the median run (when sampling) */
 	bool have_local, have_remote;
 	struct sampler_summary local, remote;
+	/*
+	 * Peak resident bytes, the highest over the runs, each from the run's
+	 * prepare to its verify (measure/rss.h): of the client (this process)
+	 * and of the agent (its process, as it reports; 0 when it did not);
+	 * and the agent's peak over its life so far.
+	 */
+	uint64_t client_peak_rss_bytes, agent_peak_rss_bytes, agent_lifetime_peak_rss_bytes;
 	/* where the time went (when probes ran) */
 	bool have_attribution;
 	struct attribution attribution;
