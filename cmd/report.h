@@ -16,6 +16,8 @@
 
 #define REPORT_SCHEMA 1
 
+struct explain_report;
+
 struct report {
 	const char *host;		/* as the user named it */
 	const char *workload_name;	/* "smallfiles", "dir:/srv/x", ... */
@@ -40,6 +42,7 @@ struct report {
 	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
 	char **argv;
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
+	const struct explain_report *explain;	/* --explain's removals; NULL without it */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };

@@ -1,5 +1,6 @@
 /* The --json document. Fields are added by later versions, never renamed. */
 #include "report.h"
+#include "report_explain.h"
 
 #include "err.h"
 #include "version.h"
@@ -201,8 +202,12 @@ json_object *report_json(const struct report *r)
 			       r->recommendation[0] ? json_object_new_string(r->recommendation) : NULL);
 	json_object_object_add(doc, "compression_hint",
 			       r->compression_hint[0] ? json_object_new_string(r->compression_hint) : NULL);
-	for (size_t i = 0; i < r->nresults; i++)
-		json_object_array_add(results, result_json(&r->results[i]));
+	for (size_t i = 0; i < r->nresults; i++) {
+		json_object *one = result_json(&r->results[i]);
+
+		report_explain_json(r->explain, &r->results[i], one);
+		json_object_array_add(results, one);
+	}
 	json_object_object_add(doc, "results", results);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);

@@ -1,5 +1,6 @@
 /* The terminal table: one row per strategy, fastest first marked. */
 #include "report.h"
+#include "report_explain.h"
 
 #include "units.h"
 
@@ -218,6 +219,7 @@ void report_table(const struct report *r, FILE *out, bool color)
 	report_preserved(r, out);
 	report_shares(r, out, color);
 	report_what_if(r, out, color);
+	report_explain_table(r->explain, out);
 	if (r->recommendation[0])
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])
