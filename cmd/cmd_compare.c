@@ -11,6 +11,7 @@
 #include "measure/verdict.h"
 #include "measure/rss.h"
 #include "environment.h"
+#include "explain_run.h"
 #include "err.h"
 #include "exitcode.h"
 #include "fsutil.h"
@@ -93,6 +94,10 @@ static const char compare_help[] =
 	"      --what-if SCENARIO   also predict each strategy on another link, e.g.\n"
 	"                           rate=1gbit,rtt=20ms (repeat it, or separate with ';')\n"
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
+	"      --explain[=LIST]     then rerun LIST (default: the fastest and the slowest) with\n"
+	"                           one resource taken away at a time (destination disk, durable\n"
+	"                           write, source disk, network, cipher) and report what each\n"
+	"                           saved and the causal verdict\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
 	"      --export-csv FILE    write the results table as CSV (one row a strategy)\n"
@@ -175,6 +180,8 @@ static const struct strategy *const *partial_list;
 static struct strategy_result *partial_results;
 static int partial_n;
 static atomic_int partial_completed;
+/* --explain's removals, once the comparison finished: reported as far as they got */
+static struct explain_report *partial_explain;
 /* set while the normal report is being written: the interrupt waits for it instead */
 static atomic_int reporting;
 
@@ -365,7 +372,7 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
-	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF,
+	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF, OPT_EXPLAIN,
 };
 
 /* --what-if: one or several ';'-separated scenarios. Returns 0, or cmd_usage_error's code. */
@@ -483,6 +490,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
 		{ "what-if", required_argument, NULL, OPT_WHAT_IF },
+		{ "explain", optional_argument, NULL, OPT_EXPLAIN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -530,6 +538,14 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_WHAT_IF:
 			if ((rc = parse_what_if(o, optarg)) != 0)
 				return rc;
+			break;
+		case OPT_EXPLAIN:
+			if (probe_only)
+				return cmd_usage_error("probe", "unknown option '--explain'");
+			if (explain_check_list(optarg) < 0)
+				return cmd_usage_error(NULL, "%s", err_msg());
+			o->explain = 1;
+			o->explain_list = optarg && *optarg ? optarg : NULL;
 			break;
 		case 'v': o->verbose = 1; break;
 		case 'q': o->quiet = 1; break;
@@ -823,6 +839,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.partial = partial, .started_at = o->started_at, .command = command,
 		.argc = o->argc, .argv = o->argv, .streams = o->run.strategy.streams,
 		.client_lifetime_peak_rss_bytes = rss_lifetime_peak(),
+		.explain = partial_explain,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
@@ -871,6 +888,18 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
 	if (live_on)
 		live_stop(&live);
+	live_on = false;
+	if (rc == 0 && s->o.explain) {
+		struct explain_report *ex = calloc(1, sizeof(*ex));
+
+		if (ex) {
+			/* an interrupt from here on reports the comparison and the removals that finished */
+			ex->partial = true;
+			partial_explain = ex;
+			rc = explain_run(s, results, (size_t)n, ex);
+			ex->partial = false;
+		}
+	}
 	/* an interrupted run's report is the interrupt's (report_partial) */
 	leave_exit_to_interrupt();
 	atomic_store(&reporting, 1);
@@ -878,6 +907,8 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	atomic_store(&reporting, 2);
 	leave_exit_to_interrupt();
 	partial_results = NULL;
+	free(partial_explain);
+	partial_explain = NULL;
 	free(results);
 	return code;
 }

@@ -48,6 +48,9 @@ struct compare_opts {
 	int argc;
 	char **argv;
 	char started_at[32];
+	/* --explain[=LIST] (explain.h): rerun strategies with one resource taken away */
+	int explain;
+	const char *explain_list;	/* NULL: the fastest and the slowest */
 	/* --what-if scenarios, in the order given */
 	struct what_if what_if[COMPARE_WHAT_IF_MAX];
 	size_t nwhat_if;

@@ -16,6 +16,8 @@
 
 #define REPORT_SCHEMA 2
 
+struct explain_report;
+
 struct report {
 	const char *host;		/* as the user named it */
 	const char *workload_name;	/* "smallfiles", "dir:/srv/x", ... */
@@ -41,6 +43,7 @@ struct report {
 	char **argv;
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
 	uint64_t client_lifetime_peak_rss_bytes;	/* this process's peak over its life; 0 = unknown */
+	const struct explain_report *explain;	/* --explain's removals; NULL without it */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };

@@ -4,6 +4,7 @@
  * by later versions; schema 1's names are read by report_json_upgrade.
  */
 #include "report.h"
+#include "report_explain.h"
 
 #include "err.h"
 #include "version.h"
@@ -240,8 +241,12 @@ json_object *report_json(const struct report *r)
 	json_object_object_add(doc, "fastest", fastest_json(r));
 	json_object_object_add(doc, "recommendation", text_or_null(r->recommendation));
 	json_object_object_add(doc, "compression_hint", text_or_null(r->compression_hint));
-	for (size_t i = 0; i < r->nresults; i++)
-		json_object_array_add(results, result_json(r, &r->results[i]));
+	for (size_t i = 0; i < r->nresults; i++) {
+		json_object *one = result_json(r, &r->results[i]);
+
+		report_explain_json(r->explain, &r->results[i], one);
+		json_object_array_add(results, one);
+	}
 	json_object_object_add(doc, "results", results);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);

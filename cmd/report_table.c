@@ -1,5 +1,6 @@
 /* The terminal table: one row per strategy, fastest first marked; every line fits TEXT_WIDTH. */
 #include "report.h"
+#include "report_explain.h"
 
 #include "text_wrap.h"
 #include "units.h"
@@ -257,6 +258,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	report_costs(r, out);
 	report_shares(r, out, color);
 	report_what_if(r, out, color);
+	report_explain_table(r->explain, out);
 	if (r->recommendation[0])
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])

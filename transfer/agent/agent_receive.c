@@ -10,6 +10,7 @@
 #include "agent/agent_gate.h"
 #include "clock.h"
 #include "err.h"
+#include "agent/null_sink.h"
 #include "agent/receivers.h"
 #include "stream/wire_auth.h"
 
@@ -17,6 +18,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,8 +232,17 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	int *fds, rc;
 	struct recv_stats total = { 0 };
 	clock_ns start;
+	json_object *sink = NULL;
+	/* --explain's "no destination disk" run only: null_sink.h */
+	bool null_sink = json_object_object_get_ex(req, "sink", &sink) &&
+			 json_object_is_type(sink, json_type_string) &&
+			 !strcmp(json_object_get_string(sink), "null");
 
-	if (receive_request(s, req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
+	if (receive_request(s, req, &rx, &streams) < 0)
+		return -1;
+	if (null_sink && !null_sink_supports(rx->name))
+		return err_set("receiver '%s' has no null sink", rx->name);
+	if (send_ready(&s->ctl) < 0)
 		return -1;
 	fds = malloc(streams * sizeof(*fds));
 	if (!fds)
@@ -240,7 +251,9 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		fds[i] = -1;
 	start = clock_now();
 	rc = accept_streams(s, job->id, streams, fds);
-	if (rc == 0)
+	if (rc == 0 && null_sink)
+		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, streams, &total);
+	else if (rc == 0)
 		rc = run_receivers(rx, job->dest, fds, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));

@@ -485,6 +485,8 @@ int agent_client_receive(struct agent_client *c, uint64_t job, const char *recei
 
 	json_object_object_add(req, "receiver", json_object_new_string(receiver));
 	json_object_object_add(req, "streams", json_object_new_int((int)streams));
+	if (c->null_sink)
+		json_object_object_add(req, "sink", json_object_new_string("null"));
 	return call_and_drop(c, req);
 }
 

@@ -27,6 +27,12 @@ struct agent_client {
 	json_object *info;	/* the agent's answer to "info" */
 	char root[4096];	/* its scratch root, from that answer: every dest is beneath */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
+	/*
+	 * Receives go to the agent's null sink (agent/null_sink.h): set only by
+	 * the runner for --explain's "no destination disk" run (runner_opts),
+	 * never by an option; such a run is checked in the stream, not verified.
+	 */
+	bool null_sink;
 };
 
 #define AGENT_CONNECT_TIMEOUT_MS 10000
