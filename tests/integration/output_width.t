@@ -67,7 +67,8 @@ check_grep "the repeat line is there" "^ +2 runs: mean [0-9.]+ ± [0-9.]+ s" "$(
 fits "xfercmp diff: every line fits $width columns" "$work/diff.txt"
 
 # ---------------------------------------------------------------- the testbed
-testbed_part "testbed -s all,real" "its lines fit" "its rows" "probe" "its lines fit"
+testbed_part "testbed -s all,real" "its lines fit" "its rows" "its JSON validates" "probe" \
+	"its lines fit"
 "$xf" -F "$cfg" --allow-cleartext -w smallfiles --files 2000 -s all,real --probe-seconds 0.3 \
 	--json "$work/all.json" testbed >"$work/all.txt" 2>&1
 rc=$?
@@ -79,6 +80,12 @@ rows=$(json_get "$work/all.json" "len(d['results'])")
 got=$(grep -cE '^[a-z][a-z0-9-]* +(ok|FAILED|skipped) ' "$work/all.txt")
 [ "$got" -ge "$rows" ]
 ok $? "every strategy has its row ($got rows for $rows results)"
+# every strategy of the list, reference tools skipped or failed among them: json_schema.t's
+# schema holds for them all
+"$top/build/tests/json_schema_check" "$top/docs/report.schema.json" "$work/all.json" \
+	>"$work/all.check" 2>&1
+ok $? "testbed -s all,real: its JSON validates against docs/report.schema.json"
+head -20 "$work/all.check" | grep -v ': valid$' | diag
 
 "$xf" probe -F "$cfg" -w smallfiles --files 200 --probe-seconds 0.3 testbed >"$work/probe.txt" 2>&1
 rc=$?
