@@ -43,8 +43,8 @@
 #        The strategies' cost beside their time: CPU s/GiB on each end, peak RSS of
 #        xfercmp and its agent (scripts/bench/cost.sh).
 #   limits  this machine's physical limits and the best strategy as a fraction of them:
-#        fio reading the large file and writing as much at once (direct I/O, queue
-#        depth 64); a 64-way parallel cold read of the small tree while 16 tar -x create
+#        fio reading the large file and writing as much at once (direct I/O at queue
+#        depth 64, and buffered: the faster); a 64-way parallel cold read of the small tree while 4 tar -x create
 #        it from /dev/shm into the destination's file system, then sync -f; targets: best
 #        strategy >= 0.9 of the limit on both, >= 3x the best reference on small files.
 #   pairs  xfercmp's parallel beside real-rclone and real-fpsync at the same -P N, on the

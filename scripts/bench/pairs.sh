@@ -10,6 +10,8 @@
 
 # shellcheck source=scripts/bench/lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh"
+# shellcheck source=scripts/bench/cost.sh
+. "${BASH_SOURCE[0]%/*}/cost.sh"
 
 readonly PAIR_TRIO=parallel,real-rclone,real-fpsync
 
@@ -83,6 +85,12 @@ section_pairs() {
 	for n in "${streams[@]}"; do
 		pairs_rows small "$FILES small files" "$n"
 		pairs_rows big "one $SIZE file" "$n"
+	done
+	for n in "${streams[@]}"; do
+		echo
+		cost_table "-P $n, $FILES small files: cost" "$WORK"/pairs-small-"$n".*.json
+		echo
+		cost_table "-P $n, one $SIZE file: cost" "$WORK"/pairs-big-"$n".*.json
 	done
 	echo
 	echo "xfercmp's recommendation in round 1 of each (it names the closest real tool when parallel wins):"

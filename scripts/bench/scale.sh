@@ -103,6 +103,9 @@ section_scale() {
 	echo "-s $SCALE_STRATEGIES\` against the testbed ($REPEAT rounds, order reversed in even ones), cold"
 	echo "source, durable destination, every run verified. \"µs/file\" is the median time / N. The"
 	echo "whole invocation (the manifest read, every strategy, each verification) is its wall time."
+	echo "The kernel's dentry cache hash table: $(scale_dhash) buckets (every path component a run"
+	echo "opens, creates or stats is looked up in it; a million files on each side fill chains"
+	echo "that many times longer than $FILES do); dentries in use after the runs: $(cut -f1 /proc/sys/fs/dentry-state)."
 	echo
 	md_head lrrrrr what "$FILES: s" "$FILES: µs/file" "$SCALE_FILES: s" "$SCALE_FILES: µs/file" "per-file ratio"
 	t_small=${g_small%% *}
@@ -137,6 +140,15 @@ section_scale() {
 	md_row "client peak RSS at $SCALE_FILES files, MB" "$r" "< 300" "$(scale_below "${peaks_big% *}" "$SCALE_RSS_MAX")"
 	r=$(calc "%.0f" "a / 1e6" "${peaks_big#* }" 1)
 	md_row "agent peak RSS at $SCALE_FILES files, MB" "$r" "< 300" "$(scale_below "${peaks_big#* }" "$SCALE_RSS_MAX")"
+}
+
+# scale_dhash: the dentry cache hash table's size, from the kernel's boot messages (or
+# its dhash_entries= boot parameter), "unknown" when neither says.
+scale_dhash() {
+	local n
+	n=$(dmesg 2>/dev/null | sed -n 's/.*Dentry cache hash table entries: \([0-9]*\).*/\1/p' | head -n 1)
+	[ -n "$n" ] || n=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^dhash_entries=//p')
+	echo "${n:-unknown}"
 }
 
 # scale_cell V: V as seconds when it is a number, else as it is (a failure's reason).
