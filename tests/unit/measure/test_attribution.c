@@ -119,6 +119,62 @@ static void test_large_file_unshaped_is_disk_bound(void **state)
 	assert_contains(a.reason, "flush to durable took 4.6 s");
 }
 
+/*
+ * Source and destination on one device (the testbed): the run measured by
+ * attribution_truth.t, 2 GiB through splice, the disk probed alone at
+ * 1.44 GB/s cold read and 1.41 GB/s durable write, read and wrote 0.77 GB/s
+ * each at once in 2.78 s. The reads and writes add (3.02 s, disk-bound);
+ * two disks overlap them (1.53 s). The sum may exceed the wall time a
+ * little without either ceiling being called understated, and still sets
+ * the verdict; a term alone beyond the wall is understated.
+ */
+static void test_shared_disk_adds_reads_and_writes(void **state)
+{
+	struct ceilings c = { .net_bps = 4.1e9, .rtt_s = 22e-6, .disk_write_bps = 1.406e9,
+			      .disk_read_bps = 1.441e9, .create_per_s = 910 };
+	struct attribution_input in = run(2.78, 2 * GIB, 1);
+	double read = 2.0 * GIB / 1.441e9, write = 2.0 * GIB / 1.406e9;
+	struct attribution a;
+
+	(void)state;
+	in.cpu_stage_s = 0.715;
+	in.dest_disk_busy = 0.90;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - write) < 1e-9);
+	assert_true(a.predicted_s / a.measured_s < 0.6);	/* the old model's miss */
+
+	in.shared_disk = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - (read + write)) < 1e-9);
+	assert_true(fabs(a.predicted_s - (read + write)) < 1e-6);
+	assert_int_equal(a.verdict, RES_DISK);
+	assert_int_equal(a.bound, RES_DISK);
+	assert_false(a.misfit);
+	assert_contains(a.reason, "read and wrote 772 MB/s each on one disk, measured alone at 1,441 MB/s cold and 1,406 MB/s durable");
+	assert_contains(a.reason, "(disk 90% busy)");
+
+	/* the sum 10-25% beyond the wall: the device overlapped some, no ceiling is wrong */
+	in.wall_s = in.transfer_s = (read + write) / 1.2;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.understated, 0);
+	assert_int_equal(a.verdict, RES_DISK);
+	assert_true(a.share[RES_DISK] <= 1);
+	assert_string_equal(a.note, "");
+
+	/* one term alone beyond the wall: that ceiling is understated and left out */
+	in.wall_s = in.transfer_s = write / 1.5;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.understated, 1u << RES_DISK);
+	assert_true(a.verdict != RES_DISK);
+
+	/* a warm source on the same device reads nothing: only the writes */
+	in.wall_s = in.transfer_s = 2.78;
+	in.src_is_warm = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - write) < 1e-9);
+	assert_contains(a.reason, "wrote ");
+}
+
 static void test_scp_small_files_is_latency_bound(void **state)
 {
 	struct ceilings c = testbed();
@@ -731,6 +787,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shaped_link_is_network_bound),
 		cmocka_unit_test(test_large_file_unshaped_is_disk_bound),
+		cmocka_unit_test(test_shared_disk_adds_reads_and_writes),
 		cmocka_unit_test(test_scp_small_files_is_latency_bound),
 		cmocka_unit_test(test_reason_never_names_a_rate_above_its_ceiling),
 		cmocka_unit_test(test_pipeline_overlaps_serial_adds),
