@@ -7,12 +7,17 @@
 # asserts an absolute time; a ratio is printed with its target and "met" or "not met".
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
+#                    [--cases LIST] [--files-20ms N]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, a comma-separated list of them, or all (default)
+#   --only S      gen, raw, strategies, truth, a comma-separated list of them, or all
+#                 (default: gen, raw, strategies; truth is long and runs only when named)
+#   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
+#                 small-20ms,big-20ms)
+#   --files-20ms N  small files of the truth section's 20 ms case (default 20000)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -35,8 +40,12 @@
 #        `xfercmp --list-strategies` names the strategies and which reference each one
 #        models; the bench adds scp against real-scp-legacy for information only (scp
 #        models SFTP scp, not the legacy protocol).
+#   truth  the model's predicted time against the measured one for the six own
+#        strategies, on N small files and the large file, unshaped and at 1 Gbit/s with
+#        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
+#        (scripts/bench/truth.sh).
 #
-# The sections live in scripts/bench/{gen,raw,strategies}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,truth}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -66,8 +75,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/raw.sh"
 # shellcheck source=scripts/bench/strategies.sh
 . "$bench_dir/strategies.sh"
+# shellcheck source=scripts/bench/truth.sh
+. "$bench_dir/truth.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies|all]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,truth|all] [--cases LIST] [--files-20ms N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -78,18 +89,22 @@ size=4G
 repeat=3
 only=all
 quick=0
+truth_list=$TRUTH_ALL
+files_20ms=20000
 files_set=0
 size_set=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--files | --size | --repeat | --only)
+	--files | --size | --repeat | --only | --cases | --files-20ms)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--files) files=$2; files_set=1 ;;
 		--size) size=$2; size_set=1 ;;
 		--repeat) repeat=$2 ;;
 		--only) only=$2 ;;
+		--cases) truth_list=$2 ;;
+		--files-20ms) files_20ms=$2 ;;
 		esac
 		shift 2
 		;;
@@ -104,12 +119,19 @@ fi
 [[ $files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files: expected 1 to 99999999, got '$files'"
 [[ $size =~ ^[1-9][0-9]*([KkMmGgTt][iI]?)?[bB]?$ ]] || die 2 "--size: expected e.g. 4G, got '$size'"
 [[ $repeat =~ ^[1-9]$ ]] || die 2 "--repeat: expected 1 to 9, got '$repeat'"
+[[ $files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files-20ms: expected 1 to 99999999, got '$files_20ms'"
+[ "$truth_list" != all ] || truth_list=$TRUTH_ALL
+IFS=, read -r -a truth_cases <<<"$truth_list"
+for c in "${truth_cases[@]}"; do
+	case ",$TRUTH_ALL," in *",$c,"*) ;; *) die 2 "--cases: expected some of $TRUTH_ALL (comma-separated) or all, got '$truth_list'" ;; esac
+done
 [ "$only" != all ] || only=gen,raw,strategies
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies) ;; *) die 2 "--only: expected gen, raw, strategies or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | truth) ;; *) die 2 "--only: expected gen, raw, strategies, truth or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
+readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
@@ -136,6 +158,7 @@ header() {
 	echo "- machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), kernel $(uname -r), disk $disk"
 	echo "- load average at start: $(loadavg)"
 	echo "- workloads: $FILES small files (smallfiles), one file of $SIZE (largefile); medians of $REPEAT runs"
+	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files); one run each" ;; esac
 	if [ "$ONLY" != gen ]; then
 		tb=$("$TOP/scripts/testbed.sh" status 2>/dev/null | sed -n 's/^link: //p' || true)
 		echo "- testbed link: ${tb:-down}"
@@ -156,6 +179,7 @@ for section in "${SECTIONS[@]}"; do
 		generate_sources
 		section_strategies
 		;;
+	truth) section_truth ;;
 	esac
 done
 echo
