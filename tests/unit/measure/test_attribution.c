@@ -533,6 +533,55 @@ static void test_what_if(void **state)
 	assert_true(there.request_rtt_s == 0);
 }
 
+/*
+ * What-if on the two structures, with the figures of attribution_what_if.t's
+ * unshaped runs. scp (serial, the request path measured): 20,008 requests,
+ * the host's processes 2.63 s of CPU, ours 0.92 s; on 1 Gbit/s + 2 ms each
+ * request waits the new round trip beside the same work: 20,008 x 2 ms +
+ * 2.63 + 0.92 = 43.57 s (measured there: 53.95 s). tar-ssh (a pipeline) on
+ * 512 MiB through a 336 MB/s SSH channel, on one disk: 1 Gbit/s sets it,
+ * the disk's sum (reads and writes) stays as measured and overlaps.
+ */
+static void test_what_if_request_path_and_pipeline(void **state)
+{
+	struct ceilings c = { .net_bps = 336e6, .rtt_s = 9.762e-6, .request_rtt_s = 88.267e-6,
+			      .window_bytes = 2 * 1048576.0, .disk_write_bps = 1.406e9,
+			      .disk_read_bps = 1.475e9, .create_per_s = 20000, .src_open_per_s = 50000 };
+	struct attribution_input in = run(5.06, 20016000, 5000);
+	struct what_if w = { .rate_bits_per_s = 1e9, .rtt_s = 2e-3 };
+	double need[RES_COUNT], t;
+	enum resource bound;
+	struct ceilings there;
+
+	(void)state;
+	in.structure = ATTR_SERIAL;
+	in.round_trips = 20008;
+	in.peer_cpu_s = 2.63;
+	in.own_cpu_s = 0.92;
+	t = attribution_what_if(&in, &c, 0, &w);
+	assert_true(fabs(t - (20008 * 2e-3 + 2.63 + 0.92)) < 1e-9);
+	attribution_what_if_ceilings(&in, &c, &w, &there);
+	attribution_predict(&in, &there, 0, need, &bound);
+	assert_int_equal(bound, RES_LATENCY);
+	/* the ceilings' own view is below the path: a stat's round trip is lighter than a write's */
+	assert_true(20008 * there.request_rtt_s < t);
+
+	/* the pipeline: 1 Gbit/s is below the channel's 336 MB/s and the 2 MiB window per 2 ms */
+	in = run(2.9, 536870912, 1);
+	in.wire_bytes = 537000000;
+	in.shared_disk = 1;
+	in.bulk_stream = true;
+	in.setup_round_trips = 3;
+	attribution_what_if_ceilings(&in, &c, &w, &there);
+	assert_true(fabs(there.net_bps - 125e6) < 1e-6);
+	t = attribution_predict(&in, &there, 0, need, &bound);
+	assert_int_equal(bound, RES_NETWORK);
+	assert_true(fabs(need[RES_DISK] - (536870912 / 1.406e9 + 536870912 / 1.475e9)) < 1e-9);
+	/* slow start to the 2 MiB window: ceil(log2(2 MiB / 10 segments)) = 8 round trips, + 3 handshakes */
+	assert_true(fabs(need[RES_LATENCY] - 11 * 2e-3) < 1e-12);
+	assert_true(fabs(t - (537000000 / 125e6 + 11 * 2e-3)) < 1e-9);
+}
+
 static void test_parse_what_if(void **state)
 {
 	struct what_if w;
@@ -796,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_misfit_is_flagged_not_scaled),
 		cmocka_unit_test(test_measured_cpu_stage),
 		cmocka_unit_test(test_what_if),
+		cmocka_unit_test(test_what_if_request_path_and_pipeline),
 		cmocka_unit_test(test_parse_what_if),
 		cmocka_unit_test(test_format_seconds),
 		cmocka_unit_test(test_creates_at_ceiling),
