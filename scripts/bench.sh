@@ -7,17 +7,20 @@
 # asserts an absolute time; a ratio is printed with its target and "met" or "not met".
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
-#                    [--scale-files N] [--pair-streams LIST]
+#                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, limits, pairs, scale, a comma-separated list of
-#                 them, or all (default: gen, raw, strategies, limits, pairs; scale only
-#                 when named)
+#   --only S      gen, raw, strategies, limits, pairs, scale, truth, a comma-separated
+#                 list of them, or all (default: gen, raw, strategies, limits, pairs;
+#                 scale and truth are long and run only when named)
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
+#   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
+#                 small-20ms,big-20ms)
+#   --files-20ms N  small files of the truth section's 20 ms case (default 20000)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -52,8 +55,12 @@
 #        recommendation xfercmp gives.
 #   scale  gen and splice, parallel, tar-ssh on FILES and on --scale-files files: time per
 #        file (target: within 1.2x), client and agent peak RSS (target: < 300 MB).
+#   truth  the model's predicted time against the measured one for the six own
+#        strategies, on N small files and the large file, unshaped and at 1 Gbit/s with
+#        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
+#        (scripts/bench/truth.sh).
 #
-# The sections live in scripts/bench/{gen,raw,strategies,limits,pairs,scale}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,limits,pairs,scale,truth}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -89,8 +96,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/pairs.sh"
 # shellcheck source=scripts/bench/scale.sh
 . "$bench_dir/scale.sh"
+# shellcheck source=scripts/bench/truth.sh
+. "$bench_dir/truth.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,limits,pairs,scale|all] [--scale-files N] [--pair-streams LIST]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -101,6 +110,8 @@ size=4G
 repeat=3
 only=all
 quick=0
+truth_list=$TRUTH_ALL
+files_20ms=20000
 files_set=0
 size_set=0
 scale_files=1000000
@@ -109,7 +120,7 @@ pair_streams=8
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--files | --size | --repeat | --only | --scale-files | --pair-streams)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--scale-files) scale_files=$2; scale_set=1 ;;
@@ -118,6 +129,8 @@ while [ $# -gt 0 ]; do
 		--size) size=$2; size_set=1 ;;
 		--repeat) repeat=$2 ;;
 		--only) only=$2 ;;
+		--cases) truth_list=$2 ;;
+		--files-20ms) files_20ms=$2 ;;
 		esac
 		shift 2
 		;;
@@ -135,13 +148,20 @@ fi
 [[ $repeat =~ ^[1-9]$ ]] || die 2 "--repeat: expected 1 to 9, got '$repeat'"
 [[ $scale_files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--scale-files: expected 1 to 99999999, got '$scale_files'"
 [[ $pair_streams =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] || die 2 "--pair-streams: expected a comma-separated list of 1 to 64, got '$pair_streams'"
+[[ $files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files-20ms: expected 1 to 99999999, got '$files_20ms'"
+[ "$truth_list" != all ] || truth_list=$TRUTH_ALL
+IFS=, read -r -a truth_cases <<<"$truth_list"
+for c in "${truth_cases[@]}"; do
+	case ",$TRUTH_ALL," in *",$c,"*) ;; *) die 2 "--cases: expected some of $TRUTH_ALL (comma-separated) or all, got '$truth_list'" ;; esac
+done
 [ "$only" != all ] || only=gen,raw,strategies,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies | limits | pairs | scale) ;; *) die 2 "--only: expected gen, raw, strategies, limits, pairs, scale or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
+readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
@@ -171,6 +191,7 @@ header() {
 	echo "- load average at start: $(loadavg)"
 	echo "- workloads: $FILES small files (smallfiles), one file of $SIZE (largefile); medians of $REPEAT runs"
 	case ",$ONLY," in *,scale,*) echo "- scale: $SCALE_FILES small files" ;; esac
+	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files); one run each" ;; esac
 	if [ "$ONLY" != gen ]; then
 		tb=$("$TOP/scripts/testbed.sh" status 2>/dev/null | sed -n 's/^link: //p' || true)
 		echo "- testbed link: ${tb:-down}"
@@ -194,6 +215,7 @@ for section in "${SECTIONS[@]}"; do
 	limits) section_limits ;;
 	pairs) section_pairs ;;
 	scale) section_scale ;;
+	truth) section_truth ;;
 	esac
 done
 echo

@@ -7,6 +7,8 @@ set -Eeuo pipefail
 
 # shellcheck source=scripts/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/bench/truth.sh
+. "$(dirname "$0")/truth.sh"
 
 # shellcheck source=scripts/bench/tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -150,6 +152,19 @@ server_start "too slow" "$tmp/s4.log" "log:^server listening" 4 sleep 30 2>"$tmp
 pid=$BG_PID
 is "server_start, never ready: fails, stopped, reaped" \
 	"$rc $FAILED ${#BG[@]} $(proc_running "$pid" && echo running)" "1 1 0 "
+
+# the truth section's rows: predicted / measured and the target, from a canned --json
+cat >"$tmp/truth.json" <<'EOF'
+{"ceilings": {"network_bps_1": 1.2e8, "rtt_p50_s": 0.002017},
+ "results": [{"strategy": "scp", "status": "ok", "verified": true, "seconds": 53.95, "predicted_seconds": 49.73, "verdict": "latency-bound"},
+  {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound"},
+  {"strategy": "zstd", "status": "failed", "verified": false, "seconds": 0, "predicted_seconds": null}]}
+EOF
+is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2ms L)" \
+"| small-2ms | L | scp | 49.73 | 53.95 | 0.92 | latency-bound | target met |
+| small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met |
+| small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a |"
+is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
 
 echo "1..$n"
 exit "$failed"

@@ -94,6 +94,19 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 				    r->local.procs_cpu_s - (one_machine ? r->remote.procs_cpu_s : 0);
 }
 
+/*
+ * Source and destination on one device: both ends on one machine (one
+ * boot id) and their samplers found one disk under the source and the
+ * destination's scratch root.
+ */
+static int one_device(const struct strategy_result *r)
+{
+	return r->have_local && r->have_remote && r->local.boot_id[0] &&
+	       !strcmp(r->local.boot_id, r->remote.boot_id) && r->local.has_disk &&
+	       r->remote.has_disk && r->local.disk_dev[0] &&
+	       !strcmp(r->local.disk_dev, r->remote.disk_dev);
+}
+
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
 		    struct attribution_input *in, struct ceilings *c)
 {
@@ -115,6 +128,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->structure = s->serial ? ATTR_SERIAL : ATTR_PIPELINE;
 	in->dest_is_tmpfs = !strcmp(r->dest_fs, "tmpfs");
 	in->src_is_warm = r->warm_source;
+	in->shared_disk = one_device(r);
 	in->dest_disk_busy = r->have_remote && r->remote.has_disk ? r->remote.disk_busy : -1;
 	in->src_disk_busy = r->have_local && r->local.has_disk ? r->local.disk_busy : -1;
 	in->cpu_busy = r->have_local ? r->local.cpu_busy : -1;
