@@ -134,6 +134,7 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 	if (p->net_peer[0])
 		fprintf(out, "              to the agent at %s%s%s\n", p->net_peer,
 			p->net_iface[0] ? " via " : "", p->net_iface);
+	report_sweep(p, out);
 	if (p->ssh_bps > 0)
 		fprintf(out, "  ssh         %8.2f Gbit/s through sshd (%s); SFTP request %.0f µs\n",
 			p->ssh_bps * 8 / 1e9, p->ssh_cipher, p->sftp_rtt_s * 1e6);
