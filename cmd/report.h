@@ -40,7 +40,9 @@ struct report {
 	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
 	char **argv;
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
-	char recommendation[512];		/* "" when there is none */
+	bool streams_auto;	/* -P auto chose it */
+	const char *streams_why;	/* how: "-P auto chose 8: ..." (may be NULL) */
+	char recommendation[1024];		/* "" when there is none */
 	char compression_hint[512];
 };
 

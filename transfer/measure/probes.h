@@ -193,7 +193,7 @@ struct probe_plan {
 	const char *src_root;
 	const struct manifest *manifest;
 	struct ssh_session_struct *ssh_session;	/* NULL: no SSH probes */
-	unsigned streams;
+	unsigned streams;	/* the network ceiling is reported at this many streams; 0: the saturation point */
 	int zstd_level;
 	unsigned zstd_threads;
 	double seconds;		/* budget of each probe */
@@ -209,6 +209,16 @@ struct probe_plan {
  */
 int probe_all(const struct probe_plan *plan, struct probe_results *r,
 	      void (*progress)(void *ctx, const char *what), void *ctx);
+
+/*
+ * probe_all in two: the network (r cleared first), then the rest, so a
+ * caller can choose the streams from the sweep between them (-P auto) and
+ * set the depths the rest measure at.
+ */
+int probe_all_network(const struct probe_plan *plan, struct probe_results *r,
+		      void (*progress)(void *ctx, const char *what), void *ctx);
+int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
+		   void (*progress)(void *ctx, const char *what), void *ctx);
 
 json_object *probe_results_json(const struct probe_results *r);
 
