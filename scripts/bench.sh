@@ -12,7 +12,7 @@
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, a comma-separated list of them, or all (default)
+#   --only S      gen, raw, strategies, wan, a comma-separated list of them, or all (default)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -35,8 +35,12 @@
 #        `xfercmp --list-strategies` names the strategies and which reference each one
 #        models; the bench adds scp against real-scp-legacy for information only (scp
 #        models SFTP scp, not the legacy protocol).
+#   wan  on the testbed host with 0.5 ms and then 20 ms of added round trip (no rate
+#        limit): parallel with -P auto against -P 1, 2 and 8 on the large file, REPEAT
+#        rounds alternating; target: auto within 10% of the best fixed N. Leaves the
+#        testbed without a delay.
 #
-# The sections live in scripts/bench/{gen,raw,strategies}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -66,8 +70,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/raw.sh"
 # shellcheck source=scripts/bench/strategies.sh
 . "$bench_dir/strategies.sh"
+# shellcheck source=scripts/bench/wan.sh
+. "$bench_dir/wan.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies|all]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan|all]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -104,10 +110,10 @@ fi
 [[ $files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files: expected 1 to 99999999, got '$files'"
 [[ $size =~ ^[1-9][0-9]*([KkMmGgTt][iI]?)?[bB]?$ ]] || die 2 "--size: expected e.g. 4G, got '$size'"
 [[ $repeat =~ ^[1-9]$ ]] || die 2 "--repeat: expected 1 to 9, got '$repeat'"
-[ "$only" != all ] || only=gen,raw,strategies
+[ "$only" != all ] || only=gen,raw,strategies,wan
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies) ;; *) die 2 "--only: expected gen, raw, strategies or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan) ;; *) die 2 "--only: expected gen, raw, strategies, wan or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 
@@ -156,6 +162,7 @@ for section in "${SECTIONS[@]}"; do
 		generate_sources
 		section_strategies
 		;;
+	wan) section_wan ;;
 	esac
 done
 echo
