@@ -86,7 +86,10 @@ static const char compare_help[] =
 	"                           real-tar-nc) send a dir: tree to a host off loopback; they\n"
 	"                           do not encrypt (they measure the link without a cipher), so\n"
 	"                           without it they are skipped there; the SSH ones encrypt\n"
-	"  -P, --streams N          parallel: TCP streams, 1-64 (default: one a core, at most 16)\n"
+	"  -P, --streams N|auto     parallel, real-rclone, real-fpsync: streams, 1-64; auto\n"
+	"                           (default): where the network probe's stream sweep\n"
+	"                           saturates, at least one a core, at most 8 a core and 16,\n"
+	"                           and no more than the files and ranges to share out\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
@@ -114,7 +117,8 @@ static const char probe_help[] =
 	"data the source-side and compression probes read.\n\n" WORKLOAD_OPTIONS_HELP
 	CONNECT_OPTIONS_HELP
 	"      --warm               skip the source disk probe (it would drop the page cache)\n"
-	"  -P, --streams N          streams of the many-stream network probe (default: cores)\n"
+	"  -P, --streams N|auto     the streams the ceilings are shown at (default auto: what\n"
+	"                           -P auto would choose from the network probe's sweep)\n"
 	"      --zstd-level N       the level the compression probe measures (default 1)\n"
 	PROBE_OPTIONS_HELP
 	"      --json FILE          write the ceilings as JSON (- = stdout; schema in README)\n"
@@ -344,6 +348,58 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 }
 
 #define DEFAULT_MAX_STREAMS 16
+/*
+ * -P auto's most streams a core: a stream held back by its window waits on
+ * the round trip, not on a core (the sweep at 20 ms on the 2-vCPU testbed
+ * still gained at 16 streams), and the sweep itself measured what the cores
+ * drive.
+ */
+#define AUTO_STREAMS_PER_CORE 8
+/* parallel cuts files above this into ranges (parallel.c's RANGE_THRESHOLD): each a piece to share out */
+#define AUTO_RANGE_BYTES (64ull << 20)
+
+/* -P auto's fewest streams, and the streams without a sweep: one a core, at most DEFAULT_MAX_STREAMS. */
+static unsigned auto_floor(void)
+{
+	unsigned cores = parallel_cpus();
+
+	return cores > DEFAULT_MAX_STREAMS ? DEFAULT_MAX_STREAMS : cores;
+}
+
+/*
+ * -P auto, once the network probe swept (p may be NULL: --no-probes):
+ * net_sweep_auto between auto_floor and AUTO_STREAMS_PER_CORE a core (at most
+ * DEFAULT_MAX_STREAMS), no more than m's files and large-file ranges. Sets
+ * the streams and o->streams_why.
+ */
+static void choose_streams(struct compare_opts *o, const struct manifest *m, struct probe_results *p)
+{
+	unsigned cores = parallel_cpus(), floor_streams = auto_floor(), cap = cores * AUTO_STREAMS_PER_CORE;
+	unsigned long long pieces = m->count + m->total_bytes / AUTO_RANGE_BYTES;
+	unsigned chosen;
+
+	if (cap > DEFAULT_MAX_STREAMS)
+		cap = DEFAULT_MAX_STREAMS;
+	if (!o->streams_auto) {
+		snprintf(o->streams_why, sizeof(o->streams_why), "-P %u as given", o->run.strategy.streams);
+		if (p)
+			probe_results_set_streams(p, o->run.strategy.streams);
+		return;
+	}
+	if (!p || p->nsweep == 0) {
+		chosen = net_sweep_auto(NULL, 0, floor_streams, cap, pieces);
+		snprintf(o->streams_why, sizeof(o->streams_why),
+			 "-P auto chose %u: one a core, no network sweep to go by", chosen);
+	} else {
+		chosen = net_sweep_auto(p->sweep, p->nsweep, floor_streams, cap, pieces);
+		snprintf(o->streams_why, sizeof(o->streams_why),
+			 "-P auto chose %u: the sweep saturates at %u stream%s; at least %u (one a core), at most %u (%u a core, the agent's default) and %llu (files and ranges)",
+			 chosen, p->net_saturation, p->net_saturation == 1 ? "" : "s", floor_streams, cap,
+			 AUTO_STREAMS_PER_CORE, pieces);
+		probe_results_set_streams(p, chosen);
+	}
+	o->run.strategy.streams = chosen;
+}
 
 static void set_defaults(struct compare_opts *o, int probe_only)
 {
@@ -359,9 +415,8 @@ static void set_defaults(struct compare_opts *o, int probe_only)
 	 * most 31 record streams within its memory cap of a session (agent.h,
 	 * AGENT_SESSION_MEM_MAX); 16 leaves room for a large manifest. -P sets more.
 	 */
-	o->run.strategy.streams = parallel_cpus();
-	if (o->run.strategy.streams > DEFAULT_MAX_STREAMS)
-		o->run.strategy.streams = DEFAULT_MAX_STREAMS;
+	o->run.strategy.streams = auto_floor();
+	o->streams_auto = 1;
 	o->run.strategy.zstd_level = 1;
 	o->run.strategy.zstd_threads = parallel_cpus();
 	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)
@@ -418,10 +473,16 @@ static int parse_number(struct compare_opts *o, int opt, const char *arg)
 		o->run.repeat = (unsigned)v;
 		break;
 	case 'P':
+		if (!strcmp(arg, "auto")) {
+			o->streams_auto = 1;
+			o->run.strategy.streams = auto_floor();
+			break;
+		}
 		if (units_parse_count(arg, STRATEGY_MAX_STREAMS, &v) < 0 || v == 0)
-			return cmd_usage_error(NULL, "--streams: expected 1 to %d, got '%s'",
+			return cmd_usage_error(NULL, "--streams: expected auto or 1 to %d, got '%s'",
 					       STRATEGY_MAX_STREAMS, arg);
 		o->run.strategy.streams = (unsigned)v;
+		o->streams_auto = 0;
 		break;
 	case OPT_ZLEVEL: {
 		char *end;
@@ -698,27 +759,36 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 	return agent_client_connect(c, proc->host, proc->port, proc->token);
 }
 
-/* Runs the probes into s->probes unless --no-probes. Returns 0 or -1 (error set). */
+/*
+ * Runs the probes into s->probes unless --no-probes: the network first, then
+ * -P auto is resolved from its sweep (choose_streams), then the rest at the
+ * depths the chosen streams use. Returns 0 or -1 (error set).
+ */
 static int run_probes(struct compare_session *s, const struct strategy *const *list, size_t n)
 {
 	struct compare_opts *o = &s->o;
 	struct probe_plan plan = {
 		.agent = &s->agent, .src_root = s->root, .manifest = &s->m,
-		.ssh_session = s->ssh.session, .streams = o->run.strategy.streams,
+		.ssh_session = s->ssh.session, .streams = o->streams_auto ? 0 : o->run.strategy.streams,
 		.zstd_level = o->run.strategy.zstd_level,
 		.zstd_threads = o->run.strategy.zstd_threads, .seconds = o->probe_seconds,
 		.disk_bytes = o->disk_probe_bytes, .warm_source = o->run.warm,
 	};
 
-	if (o->no_probes)
+	if (o->no_probes) {
+		choose_streams(o, &s->m, NULL);
 		return 0;
+	}
 	/* xfercmp probe names no strategies: the ceilings at every depth the table's strategies use */
 	if (!list || n == 0) {
 		list = strategy_table;
 		n = strategy_count;
 	}
+	if (probe_all_network(&plan, &s->probes, probe_progress, o) < 0)
+		return -1;
+	choose_streams(o, &s->m, &s->probes);
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
-	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
+	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
 	return 0;
@@ -840,6 +910,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.argc = o->argc, .argv = o->argv, .streams = o->run.strategy.streams,
 		.client_lifetime_peak_rss_bytes = rss_lifetime_peak(),
 		.explain = partial_explain,
+		.streams_auto = o->streams_auto, .streams_why = o->streams_why,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {

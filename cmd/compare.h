@@ -42,6 +42,8 @@ struct compare_opts {
 	const char *remote_dir;
 	int accept_new_hostkey;
 	struct runner_opts run;
+	int streams_auto;	/* -P auto (the default): run.strategy.streams chosen after the network probe */
+	char streams_why[256];	/* how the streams were chosen, for the report */
 	int verbose;
 	int quiet;		/* -q: no progress at all */
 	/* for the record in the reports: the command line and when it started (RFC 3339, UTC) */

@@ -44,7 +44,9 @@ struct report {
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
 	uint64_t client_lifetime_peak_rss_bytes;	/* this process's peak over its life; 0 = unknown */
 	const struct explain_report *explain;	/* --explain's removals; NULL without it */
-	char recommendation[512];		/* "" when there is none */
+	bool streams_auto;	/* -P auto chose it */
+	const char *streams_why;	/* how: "-P auto chose 8: ..." (may be NULL) */
+	char recommendation[1024];		/* "" when there is none */
 	char compression_hint[512];
 };
 
@@ -132,6 +134,21 @@ void report_recommend(struct report *r);
 
 /* The ceilings as a small table (xfercmp probe, and above the results). */
 void report_ceilings(const struct probe_results *p, FILE *out);
+
+/*
+ * The network sweep's lines of the ceilings (report_sweep.c): the rate at
+ * each stream count, where it saturates and why it stopped, and, when one
+ * stream is window-limited, what bounds it (its send buffer, the sysctl
+ * maxima, the round trip, their quotient) and which sysctl to raise to what.
+ */
+void report_sweep(const struct probe_results *p, FILE *out);
+
+/*
+ * "one stream is capped at 1.66 Gbit/s by a 4.0 MiB send buffer at 20.2 ms;
+ * the link carries 22.0 Gbit/s with 16 streams" into buf; "" when one
+ * stream is not window-limited.
+ */
+void report_window_line(const struct probe_results *p, char *buf, size_t len);
 
 void report_table(const struct report *r, FILE *out, bool color);
 

@@ -227,6 +227,11 @@ json_object *report_json(const struct report *r)
 	json_object_object_add(doc, "workload", wl);
 	json_object_object_add(doc, "repeat", json_object_new_int((int)r->repeat));
 	json_object_object_add(doc, "cold_source", json_object_new_boolean(!r->warm));
+	/* -P: what parallel and the real parallel tools ran with, and whether auto chose it */
+	json_object_object_add(doc, "streams", r->streams ? json_object_new_int((int)r->streams) : NULL);
+	json_object_object_add(doc, "streams_auto", json_object_new_boolean(r->streams_auto));
+	json_object_object_add(doc, "streams_reason",
+			       r->streams_why && r->streams_why[0] ? json_object_new_string(r->streams_why) : NULL);
 	/* null: no agent (a local run, --no-agent strategies only), no probes (--no-probes) */
 	json_object_object_add(doc, "agent", r->agent_info ? json_object_get(r->agent_info) : NULL);
 	json_object_object_add(doc, "environment",

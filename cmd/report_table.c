@@ -212,6 +212,8 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fputc('\n', out);
 		report_ceilings(r->probes, out);
 	}
+	if (r->streams_why && r->streams_why[0])
+		fprintf(out, "%sstreams: %s\n", r->probes ? "" : "\n", r->streams_why);
 	if (r->partial)
 		fprintf(out, "\n%spartial%s: interrupted; only the strategies marked ok finished\n", red,
 			reset);

@@ -13,8 +13,8 @@
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, limits, pairs, scale, truth, a comma-separated
-#                 list of them, or all (default: gen, raw, strategies, limits, pairs;
+#   --only S      gen, raw, strategies, wan, limits, pairs, scale, truth, a comma-separated
+#                 list of them, or all (default: gen, raw, strategies, wan, limits, pairs;
 #                 scale and truth are long and run only when named)
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
@@ -43,6 +43,10 @@
 #        `xfercmp --list-strategies` names the strategies and which reference each one
 #        models; the bench adds scp against real-scp-legacy for information only (scp
 #        models SFTP scp, not the legacy protocol).
+#   wan  on the testbed host with 0.5 ms and then 20 ms of added round trip (no rate
+#        limit): parallel with -P auto against -P 1, 2 and 8 on the large file, REPEAT
+#        rounds alternating; target: auto within 10% of the best fixed N. Leaves the
+#        testbed without a delay.
 #        The strategies' cost beside their time: CPU s/GiB on each end, peak RSS of
 #        xfercmp and its agent (scripts/bench/cost.sh).
 #   limits  this machine's physical limits and the best strategy as a fraction of them:
@@ -60,7 +64,7 @@
 #        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
 #        (scripts/bench/truth.sh).
 #
-# The sections live in scripts/bench/{gen,raw,strategies,limits,pairs,scale,truth}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan,limits,pairs,scale,truth}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -90,6 +94,8 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/raw.sh"
 # shellcheck source=scripts/bench/strategies.sh
 . "$bench_dir/strategies.sh"
+# shellcheck source=scripts/bench/wan.sh
+. "$bench_dir/wan.sh"
 # shellcheck source=scripts/bench/limits.sh
 . "$bench_dir/limits.sh"
 # shellcheck source=scripts/bench/pairs.sh
@@ -99,7 +105,7 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 # shellcheck source=scripts/bench/truth.sh
 . "$bench_dir/truth.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -154,10 +160,10 @@ IFS=, read -r -a truth_cases <<<"$truth_list"
 for c in "${truth_cases[@]}"; do
 	case ",$TRUTH_ALL," in *",$c,"*) ;; *) die 2 "--cases: expected some of $TRUTH_ALL (comma-separated) or all, got '$truth_list'" ;; esac
 done
-[ "$only" != all ] || only=gen,raw,strategies,limits,pairs
+[ "$only" != all ] || only=gen,raw,strategies,wan,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, wan, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
@@ -216,6 +222,7 @@ for section in "${SECTIONS[@]}"; do
 	pairs) section_pairs ;;
 	scale) section_scale ;;
 	truth) section_truth ;;
+	wan) section_wan ;;
 	esac
 done
 echo

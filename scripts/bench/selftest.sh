@@ -155,7 +155,7 @@ is "server_start, never ready: fails, stopped, reaped" \
 
 # the truth section's rows: predicted / measured and the target, from a canned --json
 cat >"$tmp/truth.json" <<'EOF'
-{"ceilings": {"network_bps_1": 1.2e8, "rtt_p50_s": 0.002017},
+{"ceilings": {"network_1_stream_bits_per_s": 9.6e8, "rtt_p50_seconds": 0.002017},
  "results": [{"strategy": "scp", "status": "ok", "verified": true, "seconds": 53.95, "predicted_seconds": 49.73, "verdict": "latency-bound"},
   {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound"},
   {"strategy": "zstd", "status": "failed", "verified": false, "seconds": 0, "predicted_seconds": null}]}

@@ -46,9 +46,9 @@ truth_rows() {
 # truth_link JSON: the link the probes measured, "0.93 Gbit/s, 2017 µs".
 truth_link() {
 	local bps rtt
-	bps=$(json_get "$1" ceilings.network_bps_1)
-	rtt=$(json_get "$1" ceilings.rtt_p50_s)
-	echo "$(calc "%.2f" "a * 8 / 1e9" "$bps" 1) Gbit/s, $(calc "%.0f" "a * 1e6" "$rtt" 1) µs"
+	bps=$(json_get "$1" ceilings.network_1_stream_bits_per_s)
+	rtt=$(json_get "$1" ceilings.rtt_p50_seconds)
+	echo "$(calc "%.2f" "a / 1e9" "$bps" 1) Gbit/s, $(calc "%.0f" "a * 1e6" "$rtt" 1) µs"
 }
 
 # truth_case CASE: sets the link, runs the six strategies, prints the rows.

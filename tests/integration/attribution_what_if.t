@@ -87,10 +87,10 @@ ratio=$(json_get "$dj" "d['results'][0]['predicted_ratio']" 2>&1)
 python3 -c "import sys; sys.exit(0 if 0.75 <= float('$ratio') <= 1.25 else 1)" 2>/dev/null
 ok $? "scp at 2 ms: predicted from the delayed link's own ceilings / measured $ratio within 25%"
 # the delayed link as the probes saw it: the round trip 2 ms (+-5%) and the rate 1 Gbit/s
-rtt=$(json_get "$dj" "d['ceilings']['rtt_p50_s']" 2>&1)
+rtt=$(json_get "$dj" "d['ceilings']['rtt_p50_seconds']" 2>&1)
 python3 -c "import sys; sys.exit(0 if 0.0019 <= float('$rtt') <= 0.0021 + 0.0001 else 1)" 2>/dev/null
 ok $? "the delayed link's measured round trip $rtt s is 2 ms"
-rate=$(json_get "$dj" "d['ceilings']['network_bps_1'] * 8" 2>&1)
+rate=$(json_get "$dj" "d['ceilings']['network_1_stream_bits_per_s']" 2>&1)
 python3 -c "import sys; sys.exit(0 if 0.85e9 <= float('$rate') <= 1.05e9 else 1)" 2>/dev/null
 ok $? "the delayed link's measured rate $rate bit/s is 1 Gbit/s"
 # each strategy's prediction from the delayed link's own ceilings, for the record

@@ -5,6 +5,7 @@
  */
 #include "measure/attribution.h"
 #include "measure/attribution_text.h"
+#include "measure/attribution_window.h"
 
 #include "err.h"
 
@@ -114,6 +115,8 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 	for (int r = 0; r < RES_COUNT; r++)
 		if (!isfinite(need[r]) || need[r] < 0 || (drop & (1u << r)))
 			need[r] = 0;
+	if (!(drop & (1u << RES_LATENCY)))
+		need[RES_LATENCY] += attribution_window_wait(in, c, need);
 
 	if (in->structure == ATTR_SERIAL) {
 		double waits = 0, biggest = 0;
@@ -227,7 +230,13 @@ static void reason_latency(const struct attribution_input *in, const struct ceil
 {
 	char n[32], rtt[32];
 	size_t used = 0;
+	double window_wait = attribution_window_wait(in, c, need);
 
+	/* mostly waiting on a window: say so, with its numbers */
+	if (window_wait > need[RES_LATENCY] / 2) {
+		attribution_window_reason(in, c, wall, window_wait, buf, len);
+		return;
+	}
 	/* the measured path, also when the request round trip's ceiling was left out */
 	if (in->round_trips > 0 && in->peer_cpu_s >= 0 &&
 	    (understated || need[RES_LATENCY] > (double)in->round_trips * request_rtt(c) +
@@ -459,6 +468,9 @@ void attribution_what_if_ceilings(const struct attribution_input *in, const stru
 		double work = positive(c->request_rtt_s) - positive(c->rtt_s);
 
 		out->rtt_s = w->rtt_s;
+		/* a window-limited stream carries its window per round trip */
+		if (positive(c->stream_cap_bps) > 0 && positive(c->rtt_s) > 0)
+			out->stream_cap_bps = c->stream_cap_bps * c->rtt_s / w->rtt_s;
 		out->request_rtt_s = positive(c->request_rtt_s) > 0 ? w->rtt_s + (work > 0 ? work : 0) : 0;
 	}
 }

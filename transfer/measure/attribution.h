@@ -17,7 +17,10 @@
  *             setup_round_trips * rtt_s (connection, channel and job
  *             handshakes, per stream in series) and, for a bulk stream, the
  *             round trips of slow start up to the window (log2 of the
- *             window over ten segments).
+ *             window over ten segments), plus, for streams held back by
+ *             their window (stream_cap_bps below net_bps, the link's
+ *             swept capacity), the time they wait on it beyond the slowest
+ *             overlapped stage (attribution_window.h).
  *   disk      max(bytes / disk_write_bps, bytes / disk_read_bps): the reads
  *             and the writes run at once, on two disks. On one device
  *             (shared_disk: the testbed, a copy within one machine) they
@@ -103,6 +106,8 @@ struct ceilings {
 				   (SFTP request); 0 = use rtt_s */
 	double window_bytes;	/* the flow-control window one stream may have in flight
 				   (what bounds it on a long link); 0 = unbounded */
+	double stream_cap_bps;	/* bytes/s the strategy's streams were measured to carry when
+				   their window, not the link (net_bps), bounds them; 0 = not */
 	double disk_write_bps;	/* destination sequential write to durable */
 	double disk_read_bps;	/* source cold sequential read */
 	double create_per_s;	/* destination creates at the strategy's concurrency */

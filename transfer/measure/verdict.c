@@ -107,6 +107,30 @@ static int one_device(const struct strategy_result *r)
 	       !strcmp(r->local.disk_dev, r->remote.disk_dev);
 }
 
+/*
+ * Raw TCP streams held back by their window (the probe found one stream
+ * window-limited, and these streams carry clearly less than the link): the
+ * network ceiling is the link's swept capacity and what the streams carry
+ * at their count is their window's cap, so the difference is waited on the
+ * window (latency), not on the link. Through sshd the channel's own
+ * ceiling stands (ssh_bps).
+ */
+static void window_ceiling(unsigned flags, unsigned streams, const struct probe_results *p,
+			   struct ceilings *c)
+{
+	double at;
+
+	if (!p->window.limited || (flags & STRATEGY_SSH) || p->nsweep == 0)
+		return;
+	at = net_sweep_rate_at(p->sweep, p->nsweep, streams) / 8;
+	if (!(at > 0) || !(p->net_link_bps > at * (1 + NET_SWEEP_GAIN)))
+		return;
+	c->net_bps = p->net_link_bps;
+	c->stream_cap_bps = at;
+	if (p->window.sndbuf_bytes > 0)
+		c->window_bytes = p->window.sndbuf_bytes;
+}
+
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
 		    struct attribution_input *in, struct ceilings *c)
 {
@@ -138,6 +162,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	c->rtt_s = p->rtt_p50_s;
 	c->request_rtt_s = (flags & STRATEGY_SSH) ? p->sftp_rtt_s : 0;
 	c->window_bytes = (flags & STRATEGY_SSH) ? SSH_WINDOW_BYTES : TCP_WINDOW_BYTES;
+	window_ceiling(flags, streams, p, c);
 	c->disk_write_bps = p->disk_write_bps;
 	/* several streams read their ranges at once (parallel's large files) */
 	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;

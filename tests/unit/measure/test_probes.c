@@ -400,7 +400,7 @@ static void test_results_json(void **state)
 	assert_true(get_num(json_object_array_get_idx(v, 1), "files_per_s") == 3e4);
 	assert_true(json_object_object_get_ex(o, "open_at", &v));
 	assert_int_equal(json_object_array_length(v), 0);
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 7);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 8);
 	json_object_put(o);
 }
 
