@@ -106,11 +106,4 @@ int agent_op_sample_stop(struct agent_session *s, json_object *req, json_object 
 /* Stops a sampler left running (the client went away). */
 void agent_sampling_release(struct agent_session *s);
 
-/*
- * Checks a data connection's HELLO (role "data", this job) and makes the
- * handshake: the peer must prove the session key for this job and stream.
- * Sets *stream; returns 0 or -1 (error set).
- */
-int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream);
-
 #endif

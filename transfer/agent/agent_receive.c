@@ -49,37 +49,35 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
-int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream)
-{
-	enum wire_type type;
-	json_object *o = NULL;
-	const char *role;
-	uint64_t proto, peer_job;
-	struct wire_chan data;
-	int ok = 0;
+/* What a data connection of the receive in progress must say in its hello. */
+struct data_wanted {
+	uint64_t job;
+	unsigned n;
+	const int *fds;
+};
 
-	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
-		return -1;
-	if (type == WIRE_HELLO && wire_get_u64(o, "proto", &proto) == 0 && proto == WIRE_PROTO &&
-	    wire_get_str(o, "role", &role) == 0 && !strcmp(role, "data") &&
-	    wire_get_u64(o, "job", &peer_job) == 0 && peer_job == job &&
-	    wire_get_u64(o, "stream", stream) == 0)
-		ok = 1;
-	if (!ok) {
-		json_object_put(o);
-		wire_send_error(fd, "not a data connection of the transfer in progress");
-		return err_set("rejected a connection");
-	}
-	/* the stream's bytes are not framed: the channel's keys go unused */
-	ok = wire_auth_agent(fd, s->key, o, AGENT_HELLO_TIMEOUT_MS, &data);
-	json_object_put(o);
-	return ok;
+static int data_hello(void *arg, json_object *hello)
+{
+	const struct data_wanted *w = arg;
+	const char *role;
+	uint64_t job, stream;
+
+	if (wire_get_str(hello, "role", &role) < 0 || strcmp(role, "data") ||
+	    wire_get_u64(hello, "job", &job) < 0 || job != w->job ||
+	    wire_get_u64(hello, "stream", &stream) < 0 || stream >= w->n || w->fds[stream] >= 0)
+		return err_set("not a data connection of the transfer in progress");
+	return 0;
 }
 
-/* Accepts `n` data connections for job into fds[stream]. Strangers are turned away. */
+/*
+ * Accepts `n` data connections for job into fds[stream], each proving the
+ * session key for that job and stream. Strangers are turned away; one
+ * that stalls in its handshake holds up none of the others (agent_gate.h).
+ */
 static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds)
 {
 	clock_ns deadline = clock_now() + (clock_ns)DATA_ACCEPT_TIMEOUT_MS * 1000000u;
+	struct data_wanted wanted = { .job = job, .n = n, .fds = fds };
 	struct agent_gate gate;
 	unsigned have = 0;
 	int rc = 0;
@@ -87,10 +85,14 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	agent_gate_init(&gate, s->listen_fd);
 	while (have < n) {
 		clock_ns now = clock_now();
+		struct wire_binding b;
+		/* the stream's bytes are not framed: the channel's keys go unused */
+		struct wire_chan data;
 		int fd;
-		uint64_t stream;
 
-		fd = now >= deadline ? -2 : agent_gate_next(&gate, (int)((deadline - now) / 1000000u) + 1);
+		fd = now >= deadline ? -2 :
+		     agent_gate_accept(&gate, s->key, (int)((deadline - now) / 1000000u) + 1, data_hello,
+				       &wanted, &data, &b);
 		if (fd == -2) {
 			rc = err_set("only %u of %u data connections arrived within %d s", have, n,
 				     DATA_ACCEPT_TIMEOUT_MS / 1000);
@@ -100,11 +102,12 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 			rc = err_wrap("cannot wait for data connections");
 			break;
 		}
-		if (agent_check_data_hello(s, fd, job, &stream) < 0 || stream >= n || fds[stream] >= 0) {
+		/* two that claimed one stream: the first to prove the key has it */
+		if (strcmp(b.role, "data") || b.job != job || b.stream >= n || fds[b.stream] >= 0) {
 			close(fd);
 			continue;
 		}
-		fds[stream] = fd;
+		fds[b.stream] = fd;
 		have++;
 	}
 	agent_gate_release(&gate);

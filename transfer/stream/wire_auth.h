@@ -104,4 +104,17 @@ int wire_auth_client(int fd, const unsigned char key[WIRE_KEY_BYTES], const char
 int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
 		    int timeout_ms, struct wire_chan *c);
 
+/*
+ * The same in two steps, for an agent that must not wait on one peer while
+ * others knock (agent_gate.h): _answer checks the HELLO's fields and sends
+ * the agent's nonce and proof, filling *b; _finish checks the frame that
+ * came next (type, auth: the client's AUTH) against *b, sends the final OK
+ * and authenticates *c. Each returns 0 or -1 (error set, the peer told).
+ */
+int wire_auth_agent_answer(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+			   struct wire_binding *b);
+int wire_auth_agent_finish(int fd, const unsigned char key[WIRE_KEY_BYTES],
+			   const struct wire_binding *b, enum wire_type type, json_object *auth,
+			   struct wire_chan *c);
+
 #endif
