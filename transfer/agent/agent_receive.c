@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 
 #include "agent/agent_gate.h"
+#include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
 #include "agent/receivers.h"
@@ -29,7 +30,8 @@
 struct stream_job {
 	const struct receiver *rx;
 	void *shared;		/* rx->begin's, for rx->receive_part */
-	const char *dest;
+	int destfd;		/* the job's directory: everything is written beneath it */
+	const char *dest;	/* its path, for messages */
 	int fd;
 	int rc;
 	struct recv_stats st;
@@ -43,7 +45,7 @@ static void *stream_main(void *arg)
 	if (j->rx->begin)
 		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, &j->st);
 	else
-		j->rc = j->rx->receive(j->fd, j->dest, &j->st);
+		j->rc = j->rx->receive(j->fd, j->destfd, j->dest, &j->st);
 	if (j->rc < 0)
 		err_save(&j->error);
 	return NULL;
@@ -157,14 +159,14 @@ static int send_ready(struct wire_chan *ctl)
 
 /*
  * Runs rx on each of the n connections in fds[] in a thread of its own,
- * writing into dest, and adds what they received to *total; for a receiver
+ * writing beneath destfd (dest: its path, for messages), and adds what they received to *total; for a receiver
  * with begin/end, ends the receive once every stream has returned (for
  * frames: the hard links, mtimes and directory modes wait for all streams).
  * Returns 0, or -1 (error set: the first stream that failed, the thread that
  * could not start, or the end). Leaves the fds open.
  */
-static int run_receivers(const struct receiver *rx, const char *dest, const int *fds, unsigned n,
-			 struct recv_stats *total)
+static int run_receivers(const struct receiver *rx, int destfd, const char *dest, const int *fds,
+			 unsigned n, struct recv_stats *total)
 {
 	struct stream_job *jobs = calloc(n, sizeof(*jobs));
 	pthread_t *tids = calloc(n, sizeof(*tids));
@@ -176,7 +178,7 @@ static int run_receivers(const struct receiver *rx, const char *dest, const int 
 		free(tids);
 		return err_set("out of memory for %u streams", n);
 	}
-	if (rx->begin && !(shared = rx->begin(dest))) {
+	if (rx->begin && !(shared = rx->begin(destfd, dest))) {
 		free(jobs);
 		free(tids);
 		return -1;
@@ -184,7 +186,8 @@ static int run_receivers(const struct receiver *rx, const char *dest, const int 
 	for (unsigned i = 0; i < n; i++) {
 		int e;
 
-		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .dest = dest, .fd = fds[i] };
+		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .destfd = destfd,
+					  .dest = dest, .fd = fds[i] };
 		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
 			continue;
 		/*
@@ -230,21 +233,36 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 {
 	const struct receiver *rx = NULL;
 	unsigned streams = 0;
-	int *fds, rc;
+	int *fds, rc, destfd;
 	struct recv_stats total = { 0 };
 	clock_ns start;
 
-	if (receive_request(s, req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
+	if (receive_request(s, req, &rx, &streams) < 0)
 		return -1;
+	/*
+	 * The job's directory, opened once beneath the root's descriptor with
+	 * no link followed: a job directory swapped for a link (or renamed)
+	 * since prepare is refused here, and one swapped later changes
+	 * nothing, as no receiver looks at the path again.
+	 */
+	destfd = agent_root_open_dir(s->scratch, job->name);
+	if (destfd < 0)
+		return err_wrap("destination of job %llu", (unsigned long long)job->id);
+	if (send_ready(&s->ctl) < 0) {
+		close(destfd);
+		return -1;
+	}
 	fds = malloc(streams * sizeof(*fds));
-	if (!fds)
+	if (!fds) {
+		close(destfd);
 		return err_set("out of memory for %u streams", streams);
+	}
 	for (unsigned i = 0; i < streams; i++)
 		fds[i] = -1;
 	start = clock_now();
 	rc = accept_streams(s, job->id, streams, fds);
 	if (rc == 0)
-		rc = run_receivers(rx, job->dest, fds, streams, &total);
+		rc = run_receivers(rx, destfd, job->dest, fds, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));
 		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
@@ -257,5 +275,6 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	close(destfd);
 	return rc;
 }

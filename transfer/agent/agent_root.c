@@ -191,6 +191,13 @@ int agent_root_open_dir(const struct agent_root *r, const char *name)
 		}
 		fd = openat(r->fd, name, (int)how.flags);
 	}
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+		struct stat st;
+
+		if (fstatat(r->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return err_set("'%s' in '%s' is a symbolic link now, not the directory the agent made: refused (something else with this user's rights changed the scratch root)",
+				       name, r->path);
+	}
 	if (fd < 0)
 		return err_errno("cannot open '%s' beneath '%s'", name, r->path);
 	return fd;

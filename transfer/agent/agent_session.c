@@ -8,6 +8,7 @@
 #include "parallel.h"
 #include "agent/agent_probes.h"
 #include "agent/agent_root.h"
+#include "stream/beneath.h"
 #include "verify.h"
 
 #include <fcntl.h>
@@ -18,6 +19,23 @@
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+/*
+ * The job's directory, opened beneath the root's descriptor with no link
+ * followed (agent_root_open_dir), and its /proc/self/fd name in proc: what
+ * is read or written through that name starts at this very directory,
+ * never at a path someone may have swapped. Returns the fd (the caller
+ * closes it) or -1 (error set).
+ */
+static int open_job_dir(struct agent_session *s, const struct agent_job *job, char proc[32])
+{
+	int fd = agent_root_open_dir(s->scratch, job->name);
+
+	if (fd < 0)
+		return err_wrap("destination of job %llu", (unsigned long long)job->id);
+	beneath_proc_name(fd, proc);
+	return fd;
+}
 
 typedef int (*agent_op_fn)(struct agent_session *s, json_object *req, json_object *reply);
 
@@ -106,8 +124,9 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 {
 	struct agent_job *job;
 	const char *strategy;
-	char fstype[32];
+	char fstype[32], proc[32];
 	static uint64_t next_id = 1;
+	int fd;
 
 	if (wire_get_str(req, "strategy", &strategy) < 0)
 		return -1;
@@ -131,7 +150,11 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 	if (agent_root_mkdir(s->scratch, job->name) < 0)
 		return -1;
 	job->removed = 0;
-	fs_type_name(job->dest, fstype, sizeof(fstype));
+	fd = open_job_dir(s, job, proc);
+	if (fd < 0)
+		return -1;
+	fs_type_name(proc, fstype, sizeof(fstype));
+	close(fd);
 	json_object_object_add(reply, "job", json_object_new_int64((int64_t)job->id));
 	json_object_object_add(reply, "dest", json_object_new_string(job->dest));
 	json_object_object_add(reply, "dest_fs", json_object_new_string(fstype));
@@ -158,7 +181,7 @@ static int op_flush(struct agent_session *s, json_object *req, json_object *repl
 		return -1;
 	fd = agent_root_open_dir(s->scratch, job->name);
 	if (fd < 0)
-		return -1;
+		return err_wrap("destination of job %llu", (unsigned long long)job->id);
 	start = clock_now();
 	if (syncfs(fd) < 0) {
 		err_errno("cannot flush '%s' to disk", job->dest);
@@ -176,10 +199,9 @@ static int op_flush(struct agent_session *s, json_object *req, json_object *repl
  * environment flips one byte of the first non-empty file before verifying,
  * so the tests can prove that verification catches a corrupted transfer.
  */
-static void test_corrupt(struct agent_session *s, const char *dest)
+static void test_corrupt(struct agent_session *s, int destfd)
 {
 	const char *env = getenv("XFERCMP_TEST_CORRUPT");
-	char path[8192];
 
 	if (!env || strcmp(env, "1"))
 		return;
@@ -188,9 +210,9 @@ static void test_corrupt(struct agent_session *s, const char *dest)
 		unsigned char b;
 		int fd;
 
-		if (e->size == 0 || fs_join(path, sizeof(path), dest, e->path) < 0)
+		if (e->size == 0)
 			continue;
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = beneath_open(destfd, e->path, O_RDWR | O_CLOEXEC, 0);
 		if (fd < 0)
 			return;
 		if (pread(fd, &b, 1, (off_t)(e->size / 2)) == 1) {
@@ -208,9 +230,10 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	struct agent_job *job = find_job(s, req);
 	struct verify_report r;
 	json_object *examples, *v;
-	char summary[512];
+	char summary[512], proc[32];
 	clock_ns start;
 	unsigned claims = 0, present, kept;
+	int fd, rc;
 
 	if (!job)
 		return -1;
@@ -219,10 +242,16 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 		claims = (unsigned)json_object_get_int64(v) & PRESERVE_ALL;
 	if (!s->have_manifest)
 		return err_set("no manifest was sent before verify");
-	test_corrupt(s, job->dest);
-	start = clock_now();
-	if (verify_tree(job->dest, &s->manifest, 2 * parallel_cpus(), &r) < 0)
+	fd = open_job_dir(s, job, proc);
+	if (fd < 0)
 		return -1;
+	test_corrupt(s, fd);
+	start = clock_now();
+	/* read from the directory the receivers wrote, by its descriptor */
+	rc = verify_tree(proc, &s->manifest, 2 * parallel_cpus(), &r);
+	close(fd);
+	if (rc < 0)
+		return err_wrap("destination '%s'", job->dest);
 	verify_summary(&r, summary, sizeof(summary));
 	kept = verify_preserved(&s->manifest, &r, &present);
 	examples = json_object_new_array();
@@ -267,7 +296,7 @@ static int room_to_park(const struct agent_session *s)
 	uint64_t need_bytes, need_inodes;
 	struct statvfs v;
 
-	if (!s->have_manifest || statvfs(s->root, &v) < 0)
+	if (!s->have_manifest || fstatvfs(s->scratch->fd, &v) < 0)
 		return 0;
 	need_bytes = 2 * s->manifest.total_bytes + margin;
 	need_inodes = 2 * (uint64_t)s->manifest.count + 10000;
