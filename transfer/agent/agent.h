@@ -86,6 +86,7 @@ struct agent_session {
 	struct manifest manifest;
 	int have_manifest;
 	uint64_t manifest_bytes;	/* its text's size, for the memory cap */
+	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of its text: "verify"'s verdict_mac */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */

@@ -9,6 +9,7 @@
 #include "agent/agent_probes.h"
 #include "agent/agent_root.h"
 #include "stream/beneath.h"
+#include "stream/wire_auth.h"
 #include "verify.h"
 
 #include <fcntl.h>
@@ -230,10 +231,11 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	struct agent_job *job = find_job(s, req);
 	struct verify_report r;
 	json_object *examples, *v;
-	char summary[512], proc[32];
+	char summary[512], proc[32], mac_hex[2 * WIRE_MAC_BYTES + 1];
+	unsigned char mac[WIRE_MAC_BYTES];
 	clock_ns start;
 	unsigned claims = 0, present, kept;
-	int fd, rc;
+	int fd, rc, verified;
 
 	if (!job)
 		return -1;
@@ -257,8 +259,12 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	examples = json_object_new_array();
 	for (unsigned i = 0; i < r.nexamples; i++)
 		json_object_array_add(examples, json_object_new_string(r.examples[i]));
-	json_object_object_add(reply, "verified",
-			       json_object_new_boolean(verify_failures(&r, claims) == 0));
+	verified = verify_failures(&r, claims) == 0;
+	if (wire_verdict_mac(s->key, job->id, verified, s->manifest_sha256, mac) < 0)
+		return -1;
+	wire_hex(mac, sizeof(mac), mac_hex);
+	json_object_object_add(reply, "verified", json_object_new_boolean(verified));
+	json_object_object_add(reply, "verdict_mac", json_object_new_string(mac_hex));
 	json_object_object_add(reply, "present", json_object_new_int64(present));
 	json_object_object_add(reply, "kept", json_object_new_int64(kept));
 	json_object_object_add(reply, "files_ok", json_object_new_int64((int64_t)r.files_ok));
@@ -355,7 +361,8 @@ static int take_manifest(struct agent_session *s, const char *payload, uint32_t 
 	if (2 * (uint64_t)len > AGENT_SESSION_MEM_MAX)
 		return err_set("a manifest of %u bytes is over the agent's memory cap of %llu MiB a session",
 			       len, (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20));
-	if (manifest_parse(&s->manifest, payload, len) < 0)
+	if (manifest_parse(&s->manifest, payload, len) < 0 ||
+	    wire_sha256(payload, len, s->manifest_sha256) < 0)
 		return -1;
 	s->have_manifest = 1;
 	s->manifest_bytes = len;

@@ -162,6 +162,27 @@ int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSI
 	return 0;
 }
 
+int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES])
+{
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) <= 0 || n != WIRE_MAC_BYTES)
+		return err_set("cannot hash the manifest: OpenSSL's SHA-256 failed");
+	return 0;
+}
+
+int wire_verdict_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t job, int verified,
+		     const unsigned char manifest_sha256[WIRE_MAC_BYTES], unsigned char out[WIRE_MAC_BYTES])
+{
+	static const char label[] = "verdict";
+	unsigned char j[8], v = verified ? 1 : 0;
+	struct part parts[] = { { label, sizeof(label) }, { j, 8 }, { &v, 1 },
+				{ manifest_sha256, WIRE_MAC_BYTES } };
+
+	put_u64(j, job);
+	return hmac_sha256(key, parts, 4, out);
+}
+
 int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY_BYTES],
 			   const struct wire_binding *b, int is_agent)
 {

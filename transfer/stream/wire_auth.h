@@ -59,6 +59,19 @@ int wire_key_from_token(const char *token, unsigned char key[WIRE_KEY_BYTES]);
 #define WIRE_SESSION_ID_HEX 32
 int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1]);
 
+/* SHA-256 of data. Returns 0 or -1 (error set). */
+int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES]);
+
+/*
+ * The verdict of "verify", keyed: HMAC(K, "verdict" | job | verified |
+ * SHA-256 of the manifest as it was sent). The agent sends it with its
+ * answer and the client, which hashed the manifest it sent, checks it: a
+ * "verified" that is not the agent's, that is for another job or that was
+ * reached against another manifest fails. Returns 0 or -1 (error set).
+ */
+int wire_verdict_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t job, int verified,
+		     const unsigned char manifest_sha256[WIRE_MAC_BYTES], unsigned char out[WIRE_MAC_BYTES]);
+
 /* HMAC(K, who | B): who is "agent" or "client". Returns 0 or -1 (error set). */
 int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
 	       const struct wire_binding *b, unsigned char out[WIRE_MAC_BYTES]);
