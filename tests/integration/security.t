@@ -139,4 +139,128 @@ serve_pid=
 [ ! -e "$work/serve-root" ]
 ok $? "stalled handshakes: the agent stopped and removed its root"
 
+# ---------------------------------------------------------------- a user the test creates
+# the testbed's key and config exist once it has been up
+"$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+"$tb" down >/dev/null 2>&1
+make_test_user "$user" "$home"
+uid_user=$(id -u "$user")
+mkdir -p "$home/.cache/xfercmp"
+chown "$user:" "$home/.cache" "$home/.cache/xfercmp"
+
+# ---------------------------------------------------------------- 2. a failed upload of the agent
+echo "# the agent's upload fails: the host's cache on a full 1 MiB tmpfs, at ${SECONDS} s"
+# mounted before sshd starts: it sees the mounts of its start (faults.t)
+mount -t tmpfs -o size=1m,mode=0700,uid="$uid_user" tmpfs "$home/.cache/xfercmp"
+ok $? "upload: a 1 MiB tmpfs on $home/.cache/xfercmp (the agent is $(stat -c %s "$work/bin/xfercmp-agent") bytes)"
+"$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+as_user "$xf" -F "$home/ssh_config" --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice testbed >"$work/upload.out" 2>"$work/upload.err"
+rc=$?
+[ "$rc" -ne 0 ]
+ok $? "upload: the run fails (exit $rc)"
+lines=$(grep -c . "$work/upload.err")
+last=$(tail -n 1 "$work/upload.err")
+[ "$lines" -eq 1 ]
+ok $? "upload: one line on stderr ($lines)"
+[ "$lines" -eq 1 ] || diag <"$work/upload.err"
+check_grep "upload: it says the host's cache has no room for the agent, and what to do" \
+	"^xfercmp: .*cannot upload the agent to '$home/\.cache/xfercmp/xfercmp-agent-[^']*' on the host: no room in '$home/\.cache/xfercmp' \([0-9]+ KiB free, the agent needs [0-9]+ KiB\): free some space there, or install xfercmp on the host$" \
+	"$last"
+left=$(ls -A "$home/.cache/xfercmp")
+[ -z "$left" ]
+ok $? "upload: nothing left in the host's cache (no .tmp file)"
+[ -z "$left" ] || printf '%s\n' "$left" | diag
+"$tb" down >/dev/null 2>&1
+umount "$home/.cache/xfercmp"
+ok $? "upload: unmounted"
+
+# ---------------------------------------------------------------- 3. a job directory swapped
+echo "# job directories swapped for links, at ${SECONDS} s"
+"$tb" up --rate 200mbit >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+# wait_dest DIR PID: until DIR holds a job directory with something in it (0), or PID ended
+wait_dest() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		compgen -G "$1/xfercmp.*/*-splice/*" >/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	compgen -G "$1/xfercmp.*/*-splice/*" >/dev/null
+}
+# leftovers DIR: the scratch roots left in DIR
+leftovers() { find "$1" -mindepth 1 -maxdepth 1 -name 'xfercmp.*' 2>/dev/null; }
+
+echo "# at ${SECONDS} s"
+# 3a. root's agent, with a parent inside the user's home: the user could swap it, so refused
+mkdir -p "$home/scratch"
+chown "$user:" "$home/scratch"
+"$xf" -F "$cfg" --no-probes -w smallfiles --files 20 --source-dir "$work/s20" -s splice \
+	--remote-dir "$home/scratch" testbed >"$work/3a.out" 2>"$work/3a.err"
+rc=$?
+[ "$rc" -ne 0 ]
+ok $? "as root, parent in $user's home: refused (exit $rc)"
+check_grep "as root, parent in $user's home: one line naming the directory $user owns" \
+	"^xfercmp: .*scratch parent '$home/scratch': '$home' belongs to uid $uid_user, who could move it away" \
+	"$(tail -n 1 "$work/3a.err")"
+[ -z "$(ls -A "$home/scratch")" ]
+ok $? "as root, parent in $user's home: nothing made there"
+
+echo "# at ${SECONDS} s"
+# 3b. root's agent: the user tries to swap the job directory in the middle of the run
+rd="$work/remote"
+mkdir -p "$rd" "$work/outside-root"
+chmod 755 "$work/outside-root"
+chown "$user:" "$work/outside-root"
+"$xf" -F "$cfg" --no-probes -w largefile --size 64M --source-dir "$work/big" -s splice \
+	--remote-dir "$rd" --json "$work/3b.json" testbed >"$work/3b.out" 2>"$work/3b.err" &
+pid=$!
+wait_dest "$rd" "$pid"
+ok $? "as root: splice is writing into its root in $rd (at ${SECONDS} s)"
+job=$(compgen -G "$rd/xfercmp.*/*-splice" | head -n 1)
+as_user sh -c "mv '$job' '$job.moved' || exit 1; ln -s '$work/outside-root' '$job'" 2>"$work/3b.swap"
+src=$?
+{ wait "$pid"; } 2>/dev/null
+rc=$?
+[ "$src" -ne 0 ]
+ok $? "as root: $user cannot touch the job directory ($(head -c 120 "$work/3b.swap"))"
+[ "$rc" -eq 0 ]
+ok $? "as root: the run verifies (exit $rc, at ${SECONDS} s)"
+[ -z "$(ls -A "$work/outside-root")" ]
+ok $? "as root: nothing written in the link's target"
+[ -z "$(leftovers "$rd")" ]
+ok $? "as root: its root in $rd removed"
+
+echo "# at ${SECONDS} s"
+# 3c. the user's agent: the user (the agent's own rights) swaps the job directory mid-run
+mkdir -p "$home/outside"
+chown "$user:" "$home/outside"
+as_user "$xf" -F "$home/ssh_config" --no-probes -w largefile --size 64M --source-dir "$home/big" \
+	-s splice --remote-dir "$home/scratch" --json "$home/3c.json" testbed \
+	>"$work/3c.out" 2>"$work/3c.err" &
+pid=$!
+wait_dest "$home/scratch" "$pid"
+ok $? "as $user: splice is writing into its root in $home/scratch (at ${SECONDS} s)"
+job=$(compgen -G "$home/scratch/xfercmp.*/*-splice" | head -n 1)
+as_user sh -c "mv '$job' '$job.moved' && ln -s '$home/outside' '$job'"
+ok $? "as $user: the job directory $job swapped for a link to $home/outside"
+{ wait "$pid"; } 2>/dev/null
+rc=$?
+[ "$rc" -eq 1 ]
+ok $? "as $user: the run fails (exit $rc, at ${SECONDS} s)"
+why=$(json_get "$home/3c.json" "d['results'][0]['error']")
+check_grep "as $user: the agent refused the link, saying so" \
+	"is a symbolic link now, not the directory the agent made: refused" "$why"
+[ -z "$(ls -A "$home/outside")" ]
+ok $? "as $user: nothing written in the link's target"
+left=
+for ((i = 0; i < 30; i++)); do
+	left=$(leftovers "$home/scratch")
+	[ -z "$left" ] && break
+	sleep 0.5
+done
+[ -z "$left" ]
+ok $? "as $user: its root removed, the moved directory with it"
+[ -z "$left" ] || printf '%s\n' "$left" | diag
+
 finish
