@@ -263,4 +263,61 @@ done
 ok $? "as $user: its root removed, the moved directory with it"
 [ -z "$left" ] || printf '%s\n' "$left" | diag
 
+# ---------------------------------------------------------------- 4. two runs, one --remote-dir
+echo "# two runs at once sharing --remote-dir, at ${SECONDS} s"
+shared="$work/shared"
+mkdir -p "$shared"
+echo precious >"$shared/data.txt"
+for k in 1 2; do
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 2000 --source-dir "$work/two$k" \
+		-s splice,tar-ssh --remote-dir "$shared" >"$work/two$k.out" 2>"$work/two$k.err" &
+	eval "two_pid$k=\$!"
+done
+{ wait "$two_pid1"; } 2>/dev/null
+rc1=$?
+{ wait "$two_pid2"; } 2>/dev/null
+rc2=$?
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ]
+ok $? "two runs sharing --remote-dir: both verify (exit $rc1 and $rc2)"
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || tail -n 2 "$work/two1.err" "$work/two2.err" | diag
+[ "$(ls -A "$shared")" = data.txt ] && [ "$(cat "$shared/data.txt")" = precious ]
+ok $? "two runs sharing --remote-dir: each removed only its own root; the data there is untouched"
+
+# ---------------------------------------------------------------- 5. 0555 and 0000 directories, a user's agent
+echo "# a tree with 0555 and 0000 directories to an agent run by $user, at ${SECONDS} s"
+# read as root (only root reads a 0000 directory), received by the user's agent on
+# loopback: it must verify what it cannot walk as it is, and remove all of it
+t5="$work/ro-tree"
+mkdir -p "$t5/d555/sub" "$t5/d000/in" "$t5/e000"
+echo a >"$t5/d555/a"
+echo c >"$t5/d555/sub/c"
+echo b >"$t5/d000/b"
+echo d >"$t5/d000/in/d"
+chmod 0000 "$t5/d000/in"
+chmod 0555 "$t5/d555"
+chmod 0000 "$t5/d000" "$t5/e000"
+cp "$work/token" "$home/token"
+chown "$user:" "$home/token"
+mkdir -p "$home/serve-parent"
+chown "$user:" "$home/serve-parent"
+as_user "$xf" serve --listen 127.0.0.1:0 --token-file "$home/token" --root "$home/serve-parent" \
+	>"$work/serve5.out" 2>&1 &
+serve_pid=$!
+for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve5.out" && break; sleep 0.1; done
+port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve5.out")
+timeout 120 "$xf" --agent "127.0.0.1:$port" --token-file "$work/token" --no-probes -w "dir:$t5" \
+	-s splice,zstd,parallel --json "$work/ro.json" >"$work/ro.out" 2>"$work/ro.err"
+rc=$?
+[ "$rc" -eq 0 ]
+ok $? "0000 directories to $user's agent: splice, zstd and parallel verify (exit $rc)"
+[ "$rc" -eq 0 ] || grep -E "^(splice|zstd|parallel) " "$work/ro.out" | cut -c1-200 | diag
+kept=$(json_get "$work/ro.json" "','.join(str((r.get('preserved') or {}).get('modes')) for r in d['results'])" 2>/dev/null)
+[ "$kept" = "True,True,True" ]
+ok $? "0000 directories to $user's agent: each kept the modes, 0000 ones included ($kept)"
+kill -TERM "$serve_pid"
+{ wait "$serve_pid"; } 2>/dev/null
+serve_pid=
+[ -z "$(ls -A "$home/serve-parent")" ]
+ok $? "0000 directories to $user's agent: nothing left in its parent"
+
 finish

@@ -7,6 +7,7 @@
 #include "fsutil.h"
 #include "parallel.h"
 #include "agent/agent_probes.h"
+#include "agent/agent_open_up.h"
 #include "agent/agent_root.h"
 #include "stream/beneath.h"
 #include "stream/wire_auth.h"
@@ -235,6 +236,7 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	unsigned char mac[WIRE_MAC_BYTES];
 	clock_ns start;
 	unsigned claims = 0, present, kept;
+	struct opened_dirs opened;
 	int fd, rc, verified;
 
 	if (!job)
@@ -250,7 +252,11 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	test_corrupt(s, fd);
 	start = clock_now();
 	/* read from the directory the receivers wrote, by its descriptor */
-	rc = verify_tree(proc, &s->manifest, 2 * parallel_cpus(), &r);
+	rc = agent_open_up(fd, &opened);
+	if (rc == 0)
+		rc = verify_tree_noted(proc, &s->manifest, 2 * parallel_cpus(), opened.v, opened.n, &r);
+	if (agent_open_up_restore(fd, &opened) < 0 && rc == 0)
+		rc = -1;
 	close(fd);
 	if (rc < 0)
 		return err_wrap("destination '%s'", job->dest);
