@@ -49,6 +49,14 @@ private_client "$work"
 chmod -R a+rX "$work/bin"
 now_ms() { date +%s%3N; }
 
+# ---------------------------------------------------------------- 0. what serve --help says
+check_grep "serve --help says the raw strategies' data is not encrypted, and why, and the SSH ones' is" \
+	"data is NOT encrypted \(that is what they measure: the link without a cipher\);" \
+	"$("$xf" serve --help | tr '\n' ' ' | sed 's/  */ /g')"
+check_grep "serve --help says the token never crosses the network and every control message is authenticated" \
+	"never crosses the network\); every control message is authenticated" \
+	"$("$xf" serve --help | tr '\n' ' ' | sed 's/  */ /g')"
+
 # ---------------------------------------------------------------- 1. a stalled handshake
 echo "# a stranger that stops after the agent's proof, at ${SECONDS} s"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
