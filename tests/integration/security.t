@@ -183,6 +183,23 @@ ok $? "upload: nothing left in the host's cache (no .tmp file)"
 umount "$home/.cache/xfercmp"
 ok $? "upload: unmounted"
 
+# a cached agent cut short (an upload a crash stopped, a full disk): replaced, never started
+"$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+check_rc 0 "upload: with room, the agent is uploaded and the run verifies" \
+	as_user "$xf" -F "$home/ssh_config" -v --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice testbed
+cached=$(find "$home/.cache/xfercmp" -name 'xfercmp-agent-*' ! -name '*.tmp*' | head -n 1)
+[ -n "$cached" ] && cmp -s "$cached" "$work/bin/xfercmp-agent"
+ok $? "upload: the host's cache holds this agent (${cached##*/})"
+truncate -s $(($(stat -c %s "$cached") / 2)) "$cached"
+check_rc 0 "upload: a cached agent cut to half its size: the run still verifies" \
+	as_user "$xf" -F "$home/ssh_config" -v --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice testbed
+check_grep "upload: the cut-short agent was replaced by an upload" "uploaded the agent to testbed:" "$LAST_OUT"
+cmp -s "$cached" "$work/bin/xfercmp-agent" && [ -z "$(find "$home/.cache/xfercmp" -name '*.tmp*')" ]
+ok $? "upload: the cache holds this agent again, and no .tmp file"
+"$tb" down >/dev/null 2>&1
+
 # ---------------------------------------------------------------- 3. a job directory swapped
 echo "# job directories swapped for links, at ${SECONDS} s"
 "$tb" up --rate 200mbit >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
