@@ -242,6 +242,10 @@ chown "$user:" "$work/outside-root"
 pid=$!
 wait_dest "$rd" "$pid"
 ok $? "as root: splice is writing into its root in $rd (at ${SECONDS} s)"
+# the agent listens where the SSH connection came in (SSH_CONNECTION's third field), no wider
+listens=$(ip netns exec xfercmp-host ss -Hltnp 2>/dev/null | grep xfercmp-agent | awk '{print $4}')
+[ -n "$listens" ] && ! grep -vq '^198\.18\.0\.2:[0-9]*$' <<<"$listens"
+ok $? "as root: the agent listens only on the address SSH reached, 198.18.0.2 ($(tr '\n' ' ' <<<"$listens"))"
 job=$(compgen -G "$rd/xfercmp.*/*-splice" | head -n 1)
 as_user sh -c "mv '$job' '$job.moved' || exit 1; ln -s '$work/outside-root' '$job'" 2>"$work/3b.swap"
 src=$?
