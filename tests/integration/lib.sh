@@ -197,6 +197,26 @@ path_without() {
 		[ -x "$f" ] && [ ! -e "$dir/$b" ] && ln -s "$f" "$dir/$b"
 	done
 }
+# make_test_user USER HOME: makes USER with HOME (emptied of nothing; made if missing),
+# able to log in to the testbed with its key ($tbdir, $cfg: the test's), with its own
+# HOME/ssh_config; defines as_user CMD... to run as it. Bails out when useradd fails.
+make_test_user() {
+	local u=$1 h=$2
+	userdel "$u" >/dev/null 2>&1
+	useradd -M -d "$h" -s /bin/sh "$u" || { echo "Bail out! useradd $u failed"; exit 1; }
+	# useradd leaves the password '!' (locked): sshd without PAM refuses a locked account
+	# even for a key, so unlock it with no password ('*': no password can match)
+	usermod -p '*' "$u"
+	mkdir -p "$h"
+	cp "$tbdir/id_ed25519" "$h/key"
+	cp "$tbdir/known_hosts" "$h/known_hosts"
+	sed -e "s|^\( *User\) .*|\1 $u|" -e "s|^\( *IdentityFile\) .*|\1 $h/key|" \
+		-e "s|^\( *UserKnownHostsFile\) .*|\1 $h/known_hosts|" "$cfg" >"$h/ssh_config"
+	chown -R "$u:" "$h"
+	chmod 700 "$h"
+	chmod 600 "$h/key"
+	eval "as_user() { runuser -u '$u' -- env HOME='$h' \"\$@\"; }"
+}
 finish() {
 	if [ -z "$planned" ]; then
 		echo "1..$n"

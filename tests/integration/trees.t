@@ -176,20 +176,7 @@ ok $? "as root: no scratch root or agent of the run is left on the host"
 
 # ---------------------------------------------------------------- as a user the test creates
 home="$work/home"
-userdel "$user" >/dev/null 2>&1
-useradd -M -d "$home" -s /bin/sh "$user" || { echo "Bail out! useradd $user failed"; exit 1; }
-# useradd leaves the password '!' (locked): sshd without PAM refuses a locked account
-# even for a key, so unlock it with no password ('*': no password can match)
-usermod -p '*' "$user"
-mkdir -p "$home"
-cp "$tbdir/id_ed25519" "$home/key"
-cp "$tbdir/known_hosts" "$home/known_hosts"
-sed -e "s|^\( *User\) .*|\1 $user|" -e "s|^\( *IdentityFile\) .*|\1 $home/key|" \
-	-e "s|^\( *UserKnownHostsFile\) .*|\1 $home/known_hosts|" "$cfg" >"$home/ssh_config"
-chown -R "$user:" "$home"
-chmod 700 "$home"
-chmod 600 "$home/key"
-as_user() { runuser -u "$user" -- env HOME="$home" "$@"; }
+make_test_user "$user" "$home"
 as_user bash -c "$(declare -f make_fixture); sparse_mib=$sparse_mib; make_fixture '$home/tree'"
 ok $? "as $user: the fixture made by the user"
 json="$home/user.json"

@@ -355,8 +355,11 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
-	rc = wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len);
+	c->have_manifest = wire_sha256(buf, len, c->manifest_sha256) == 0;
+	rc = c->have_manifest ? wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len) : -1;
 	free(buf);
+	if (!c->have_manifest)
+		return -1;
 	if (rc < 0)
 		return connection_failed(c);
 	rc = agent_client_await(c, &reply);
@@ -430,6 +433,25 @@ int agent_client_flush(struct agent_client *c, uint64_t job)
 	return call_and_drop(c, request("flush", job));
 }
 
+/*
+ * Checks the verdict's keyed hash (wire_verdict_mac): 0 when it is the
+ * agent's, for this job and the manifest this client sent; else -1 (error
+ * set) and the verdict is not taken.
+ */
+static int verdict_unbound(const struct agent_client *c, uint64_t job, bool verified,
+			   json_object *reply)
+{
+	unsigned char want[WIRE_MAC_BYTES], got[WIRE_MAC_BYTES];
+
+	if (wire_verdict_mac(c->key, job, verified, c->manifest_sha256, want) < 0)
+		return -1;
+	if (!json_object_object_get_ex(reply, "verdict_mac", NULL) ||
+	    wire_get_hex(reply, "verdict_mac", got, sizeof(got)) < 0 || !wire_mac_equal(want, got))
+		return err_set("agent on %s: its verdict for job %llu is not bound to the manifest this client sent (no or a wrong verdict_mac): not taken as verified",
+			       c->label, (unsigned long long)job);
+	return 0;
+}
+
 int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 			struct agent_verify *out)
 {
@@ -457,6 +479,11 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 		out->peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "lifetime_peak_rss_bytes", &v))
 		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
+	if (c->have_manifest && verdict_unbound(c, job, out->verified, reply) < 0) {
+		json_object_put(reply);
+		out->verified = false;
+		return -1;
+	}
 	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
 		out->has_example = true;
 		snprintf(out->example, sizeof(out->example), "%s",

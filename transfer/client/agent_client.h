@@ -26,6 +26,8 @@ struct agent_client {
 	unsigned char key[WIRE_KEY_BYTES];	/* the session key, from the token (wire_auth.h) */
 	json_object *info;	/* the agent's answer to "info" */
 	char root[4096];	/* its scratch root, from that answer: every dest is beneath */
+	bool have_manifest;	/* a manifest was sent: "verify" must answer with its verdict_mac */
+	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of the manifest sent */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 	/*
 	 * Receives go to the agent's null sink (agent/null_sink.h): set only by
