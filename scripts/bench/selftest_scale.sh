@@ -57,6 +57,10 @@ is "strategy_costs: medians of verified rounds; n/a for none; failed rounds left
 is "cost_table" "$(cost_table "N files" "$tmp/a.json" "$tmp/b.json" | sed -n '3p;4p')" \
 	$'| splice | 1.50 | 3.00 | 4.50 | 45 | 70 |\n| real-tar-nc | n/a | 3.00 | n/a | 20 | n/a |'
 
+cost_out=$(FILES=120000 SIZE=4G cost_section "$tmp/a.json" -- "$tmp/b.json")
+is "cost_section: the small files' table, then the large file's" \
+	"$(grep -c '^| strategy\|^| 120000 small files\|^| one 4G file' <<<"$cost_out") $(grep '^| splice' <<<"$cost_out" | tr '\n' '/')" \
+	"2 | splice | 1.00 | 2.00 | 3.00 | 40 | 30 |/| splice | 2.00 | 4.00 | 6.00 | 50 | 110 |/"
 is "limits_best: best own strategy, then best reference" "$(limits_best "$tmp/a.json" "$tmp/b.json")" \
 	$'1.5 parallel\n4 real-fpsync'
 is "limits_best, nothing ran" "$(limits_best "$tmp/none.json")" $'n/a none\nn/a none'
