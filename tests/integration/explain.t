@@ -5,8 +5,9 @@
 # verdict must agree with it.
 #
 # Sizes: the issue's own (1 GiB shaped, 2 GiB unshaped, 20,000 small files),
-# which this 2-vCPU VM moves in about 9 s, 2 s and 3 s a run; each case is
-# the comparison plus 3 or 4 removals, so the file runs in about 3 minutes.
+# which this 2-vCPU VM moves in about 9 s, 2 s and 6 s a run; each case is
+# the comparison plus 3 or 4 removals, so the file runs in about 3 minutes
+# (its last line says how long it took).
 # Smaller would not do: below about 1 GiB the shaped run is short beside its
 # setup, and below some 10,000 files the creates no longer dominate splice.
 #
@@ -40,15 +41,22 @@ ab() {
 most() {
 	json_get "$1" "max((a for a in d['results'][0]['explain'] if a['status'] == 'ok'), key=lambda a: a['saved_fraction'])['removed']"
 }
-# causal NAME JSON WANT_CAUSAL WANT_VERDICT MOST[|MOST]: the shared assertions of a case
+# causal NAME JSON WANT_CAUSAL WANT_VERDICT MOST[|MOST] [TIED]: the shared assertions of a case.
+# TIED (a removal that takes the same resource away): MOST must save most, or within
+# EXPLAIN_NOISE (0.10 of the time) of TIED when TIED saved most.
 causal() {
-	local name=$1 json=$2 want=$3 verdict=$4 want_most=$5 got m right
+	local name=$1 json=$2 want=$3 verdict=$4 want_most=$5 tied=${6:-} got m right
 	got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
 	[ "$got" = "$want" ]
 	ok $? "$name: causal verdict $got (want $want)"
 	m=$(most "$json" 2>&1)
 	right=1
 	case "|$want_most|" in *"|$m|"*) right=0 ;; esac
+	if [ "$right" != 0 ] && [ -n "$tied" ] && [ "$m" = "$tied" ]; then
+		python3 -c "import sys; sys.exit(0 if float('$(ab "$json" "$want_most" saved_fraction)') >= float('$(ab "$json" "$tied" saved_fraction)') - 0.10 else 1)" 2>/dev/null
+		right=$?
+		m="$m, $want_most $([ "$right" = 0 ] && echo within || echo NOT within) 0.10 of it"
+	fi
 	ok $right "$name: without $m saved most (want $want_most)"
 	got=$(json_get "$json" "d['results'][0]['verdict']" 2>&1)
 	[ "$got" = "$verdict" ]
@@ -101,7 +109,11 @@ json="$tmp/metadata.json"
 run "$xf" -F "$cfg" --probe-seconds 1 -w smallfiles --files 20000 -s splice --explain --json "$json" testbed
 ok "$rc" "metadata: runs and verifies"
 [ "$rc" -eq 0 ] || show
-causal metadata "$json" metadata metadata-bound dest_disk
+# tmpfs takes the destination's creates away too, and as cheaply: seen 5.69 s -> 0.31 s
+# on tmpfs and -> 0.32 s through the null sink (and 0.38 s against 0.30 s in another
+# run). Which of the two is first is noise (14 ms of 5.69 s), below the 10% any removal
+# must save to count; the source or the network saving most would fail.
+causal metadata "$json" metadata metadata-bound dest_disk durable_write
 # the report's own words: the null-sink line says it is not a copy and never "verified"
 line=$(grep 'without the destination disk' <<<"$out")
 [[ $line == *"not a copy"* ]] && [[ $line != *verified* ]]
@@ -139,4 +151,5 @@ for _ in $(seq 100); do
 done
 [ -z "$left" ]
 ok $? "interrupted: nothing left on the host's tmpfs (${left:-none})"
+echo "# done at ${SECONDS} s"
 finish
