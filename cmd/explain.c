@@ -439,7 +439,7 @@ int explain_run(struct compare_session *s, const struct strategy_result *results
 				each += ex->items[i].baseline_seconds;
 			}
 	}
-	if (c.total && !s->o.quiet)
+	if (c.total && c.chatty)
 		fprintf(stderr, "--explain will run %u more transfer%s of about %.0f s each (about %.0f s in all, and each removal's agent to start)\n",
 			c.total, c.total == 1 ? "" : "s", each / c.total, each);
 	/* removal by removal, so each extra agent starts once */

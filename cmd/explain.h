@@ -18,6 +18,7 @@
  */
 
 #include "client/runner.h"
+#include "measure/attribution.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,11 +40,11 @@ enum explain_status {
 };
 
 /*
- * A removal saving less than this fraction of the time is within the noise
- * of two cold runs of one strategy (on the 2-vCPU VM this was built on,
- * repeated runs of one strategy spread by up to 8%): it names no resource.
+ * A removal saving less than this fraction of the time names no resource:
+ * the allowance the model gives two measurements of one rate
+ * (ATTRIBUTION_CEILING_NOISE, measure/attribution.h).
  */
-#define EXPLAIN_NOISE 0.10
+#define EXPLAIN_NOISE ATTRIBUTION_CEILING_NOISE
 
 struct explain_ablation {
 	enum explain_removed removed;

@@ -149,11 +149,30 @@ const struct explain_item *explain_find(const struct explain_report *ex, const s
 	return NULL;
 }
 
+double explain_model_share(const struct strategy_result *r, enum explain_removed k)
+{
+	const double *sh = r->attribution.share;
+
+	if (!r->have_attribution)
+		return -1;
+	switch (k) {
+	case EXPLAIN_DEST_DISK:
+	case EXPLAIN_SOURCE_DISK:
+		return sh[RES_DISK] + sh[RES_METADATA];
+	case EXPLAIN_DURABLE_WRITE:
+		return sh[RES_DISK];
+	case EXPLAIN_NETWORK:
+		return sh[RES_NETWORK] + sh[RES_LATENCY];
+	default:
+		return sh[RES_CPU];
+	}
+}
+
 void report_explain_table(const struct explain_report *ex, FILE *out)
 {
 	if (!ex || !ex->n)
 		return;
-	fprintf(out, "\nwhat taking each resource away saved (--explain: each rerun cold, one removal at a time)%s\n",
+	fprintf(out, "\nwhat taking each resource away saved (--explain: each strategy again, one removal at a time)%s\n",
 		ex->partial ? ", partial: interrupted" : "");
 	for (size_t i = 0; i < ex->n; i++) {
 		const struct explain_item *it = &ex->items[i];

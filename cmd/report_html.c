@@ -344,6 +344,7 @@ int report_html_write(const struct report *r, const char *path)
 	chart(r, f);
 	results_table(r, f);
 	what_if_table(r, f);
+	report_html_explain(r, f);
 	if (r->recommendation[0]) {
 		fputs("<p><b>Recommendation:</b> ", f);
 		report_html_escape(f, r->recommendation);

@@ -15,5 +15,7 @@ void report_html_timelines(const struct report *r, FILE *f);
 
 /* The network sweep as a small bar chart (report_html_sweep.c); nothing without a sweep. */
 void report_html_sweep(const struct probe_results *p, FILE *f);
+/* --explain's paired bars (report_html_explain.c); nothing without --explain. */
+void report_html_explain(const struct report *r, FILE *f);
 
 #endif

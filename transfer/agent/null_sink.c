@@ -105,9 +105,14 @@ static int sink_check(const struct manifest *m, const char *path, uint64_t size,
 {
 	const struct manifest_entry *e;
 
+	const struct manifest_hardlink *h;
+
 	if (!m || !m->count)
 		return 0;
-	if (!(e = manifest_find(m, path)))
+	/* a tool's walk may meet a hard link's other name first and send the content under it (GNU tar) */
+	if (!(e = manifest_find(m, path)) && (h = manifest_find_hardlink(m, path)))
+		e = manifest_find(m, h->primary);
+	if (!e)
 		return err_set("null sink: '%s' is not in the manifest", path);
 	if (e->size != size || e->xxh3 != hash)
 		return err_set("null sink: content of '%s' differs from the manifest", path);
