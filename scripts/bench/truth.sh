@@ -16,7 +16,7 @@
 #
 # The whole section is long (scp alone: about 120,000 x 4 requests x 2 ms = 16 min at
 # 2 ms): --cases picks the cases, and --files, --files-20ms and --size shrink them, so
-# that it runs in parts.
+# that it runs in parts. BENCH_KEEP_JSON=DIR keeps each case's --json output in DIR.
 
 # shellcheck source=scripts/bench/lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh"
@@ -70,6 +70,8 @@ truth_case() {
 	attempt compare_all "$json" "${work[@]}" -s "$TRUTH_STRATEGIES"
 	[ "$RESULT" != failed ] || FAILED=1
 	link="${delay:+1 Gbit/s + $delay: }$(truth_link "$json")"
+	# BENCH_KEEP_JSON=DIR keeps each case's JSON (the ceilings behind a ratio) past the run
+	[ -z "${BENCH_KEEP_JSON:-}" ] || cp "$json" "$BENCH_KEEP_JSON/" 2>/dev/null || true
 	TRUTH_ROWS+=("$(truth_rows "$json" "$name" "$link")")
 }
 
