@@ -425,21 +425,20 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 
 	out->misfit = out->predicted_s > 0 ?
 			      fabs(out->predicted_s - wall) > ATTRIBUTION_MISFIT * wall : true;
-	if (out->misfit) {
-		if (out->predicted_s < wall)
-			attr_append(out->note, sizeof(out->note), &used,
-				    "%spredicted %.2f s, measured %.2f s: %.2f s (%.0f%%) no measured ceiling explains",
-				    used ? "; " : "", out->predicted_s, wall, wall - out->predicted_s,
-				    (wall - out->predicted_s) / wall * 100);
+	if (out->misfit && out->predicted_s < wall) {
+		attr_append(out->note, sizeof(out->note), &used,
+			    "%spredicted %.2f s, measured %.2f s: %.2f s (%.0f%%) no measured ceiling explains",
+			    used ? "; " : "", out->predicted_s, wall, wall - out->predicted_s,
+			    (wall - out->predicted_s) / wall * 100);
 		/* a shared machine: what others took is a likely cause, said as measured */
-		if (out->predicted_s < wall && in->foreign_cpu_s > 0.1 * wall && isfinite(in->foreign_cpu_s))
+		if (in->foreign_cpu_s > 0.1 * wall && isfinite(in->foreign_cpu_s))
 			attr_append(out->note, sizeof(out->note), &used,
 				    " (processes not ours used %.1f s of this machine's CPU meanwhile)",
 				    in->foreign_cpu_s);
-		else
-			attr_append(out->note, sizeof(out->note), &used,
-				    "%spredicted %.2f s, measured %.2f s: the run beat its ceilings by %.2f s",
-				    used ? "; " : "", out->predicted_s, wall, out->predicted_s - wall);
+	} else if (out->misfit && out->predicted_s > wall) {
+		attr_append(out->note, sizeof(out->note), &used,
+			    "%spredicted %.2f s, measured %.2f s: the run beat its ceilings by %.2f s",
+			    used ? "; " : "", out->predicted_s, wall, out->predicted_s - wall);
 	}
 	return 0;
 }

@@ -436,6 +436,8 @@ static void test_misfit_is_flagged_not_scaled(void **state)
 	assert_true(fabs(a.share[RES_COUNT] - 0.6) < 1e-9);
 	assert_contains(a.note, "predicted 2.00 s, measured 5.00 s: 3.00 s (60%) no measured ceiling explains");
 	assert_null(strstr(a.note, "not ours"));
+	/* slower than predicted is never said as "beat its ceilings" (by a negative time) */
+	assert_null(strstr(a.note, "beat its ceilings"));
 	/* on a shared machine the CPU others took is said beside it */
 	in.foreign_cpu_s = 4.2;
 	attribute(&in, &c, &a);
@@ -457,6 +459,10 @@ static void test_misfit_is_flagged_not_scaled(void **state)
 	in.wire_bytes = 150000000;
 	attribute(&in, &c, &a);
 	assert_true(a.share[RES_COUNT] == 0);
+	/* under a ceiling's own time, that ceiling is left out: no "beat its ceilings" by it */
+	in = run(1.0, 200000000, 1);
+	attribute(&in, &c, &a);
+	assert_null(strstr(a.note, "beat its ceilings"));
 }
 
 /* A stage measured in CPU seconds on either end (sftp-server, tar, our threads). */
