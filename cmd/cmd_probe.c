@@ -16,14 +16,17 @@ static int report_probes(struct compare_session *s)
 	const struct compare_opts *o = &s->o;
 	struct report rep;
 
-	if (!o->json || strcmp(o->json, "-"))
+	if (!o->json || strcmp(o->json, "-")) {
 		report_ceilings(&s->probes, stdout);
+		printf("  streams     %s\n", o->streams_why);
+	}
 	if (!o->json)
 		return EXIT_OK;
 	rep = (struct report){ .host = o->host, .workload_name = o->workload_name,
 			       .spec = &o->wo.spec, .files = s->m.count,
 			       .bytes = s->m.total_bytes, .probes = &s->probes,
-			       .agent_info = s->agent.info };
+			       .agent_info = s->agent.info, .streams = o->run.strategy.streams,
+			       .streams_auto = o->streams_auto, .streams_why = o->streams_why };
 	if (report_json_write(&rep, o->json) < 0)
 		return compare_fail();
 	return EXIT_OK;

@@ -13,4 +13,7 @@ void report_html_escape(FILE *f, const char *s);
 /* The per-strategy timelines of both ends, from the samplers' series; nothing without samples. */
 void report_html_timelines(const struct report *r, FILE *f);
 
+/* The network sweep as a small bar chart (report_html_sweep.c); nothing without a sweep. */
+void report_html_sweep(const struct probe_results *p, FILE *f);
+
 #endif

@@ -118,7 +118,7 @@ check_rc 0 "probe over IPv6" "$xf" probe -F "$cfg" -w smallfiles --files 200 --p
 check_grep "probe: the table names the agent's IPv6 address, bracketed, and the interface" \
 	"to the agent at \[$host6\]:[1-9][0-9]* via xfercmp0\$" "$LAST_OUT"
 check_grep "probe: the table has a round trip" "round trip p50 [0-9]+ µs" "$LAST_OUT"
-got=$(json_get "$json" "'%s %s %s' % (d['ceilings']['network_interface'], d['ceilings']['network_peer'].rsplit(':', 1)[0], d['ceilings']['rtt_p50_s'] > 0)" 2>&1)
+got=$(json_get "$json" "'%s %s %s' % (d['ceilings']['network_interface'], d['ceilings']['network_peer'].rsplit(':', 1)[0], d['ceilings']['rtt_p50_seconds'] > 0)" 2>&1)
 [ "$got" = "xfercmp0 [$host6] True" ]
 ok $? "probe JSON: interface, peer and a round trip over IPv6 ($got)"
 

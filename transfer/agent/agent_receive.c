@@ -11,6 +11,7 @@
 #include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
+#include "agent/null_sink.h"
 #include "agent/receivers.h"
 #include "stream/wire_auth.h"
 
@@ -18,6 +19,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +161,9 @@ static int send_ready(struct wire_chan *ctl)
 
 /*
  * Runs rx on each of the n connections in fds[] in a thread of its own,
- * writing beneath destfd (dest: its path, for messages), and adds what they received to *total; for a receiver
- * with begin/end, ends the receive once every stream has returned (for
+ * writing beneath destfd (dest: its path, for messages), and adds what
+ * they received to *total; for a receiver with begin/end, ends the receive
+ * once every stream has returned (for
  * frames: the hard links, mtimes and directory modes wait for all streams).
  * Returns 0, or -1 (error set: the first stream that failed, the thread that
  * could not start, or the end). Leaves the fds open.
@@ -236,9 +239,16 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	int *fds, rc, destfd;
 	struct recv_stats total = { 0 };
 	clock_ns start;
+	json_object *sink = NULL;
+	/* --explain's "no destination disk" run only: null_sink.h */
+	bool null_sink = json_object_object_get_ex(req, "sink", &sink) &&
+			 json_object_is_type(sink, json_type_string) &&
+			 !strcmp(json_object_get_string(sink), "null");
 
 	if (receive_request(s, req, &rx, &streams) < 0)
 		return -1;
+	if (null_sink && !null_sink_supports(rx->name))
+		return err_set("receiver '%s' has no null sink", rx->name);
 	/*
 	 * The job's directory, opened once beneath the root's descriptor with
 	 * no link followed: a job directory swapped for a link (or renamed)
@@ -261,7 +271,9 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		fds[i] = -1;
 	start = clock_now();
 	rc = accept_streams(s, job->id, streams, fds);
-	if (rc == 0)
+	if (rc == 0 && null_sink)
+		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, streams, &total);
+	else if (rc == 0)
 		rc = run_receivers(rx, destfd, job->dest, fds, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));

@@ -9,6 +9,7 @@
 #include "agent/agent_probes.h"
 #include "agent/agent_open_up.h"
 #include "agent/agent_root.h"
+#include "measure/rss.h"
 #include "stream/beneath.h"
 #include "stream/wire_auth.h"
 #include "verify.h"
@@ -68,13 +69,14 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "machine", json_object_new_string(u.machine));
 	json_object_object_add(reply, "cores", json_object_new_int((int)parallel_cpus()));
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
-	json_object_object_add(reply, "root_fs", json_object_new_string(fstype));
+	/* null, as in the report, for what could not be read */
+	json_object_object_add(reply, "root_fs", fstype[0] ? json_object_new_string(fstype) : NULL);
 	{
 		struct statvfs v;
 
-		if (statvfs(s->root, &v) == 0)
-			json_object_object_add(reply, "root_free_bytes",
-					       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)));
+		json_object_object_add(reply, "root_free_bytes", statvfs(s->root, &v) == 0 ?
+				       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)) :
+				       NULL);
 	}
 	{
 		char cc[64] = "";
@@ -85,7 +87,8 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 				cc[strcspn(cc, "\n")] = '\0';
 			fclose(f);
 		}
-		json_object_object_add(reply, "congestion_control", json_object_new_string(cc));
+		json_object_object_add(reply, "congestion_control",
+				       cc[0] ? json_object_new_string(cc) : NULL);
 	}
 	return 0;
 }
@@ -152,6 +155,8 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 	if (agent_root_mkdir(s->scratch, job->name) < 0)
 		return -1;
 	job->removed = 0;
+	/* the strategy's memory peak is measured from here to its verify (rss.h) */
+	(void)rss_window_start();
 	fd = open_job_dir(s, job, proc);
 	if (fd < 0)
 		return -1;
@@ -227,6 +232,21 @@ static void test_corrupt(struct agent_session *s, int destfd)
 	}
 }
 
+/*
+ * The agent's memory peak since the job's prepare (receiving, flushing and
+ * verifying it) and since the agent began, in bytes; absent when /proc
+ * cannot tell (the client then reports null).
+ */
+static void add_peak_rss(json_object *reply)
+{
+	uint64_t window = rss_window_peak(), life = rss_lifetime_peak();
+
+	if (window)
+		json_object_object_add(reply, "peak_rss_bytes", json_object_new_uint64(window));
+	if (life)
+		json_object_object_add(reply, "lifetime_peak_rss_bytes", json_object_new_uint64(life));
+}
+
 static int op_verify(struct agent_session *s, json_object *req, json_object *reply)
 {
 	struct agent_job *job = find_job(s, req);
@@ -280,6 +300,7 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	json_object_object_add(reply, "examples", examples);
 	json_object_object_add(reply, "seconds",
 			       json_object_new_double(clock_seconds(start, clock_now())));
+	add_peak_rss(reply);
 	return 0;
 }
 

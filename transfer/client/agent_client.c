@@ -479,6 +479,11 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 		out->verified = false;
 		return -1;
 	}
+	/* lenient: an older agent does not say */
+	if (json_object_object_get_ex(reply, "peak_rss_bytes", &v))
+		out->peak_rss_bytes = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(reply, "lifetime_peak_rss_bytes", &v))
+		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
 		out->has_example = true;
 		snprintf(out->example, sizeof(out->example), "%s",
@@ -507,6 +512,8 @@ int agent_client_receive(struct agent_client *c, uint64_t job, const char *recei
 
 	json_object_object_add(req, "receiver", json_object_new_string(receiver));
 	json_object_object_add(req, "streams", json_object_new_int((int)streams));
+	if (c->null_sink)
+		json_object_object_add(req, "sink", json_object_new_string("null"));
 	return call_and_drop(c, req);
 }
 

@@ -29,6 +29,12 @@ struct agent_client {
 	bool have_manifest;	/* a manifest was sent: "verify" must answer with its verdict_mac */
 	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of the manifest sent */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
+	/*
+	 * Receives go to the agent's null sink (agent/null_sink.h): set only by
+	 * the runner for --explain's "no destination disk" run (runner_opts),
+	 * never by an option; such a run is checked in the stream, not verified.
+	 */
+	bool null_sink;
 };
 
 #define AGENT_CONNECT_TIMEOUT_MS 10000
@@ -87,6 +93,8 @@ struct agent_verify {
 	char summary[512];	/* "" when the agent gave none; the agent sends at most 511 */
 	bool has_example;
 	char example[ERR_MAX];	/* the first difference, when has_example */
+	/* the agent's peak resident bytes since the job's prepare, and over its life; 0 = not told */
+	uint64_t peak_rss_bytes, lifetime_peak_rss_bytes;
 };
 
 /*
