@@ -329,8 +329,8 @@ cp "$work/token" "$home/token"
 chown "$user:" "$home/token"
 mkdir -p "$home/serve-parent"
 chown "$user:" "$home/serve-parent"
-as_user "$xf" serve --listen 127.0.0.1:0 --token-file "$home/token" --root "$home/serve-parent" \
-	>"$work/serve5.out" 2>&1 &
+as_user timeout 120 "$xf" serve --once --listen 127.0.0.1:0 --token-file "$home/token" \
+	--root "$home/serve-parent" >"$work/serve5.out" 2>&1 &
 serve_pid=$!
 for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve5.out" && break; sleep 0.1; done
 port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve5.out")
@@ -343,10 +343,12 @@ ok $? "0000 directories to $user's agent: splice, zstd and parallel verify (exit
 kept=$(json_get "$work/ro.json" "','.join(str((r.get('preserved') or {}).get('modes')) for r in d['results'])" 2>/dev/null)
 [ "$kept" = "True,True,True" ]
 ok $? "0000 directories to $user's agent: each kept the modes, 0000 ones included ($kept)"
-kill -TERM "$serve_pid"
+# --once: the agent ends with the client's session, removing its root
 { wait "$serve_pid"; } 2>/dev/null
+src=$?
 serve_pid=
-[ -z "$(ls -A "$home/serve-parent")" ]
-ok $? "0000 directories to $user's agent: nothing left in its parent"
+[ "$src" -eq 0 ] && [ -z "$(ls -A "$home/serve-parent")" ]
+ok $? "0000 directories to $user's agent: it ended (exit $src) and nothing is left in its parent"
+[ -z "$(ls -A "$home/serve-parent")" ] || find "$home/serve-parent" | head -5 | diag
 
 finish

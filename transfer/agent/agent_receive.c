@@ -161,8 +161,9 @@ static int send_ready(struct wire_chan *ctl)
 
 /*
  * Runs rx on each of the n connections in fds[] in a thread of its own,
- * writing beneath destfd (dest: its path, for messages), and adds what they received to *total; for a receiver
- * with begin/end, ends the receive once every stream has returned (for
+ * writing beneath destfd (dest: its path, for messages), and adds what
+ * they received to *total; for a receiver with begin/end, ends the receive
+ * once every stream has returned (for
  * frames: the hard links, mtimes and directory modes wait for all streams).
  * Returns 0, or -1 (error set: the first stream that failed, the thread that
  * could not start, or the end). Leaves the fds open.

@@ -474,16 +474,16 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 	wire_get_str(reply, "summary", &summary);
 	snprintf(out->summary, sizeof(out->summary), "%s", summary);
 	out->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
-	/* lenient: an older agent does not say */
-	if (json_object_object_get_ex(reply, "peak_rss_bytes", &v))
-		out->peak_rss_bytes = (uint64_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(reply, "lifetime_peak_rss_bytes", &v))
-		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (c->have_manifest && verdict_unbound(c, job, out->verified, reply) < 0) {
 		json_object_put(reply);
 		out->verified = false;
 		return -1;
 	}
+	/* lenient: an older agent does not say */
+	if (json_object_object_get_ex(reply, "peak_rss_bytes", &v))
+		out->peak_rss_bytes = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(reply, "lifetime_peak_rss_bytes", &v))
+		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
 		out->has_example = true;
 		snprintf(out->example, sizeof(out->example), "%s",
