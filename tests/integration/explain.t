@@ -61,6 +61,7 @@ causal() {
 	got=$(json_get "$json" "d['results'][0]['verdict']" 2>&1)
 	[ "$got" = "$verdict" ]
 	ok $? "$name: the model says $got (want $verdict)"
+	[ "$got" = "$verdict" ] || json_get "$json" "(d['results'][0]['seconds'], d['results'][0]['shares'], d['results'][0]['reason'], d['results'][0]['note'])" 2>&1 | diag
 	got=$(json_get "$json" "d['results'][0].get('causal_agrees')" 2>&1)
 	[ "$got" = True ]
 	ok $? "$name: model and causal verdicts agree ($got)"
