@@ -61,13 +61,14 @@ causal() {
 	got=$(json_get "$json" "d['results'][0]['verdict']" 2>&1)
 	[ "$got" = "$verdict" ]
 	ok $? "$name: the model says $got (want $verdict)"
+	[ "$got" = "$verdict" ] || json_get "$json" "(d['results'][0]['seconds'], d['results'][0]['shares'], d['results'][0]['reason'], d['results'][0]['note'])" 2>&1 | diag
 	got=$(json_get "$json" "d['results'][0].get('causal_agrees')" 2>&1)
 	[ "$got" = True ]
 	ok $? "$name: model and causal verdicts agree ($got)"
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
 
-plan 32
+plan 35
 
 # --- no strategy or option reaches the null sink
 run "$xf" -s null --no-probes local
@@ -120,6 +121,18 @@ line=$(grep 'without the destination disk' <<<"$out")
 ok $? "metadata: the null-sink line says not a copy, not verified ($line)"
 grep -q "causal verdict: metadata" <<<"$out"
 ok $? "metadata: the table prints the causal verdict"
+
+# --- an SSH strategy: the cipher removal runs on its own connection; the null sink and
+# loopback do not apply, each skipped with the reason (2,000 files: enough for a run of
+# a second or two, the removals' rules are what is tested here)
+json="$tmp/ssh.json"
+check "ssh: runs and verifies" "$xf" -F "$cfg" --no-probes -w smallfiles --files 2000 -s tar-ssh \
+	--explain --json "$json" testbed
+st=$(json_get "$json" "[(a['removed'], a['status'], a['verified']) for a in d['results'][0]['explain']]" 2>&1)
+[[ $st == *"('cipher', 'ok', True)"* ]] && [[ $st == *"('durable_write', 'ok', True)"* ]]
+ok $? "ssh: the cipher and tmpfs removals ran and verified ($st)"
+[[ $(ab "$json" dest_disk reason) == *"a program on the host"* ]] && [[ $(ab "$json" network reason) == *"sshd"* ]]
+ok $? "ssh: the null sink and loopback skipped with their reasons"
 
 # --- Ctrl-C during the removals keeps what finished
 check "testbed shaped again" "$tb" up --rate 1gbit
