@@ -116,7 +116,9 @@ ok "$rc" "metadata: runs and verifies"
 # must save to count; the source or the network saving most would fail.
 causal metadata "$json" metadata metadata-bound dest_disk durable_write
 # the report's own words: the null-sink line says it is not a copy and never "verified"
-line=$(grep 'without the destination disk' <<<"$out")
+# (the line and its wrapped continuation: output is wrapped at 100 columns)
+line=$(awk '/^    without the destination disk/ { on = 1; printf "%s", $0; next }
+	on && /^     +[^ ]/ && !/^    without / { printf " %s", $0; next } { on = 0 }' <<<"$out")
 [[ $line == *"not a copy"* ]] && [[ $line != *verified* ]]
 ok $? "metadata: the null-sink line says not a copy, not verified ($line)"
 grep -q "causal verdict: metadata" <<<"$out"
