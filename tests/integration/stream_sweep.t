@@ -42,9 +42,9 @@ check_rc 2 "-P 65 is a usage error" "$xfercmp" -P 65 local
 "$tb" down >/dev/null 2>&1
 check "testbed up with 20 ms of delay" "$tb" up --delay 20ms
 j20="$work/wan.json"
-# a probe budget of 8 s: the sweep's connection set-up (streams open one after
+# a probe budget of 10 s: the sweep's connection set-up (streams open one after
 # another, a few round trips each) must leave it time to reach its own end
-check "20 ms: splice and parallel run and verify" "$xfercmp" -F "$cfg" --probe-seconds 8 \
+check "20 ms: splice and parallel run and verify" "$xfercmp" -F "$cfg" --probe-seconds 10 \
 	--json "$j20" -w largefile --size 512M -s splice,parallel testbed
 echo "sweep $(sweep_of "$j20")" | diag
 py "$j20" "d['ceilings']['network']['sweep'][-1]['streams'] > 2"
