@@ -23,7 +23,7 @@ static int report_probes(struct compare_session *s)
 	rep = (struct report){ .host = o->host, .workload_name = o->workload_name,
 			       .spec = &o->wo.spec, .files = s->m.count,
 			       .bytes = s->m.total_bytes, .probes = &s->probes,
-			       .agent_info = s->agent.info };
+			       .agent_info = s->agent.info, .agent_via_ssh = s->agent.via_ssh };
 	if (report_json_write(&rep, o->json) < 0)
 		return compare_fail();
 	return EXIT_OK;

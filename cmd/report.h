@@ -40,6 +40,7 @@ struct report {
 	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
 	char **argv;
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
+	bool agent_via_ssh;	/* every connection to the agent went through ssh (agent_client.h) */
 	char recommendation[512];		/* "" when there is none */
 	char compression_hint[512];
 };

@@ -89,6 +89,7 @@ static json_object *result_json(const struct strategy_result *res)
 	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
 	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
 	json_object_object_add(o, "cleartext", json_object_new_boolean(res->cleartext));
+	json_object_object_add(o, "agent_via_ssh", json_object_new_boolean(res->agent_via_ssh));
 	json_object_object_add(o, "preserved", 
 			       res->verify_summary[0] ? report_preserved_json(res) : NULL);
 	json_object_object_add(o, "seconds", json_object_new_double(res->runs ? seconds : 0.0));
@@ -185,6 +186,7 @@ json_object *report_json(const struct report *r)
 	json_object_object_add(doc, "workload", wl);
 	json_object_object_add(doc, "repeat", json_object_new_int((int)r->repeat));
 	json_object_object_add(doc, "cold_source", json_object_new_boolean(!r->warm));
+	json_object_object_add(doc, "agent_via_ssh", json_object_new_boolean(r->agent_via_ssh));
 	if (r->agent_info)
 		json_object_object_add(doc, "agent", json_object_get(r->agent_info));
 	if (r->environment)
