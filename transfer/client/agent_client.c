@@ -301,6 +301,8 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 
 		if (fd < 0 && !job && !c->via_ssh && c->ssh.target && agent_client_can_tunnel(errno)) {
 			/* the agent runs (it said where it listens): its port is closed to us, ssh's is not */
+			int e = errno;
+
 			snprintf(c->direct_failed, sizeof(c->direct_failed), "%s", err_msg());
 			c->via_ssh = 1;
 			fd = tunnel_connect(c, 1);
@@ -308,7 +310,8 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 				struct err_saved why;
 
 				err_save(&why);
-				return err_set("%s; directly: %s", why.msg, c->direct_failed);
+				return err_set("%s; directly: %s; %s", why.msg, c->direct_failed,
+					       unreachable_hint(e));
 			}
 		}
 		if (fd < 0 && !job && !c->via_ssh) {
