@@ -162,14 +162,24 @@ static void drop_ctl_tunnel(struct agent_client *c)
 	}
 }
 
-/* Ends the data connections' tunnels, whose callers closed their ends. */
-static void reap_data_tunnels(struct agent_client *c)
+/*
+ * Ends the data connections' tunnels, whose callers closed their ends.
+ * Returns 0, or -1 (error set) when a tunnel's pump stopped early: then
+ * what the sender wrote may not all have reached the agent.
+ */
+static int reap_data_tunnels(struct agent_client *c)
 {
+	int rc = 0;
+
 	for (size_t i = 0; i < c->ndata_tunnels; i++) {
 		ssh_tunnel_close(c->data_tunnels[i]);
+		if (c->data_tunnels[i]->pump.error[0] && rc == 0)
+			rc = err_set("the ssh tunnel of data stream %zu stopped: %s", i,
+				     c->data_tunnels[i]->pump.error);
 		free(c->data_tunnels[i]);
 	}
 	c->ndata_tunnels = 0;
+	return rc;
 }
 
 int tcp_connect(const char *host, const char *port, int timeout_ms)
@@ -596,10 +606,22 @@ int agent_client_receive(struct agent_client *c, uint64_t job, const char *recei
 int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 {
 	json_object *reply = NULL;
-	int rc = agent_client_await(c, &reply);
+	/*
+	 * the data connections are closed (raw_stream_finish): their pumps end
+	 * once they have passed on what is left. Closed before the agent is
+	 * waited for: a pump that stopped early never sent its EOF, and the
+	 * channel's close is then what ends the agent's stream.
+	 */
+	struct err_saved tunnel_failed;
+	int tunnels_rc = reap_data_tunnels(c), rc;
 
-	/* the data connections are closed (raw_stream_finish): so are their tunnels' pumps */
-	reap_data_tunnels(c);
+	if (tunnels_rc < 0)
+		err_save(&tunnel_failed);
+	rc = agent_client_await(c, &reply);
+	if (tunnels_rc < 0) {
+		json_object_put(reply);
+		return err_restore(&tunnel_failed);
+	}
 
 	if (rc == 0 && (wire_get_u64(reply, "files", &got->files) < 0 ||
 			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||

@@ -78,9 +78,19 @@ static int caller_to_channel(struct channel_pump *p, uint8_t *buf)
 		ssh_channel_send_eof(p->ch);
 		return -1;
 	}
-	if (ssh_channel_write(p->ch, buf, (uint32_t)n) != (int)n) {
-		stopped(p, "cannot write the ssh channel (or the ssh session has a timeout)");
-		return -1;
+	/*
+	 * a write can be short: libssh waits for the peer's window for its
+	 * default 10 s at most (the session has no timeout of its own), which a
+	 * bulk stream into a slow receiver (a tunnel to the agent) reaches
+	 */
+	for (ssize_t done = 0; done < n;) {
+		int w = ssh_channel_write(p->ch, buf + done, (uint32_t)(n - done));
+
+		if (w == SSH_ERROR || ssh_channel_is_closed(p->ch)) {
+			stopped(p, "cannot write the ssh channel");
+			return -1;
+		}
+		done += w;
 	}
 	return 0;
 }
