@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "exitcode.h"
 #include "report.h"
+#include "text_wrap.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,8 @@ static int report_probes(struct compare_session *s)
 
 	if (!o->json || strcmp(o->json, "-")) {
 		report_ceilings(&s->probes, stdout);
-		printf("  streams     %s\n", o->streams_why);
+		if (o->streams_why[0])
+			text_wrap(stdout, "  streams     ", 14, o->streams_why, TEXT_WIDTH);
 	}
 	if (!o->json)
 		return EXIT_OK;

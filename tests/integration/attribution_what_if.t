@@ -81,7 +81,8 @@ share=$(json_get "$dj" "d['results'][0]['shares']['latency']" 2>&1)
 python3 -c "import sys; sys.exit(0 if float('$share') >= 0.6 else 1)" 2>/dev/null
 ok $? "scp, 5,000 files at 2 ms: latency share $share >= 0.6"
 reason=$(json_get "$dj" "d['results'][0]['reason']" 2>&1)
-[[ $reason == *"requests"*"2."*" ms round trips"* ]]
+# (the round trip as measured: 1.98 ms in one run, 2.02 ms in another)
+[[ $reason == *"requests"*[12].[0-9][0-9]" ms round trips"* ]]
 ok $? "scp at 2 ms: the reason names the requests and the round trip: $reason"
 ratio=$(json_get "$dj" "d['results'][0]['predicted_ratio']" 2>&1)
 python3 -c "import sys; sys.exit(0 if 0.75 <= float('$ratio') <= 1.25 else 1)" 2>/dev/null

@@ -58,13 +58,20 @@ causal() {
 		m="$m, $want_most $([ "$right" = 0 ] && echo within || echo NOT within) 0.10 of it"
 	fi
 	ok $right "$name: without $m saved most (want $want_most)"
+	# A model that could not measure the wanted resource must say so instead: on
+	# this VM creates right after a mass delete crawl, and the create probe then
+	# reads far below what the run does (a fresh-clone CI run: "metadata ran
+	# faster than its measured ceiling allows (8.7 s at the ceiling, 3.0 s in
+	# all)"); the model leaves that ceiling out, says it, and cannot name it.
+	local left_out
+	left_out=$(json_get "$json" "'${verdict%-bound} ran faster than its measured ceiling allows' in (d['results'][0]['note'] or '')" 2>&1)
 	got=$(json_get "$json" "d['results'][0]['verdict']" 2>&1)
-	[ "$got" = "$verdict" ]
-	ok $? "$name: the model says $got (want $verdict)"
+	[ "$got" = "$verdict" ] || [ "$left_out" = True ]
+	ok $? "$name: the model says $got (want $verdict, or its ceiling said to be understated: $left_out)"
 	[ "$got" = "$verdict" ] || json_get "$json" "(d['results'][0]['seconds'], d['results'][0]['shares'], d['results'][0]['reason'], d['results'][0]['note'])" 2>&1 | diag
 	got=$(json_get "$json" "d['results'][0].get('causal_agrees')" 2>&1)
-	[ "$got" = True ]
-	ok $? "$name: model and causal verdicts agree ($got)"
+	[ "$got" = True ] || [ "$left_out" = True ]
+	ok $? "$name: model and causal verdicts agree ($got; ceiling understated: $left_out)"
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The network probe's stream sweep on the testbed, where the answer is known
-# (issue 26). At 20 ms of round trip and no rate limit one stream is held
-# back by its 4 MiB send buffer: the sweep goes past 2 streams and ends on
-# its own rule (its last step gains < 10%, or the cap), -P auto chooses more
-# than 2 streams, and splice (one stream) reads latency-bound with the
-# window named. Shaped to 1 Gbit/s with no delay one stream fills the link:
+# (issue 26). At 20 ms of round trip one stream is held back by its 4 MiB
+# send buffer (about 1.1 Gbit/s): on a link of 4 Gbit/s the sweep goes past
+# 2 streams and ends on its own rule (its last step gains < 10%, or the cap),
+# -P auto chooses more than 2 streams, and splice (one stream) reads
+# latency-bound with the window named. The issue asked for this unshaped;
+# unshaped, this VM's testbed link carried more than the budget could find
+# (a merged-main run: 1:1.14 2:2.28 4:4.60 8:9.15 16:19.18 Gbit/s, stopped:
+# budget), so the sweep's own stop rule would go untested: the 4 Gbit/s
+# shaping gives the link a capacity one stream cannot fill and a few can. Shaped to 1 Gbit/s with no delay one stream fills the link:
 # the sweep ends at 1-2 streams and splice stays network-bound. -P 3 wins
 # over auto; -P 0 and -P 65 are usage errors. Functional, not timed.
 # Needs root. Only ever talks to 198.18.0.2, inside the testbed's namespace.
@@ -38,9 +42,9 @@ printf '%s\n' "$LAST_OUT" | grep -q 'expected auto or 1 to 64'
 ok $? "-P 0: the message names what is allowed"
 check_rc 2 "-P 65 is a usage error" "$xfercmp" -P 65 local
 
-# --- 20 ms, unshaped: the window, not the link, holds one stream back
+# --- 20 ms, 4 Gbit/s: the window, not the link, holds one stream back
 "$tb" down >/dev/null 2>&1
-check "testbed up with 20 ms of delay" "$tb" up --delay 20ms
+check "testbed up with 20 ms of delay and 4 Gbit/s" "$tb" up --delay 20ms --rate 4gbit
 j20="$work/wan.json"
 # a probe budget of 10 s: the sweep's connection set-up (streams open one after
 # another, a few round trips each) must leave it time to reach its own end
