@@ -633,6 +633,30 @@ static void test_format_seconds(void **state)
 	assert_string_equal(attribution_format_seconds(NAN, t, sizeof(t)), "?");
 }
 
+/*
+ * A zstd probe understated (a fresh-clone CI run: 1.0 MB/s at level 19, 48 MiB
+ * compressed in about 13 s): the probe's rate is left out, and the CPU stage
+ * measured in the run itself still sets the time. Before, the whole CPU need
+ * went with the probe's and the run read disk-bound, predicted at 0.0026.
+ */
+static void test_understated_zstd_probe_keeps_the_measured_stage(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(13, 50331648, 1);
+	struct attribution a;
+
+	(void)state;
+	in.wire_bytes = 25000000;
+	c.cpu_bps = 1e6;	/* 50 s for 48 MiB: more than the run took */
+	in.cpu_stage_s = 12.6;	/* zstd's thread, measured in /proc */
+	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "zstd");
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);
+	assert_true(fabs(a.need_s[RES_CPU] - 12.6) < 1e-9);
+	assert_true(a.predicted_s > 0.75 * 13 && a.predicted_s < 1.25 * 13);
+	assert_contains(a.note, "cpu ran faster than its measured ceiling allows");
+}
+
 static void test_zstd_19_is_cpu_bound(void **state)
 {
 	struct ceilings c = testbed();
@@ -856,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_format_seconds),
 		cmocka_unit_test(test_creates_at_ceiling),
 		cmocka_unit_test(test_zstd_19_is_cpu_bound),
+		cmocka_unit_test(test_understated_zstd_probe_keeps_the_measured_stage),
 		cmocka_unit_test(test_cipher_bound),
 		cmocka_unit_test(test_source_read_bound),
 		cmocka_unit_test(test_unknown_ceilings_do_not_divide_by_zero),
