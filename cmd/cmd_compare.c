@@ -333,7 +333,8 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 		if (done)
 			live_end(&live, done, partial_session ? partial_session->m.count : 0);
 		else
-			live_begin(&live, s, run, runs, expected_wire(partial_session, s));
+			live_begin(&live, s, run, runs, partial_session ? partial_session->m.count : 0,
+				   expected_wire(partial_session, s));
 		return;
 	}
 	if (o->quiet || (!o->verbose && !isatty(2)))

@@ -3,6 +3,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "files_done.h"
 #include "measure/procstat.h"
 
 #include <errno.h>
@@ -27,10 +28,25 @@ static void duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%d h %02d min", (int)s / 3600, (int)s % 3600 / 60);
 }
 
-void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
-		 double elapsed, uint64_t done, uint64_t expect, double rate)
+/* 120000 as "120,000": the file counts are read at a glance. */
+static void thousands(char *buf, size_t len, uint64_t v)
 {
-	char el[32], eta[32] = "", of[48] = "", runs_text[24] = "";
+	char digits[24];
+	size_t n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), o = 0;
+
+	for (size_t i = 0; i < n && o + 2 < len; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
+		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
+		 uint64_t expect, double rate)
+{
+	char el[32], eta[32] = "", of[48] = "", runs_text[24] = "", files_text[80] = "";
 	int n;
 
 	duration(el, sizeof(el), elapsed);
@@ -48,8 +64,15 @@ void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned
 			snprintf(eta, sizeof(eta), ", ETA %s", d);
 		}
 	}
-	n = snprintf(buf, len, "%s%s: %.1f MB%s, %.1f MB/s, %s%s", name, runs_text, done / 1e6, of,
-		     rate / 1e6, el, eta);
+	if (files > 0 && files_total > 0) {
+		char a[32], b[32];
+
+		thousands(a, sizeof(a), files > files_total ? files_total : files);
+		thousands(b, sizeof(b), files_total);
+		snprintf(files_text, sizeof(files_text), " %s of %s files,", a, b);
+	}
+	n = snprintf(buf, len, "%s%s:%s %.1f MB%s, %.1f MB/s, %s%s", name, runs_text, files_text,
+		     done / 1e6, of, rate / 1e6, el, eta);
 	if (n > 100 && len > 100)
 		buf[100] = '\0';
 }
@@ -80,7 +103,8 @@ static void draw(struct live *l)
 	l->last_ns = now;
 	l->last_tx = tx;
 	live_format(line, sizeof(line), l->current->name, l->run, l->runs, clock_seconds(l->t0_ns, now),
-		    tx > l->tx0 ? tx - l->tx0 : 0, l->iface[0] ? l->expect : 0, l->rate);
+		    files_done_read(), l->files_total, tx > l->tx0 ? tx - l->tx0 : 0,
+		    l->iface[0] ? l->expect : 0, l->rate);
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	l->drawn = true;
@@ -130,13 +154,15 @@ int live_start(struct live *l, const char *agent_host)
 }
 
 void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned runs,
-		uint64_t expect)
+		uint64_t files_total, uint64_t expect)
 {
 	pthread_mutex_lock(&l->lock);
 	l->current = s;
 	l->run = run;
 	l->runs = runs;
+	l->files_total = files_total;
 	l->expect = expect;
+	files_done_reset();
 	l->t0_ns = l->last_ns = clock_now();
 	l->tx0 = l->last_tx = tx_now(l);
 	l->rate = 0;

@@ -2,7 +2,8 @@
 #define XFERCMP_LIVE_H
 
 /*
- * The live status line of a comparison on a terminal: per strategy, bytes
+ * The live status line of a comparison on a terminal: per strategy, files
+ * finished of the tree's files (our own strategies: files_done.h), bytes
  * sent of the expected total, the current rate, elapsed time and an ETA,
  * redrawn twice a second on stderr and cleared when the strategy ends, then
  * a line with its outcome. The bytes are the interface's transmitted bytes
@@ -26,6 +27,7 @@ struct live {
 	const struct strategy *current;	/* NULL between strategies */
 	unsigned run, runs;
 	uint64_t t0_ns, tx0, expect;	/* expect: wire bytes to move; 0 when unknown */
+	uint64_t files_total;	/* the tree's files; 0 when unknown */
 	uint64_t last_ns, last_tx;	/* the previous tick, for the current rate */
 	double rate;		/* bytes/s, smoothed */
 	bool drawn;		/* a status line is on the screen */
@@ -34,9 +36,12 @@ struct live {
 /* Starts the ticker thread towards agent_host (an address). Returns 0 or -1 (error set). */
 int live_start(struct live *l, const char *agent_host);
 
-/* A strategy's run begins: expect is the wire bytes it should move (0: unknown). */
+/*
+ * A strategy's run begins: files_total is the tree's files and expect the
+ * wire bytes it should move (0: unknown).
+ */
 void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned runs,
-		uint64_t expect);
+		uint64_t files_total, uint64_t expect);
 
 /* The strategy ended: clears the line and prints one line with its outcome. */
 void live_end(struct live *l, const struct strategy_result *done, uint64_t files);
@@ -48,11 +53,14 @@ void live_clear(struct live *l);
 void live_stop(struct live *l);
 
 /*
- * The status line for a strategy at `elapsed` seconds having moved `done` of
- * `expect` bytes (0: unknown) at `rate` bytes/s, into buf (at most 100
- * columns). Pure: the unit tests' and the ticker's.
+ * The status line for a strategy at `elapsed` seconds having finished
+ * `files` of `files_total` files (no file count when either is 0: a
+ * reference tool counts none) and moved `done` of `expect` bytes (0:
+ * unknown) at `rate` bytes/s, into buf (at most 100 columns). Pure: the
+ * unit tests' and the ticker's.
  */
 void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
-		 double elapsed, uint64_t done, uint64_t expect, double rate);
+		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
+		 uint64_t expect, double rate);
 
 #endif

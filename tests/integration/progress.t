@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Long runs are not silent (issue 23, item 1): on a terminal a status line per
-# strategy (bytes of the total, rate, elapsed, ETA), redrawn and cleared, and
+# strategy (files and bytes of the totals, rate, elapsed, ETA), redrawn and cleared, and
 # one line per finished strategy; nothing of it without a terminal or with -q.
 # Ctrl-C or SIGTERM during the strategies: cleanup, then the report of the
 # strategies that finished (stdout and --json), marked partial, exit 130.
@@ -21,8 +21,9 @@ args=(-w "dir:$work/src" --no-probes)
 script -qec "$xfercmp ${args[*]} -s splice,zstd" "$work/tty.log" >/dev/null
 ok $? "on a pty: the comparison runs"
 lines=$(tr '\r' '\n' <"$work/tty.log")
-check_grep "a status line: bytes of the total, rate, elapsed" \
-	'splice: [0-9.]+ MB of ~[0-9.]+ MB \([0-9]+%\), [0-9.]+ MB/s, [0-9]+ s' "$lines"
+check_grep "a status line: files and bytes of the totals, rate, elapsed" \
+	'splice: [0-9,]+ of 20,000 files, [0-9.]+ MB of ~[0-9.]+ MB \([0-9]+%\), [0-9.]+ MB/s, [0-9]+ s' "$lines"
+check_grep "the tar writer counts its files too (zstd)" 'zstd: [0-9,]+ of 20,000 files, ' "$lines"
 check_grep "the line is cleared before the strategy's own line" \
 	$'\033\\[K  splice: ok, [0-9.]+ s, [0-9.]+ MB/s, [0-9]+ files/s, verified' "$lines"
 check_grep "each strategy gets its line as it finishes" '  zstd: ok, ' "$lines"

@@ -40,6 +40,7 @@
 #include "ssh/scp_sender.h"
 
 #include "err.h"
+#include "files_done.h"
 #include "fsutil.h"
 #include "stream/pathcheck.h"
 #include "ssh/sftp_conn.h"
@@ -375,6 +376,7 @@ static int send_file(struct scp_ctx *c, const struct manifest_entry *e, bool fol
 		goto out;
 	}
 	c->st->files++;
+	files_done_add(1);
 	c->st->bytes_read += (uint64_t)got;
 	rc = 0;
 out:

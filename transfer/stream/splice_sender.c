@@ -18,6 +18,7 @@
 
 #include "cache_behind.h"
 #include "err.h"
+#include "files_done.h"
 #include "pipeutil.h"
 #include "stream/frames.h"
 #include "stream/uring_util.h"
@@ -363,6 +364,7 @@ static int batch_small(struct sender *s, const struct send_item *it, struct entr
 	s->records++;
 	s->content += it->file_size;
 	s->files++;
+	files_done_add(1);
 	s->file_bytes += it->file_size;
 	return 0;
 }
@@ -506,6 +508,9 @@ static int send_large(struct sender *s, const struct send_item *it)
 		s->records++;
 		s->content += it->length;
 		s->files++;
+		/* a file cut into ranges counts once, with its last range */
+		if (it->offset + it->length >= it->file_size)
+			files_done_add(1);
 		s->file_bytes += it->length;
 	}
 	return rc;

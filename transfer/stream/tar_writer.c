@@ -10,6 +10,7 @@
 #include "stream/tar_stream.h"
 
 #include "err.h"
+#include "files_done.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -291,6 +292,7 @@ static int tar_writer_file(struct tar_writer *w, const char *path, const struct 
 		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
 	w->st->files++;
+	files_done_add(1);
 	return 0;
 fail:
 	close(fd);
