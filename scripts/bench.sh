@@ -13,9 +13,9 @@
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, wan, limits, pairs, scale, truth, a comma-separated
-#                 list of them, or all (default: gen, raw, strategies, wan, limits, pairs;
-#                 scale and truth are long and run only when named)
+#   --only S      gen, raw, strategies, wan, link, limits, pairs, scale, truth, a
+#                 comma-separated list of them, or all (default: gen, raw, strategies, wan,
+#                 limits, pairs; link, scale and truth are long and run only when named)
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
 #   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
@@ -49,6 +49,11 @@
 #        testbed without a delay.
 #        The strategies' cost beside their time: CPU s/GiB on each end, peak RSS of
 #        xfercmp and its agent (scripts/bench/cost.sh).
+#   link  the testbed at 1 Gbit/s with 0.5 ms and with 20 ms of added round trip: iperf3
+#        with 1 and 8 streams; the large file through parallel (-P auto) and splice as a
+#        fraction of the link (target >= 0.85); the small files' best of splice, parallel
+#        and tar-ssh against scp on 1,000 files scaled per file (target >= 20x)
+#        (scripts/bench/link.sh).
 #   limits  this machine's physical limits and the best strategy as a fraction of them:
 #        fio reading the large file and writing as much at once (direct I/O at queue
 #        depth 64, and buffered: the faster); a 64-way parallel cold read of the small tree while 4 tar -x create
@@ -64,7 +69,7 @@
 #        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
 #        (scripts/bench/truth.sh).
 #
-# The sections live in scripts/bench/{gen,raw,strategies,wan,limits,pairs,scale,truth}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,truth}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -104,8 +109,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/scale.sh"
 # shellcheck source=scripts/bench/truth.sh
 . "$bench_dir/truth.sh"
+# shellcheck source=scripts/bench/link.sh
+. "$bench_dir/link.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -163,7 +170,7 @@ done
 [ "$only" != all ] || only=gen,raw,strategies,wan,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies | wan | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, wan, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
@@ -223,6 +230,7 @@ for section in "${SECTIONS[@]}"; do
 	scale) section_scale ;;
 	truth) section_truth ;;
 	wan) section_wan ;;
+	link) section_link ;;
 	esac
 done
 echo

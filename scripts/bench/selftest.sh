@@ -9,6 +9,8 @@ set -Eeuo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/bench/truth.sh
 . "$(dirname "$0")/truth.sh"
+# shellcheck source=scripts/bench/link.sh
+. "$(dirname "$0")/link.sh"
 
 # shellcheck source=scripts/bench/tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -165,6 +167,13 @@ is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2m
 | small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met |
 | small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a |"
 is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
+
+# the link section: a run's share of the 1 Gbit/s link, the fastest verified result
+is "link_rate: 4 GiB in 40 s of 1 Gbit/s" "$(link_rate 40 4294967296)" "0.86"
+is "link_rate: a failed run" "$(link_rate failed 4294967296)" "n/a"
+is "link_best: the fastest verified result" "$(link_best "$tmp/truth.json")" "tar-ssh 2.9"
+echo '{"results": [{"strategy": "splice", "status": "failed", "verified": false}]}' >"$tmp/none.json"
+is "link_best: none verified" "$(link_best "$tmp/none.json")" "none failed"
 
 echo "1..$n"
 exit "$failed"
