@@ -334,6 +334,7 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 			live_end(&live, done, partial_session ? partial_session->m.count : 0);
 		else
 			live_begin(&live, s, run, runs, partial_session ? partial_session->m.count : 0,
+				   partial_session ? partial_session->m.total_bytes : 0,
 				   expected_wire(partial_session, s));
 		return;
 	}

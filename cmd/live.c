@@ -3,7 +3,7 @@
 
 #include "clock.h"
 #include "err.h"
-#include "files_done.h"
+#include "sent_progress.h"
 #include "measure/procstat.h"
 
 #include <errno.h>
@@ -44,7 +44,7 @@ static void thousands(char *buf, size_t len, uint64_t v)
 
 void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
 		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
-		 uint64_t expect, double rate)
+		 uint64_t expect, bool wire, double rate)
 {
 	char el[32], eta[32] = "", of[48] = "", runs_text[24] = "", files_text[80] = "";
 	int n;
@@ -55,7 +55,8 @@ void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned
 	if (expect) {
 		double pct = 100.0 * (double)done / (double)expect;
 
-		snprintf(of, sizeof(of), " of ~%.1f MB (%.0f%%)", expect / 1e6, pct > 99 ? 99 : pct);
+		snprintf(of, sizeof(of), " of %s%.1f MB (%.0f%%)", wire ? "~" : "", expect / 1e6,
+			 pct > 99 ? 99 : pct);
 		/* the first second's rate is mostly set-up: no ETA from it */
 		if (rate > 0 && done < expect && elapsed >= LIVE_ETA_AFTER_S) {
 			char d[24];
@@ -86,25 +87,38 @@ static uint64_t tx_now(const struct live *l)
 	return c.tx_bytes;
 }
 
-/* Called with the lock held: draws the current strategy's line. */
+/*
+ * Called with the lock held: draws the current strategy's line. What our
+ * senders counted is exact (content bytes of the tree's total); before they
+ * count anything, and for a reference tool, the interface's bytes stand in
+ * ("~": framing, cipher and other traffic included). The rate is that of
+ * the measure shown, restarted when the measure changes.
+ */
 static void draw(struct live *l)
 {
 	char line[160];
-	uint64_t now = clock_now(), tx = tx_now(l);
+	uint64_t now = clock_now(), tx = tx_now(l), files, sent, done, expect;
 	double dt = clock_seconds(l->last_ns, now);
+	bool wire;
 
 	if (!l->current)
 		return;
-	if (dt > 0 && tx >= l->last_tx) {
-		double r = (double)(tx - l->last_tx) / dt;
+	sent_progress_read(&files, &sent);
+	wire = files == 0 && sent == 0;
+	done = wire ? (tx > l->tx0 ? tx - l->tx0 : 0) : sent;
+	expect = wire ? (l->iface[0] ? l->expect : 0) : l->content_total;
+	if (wire != l->last_wire)
+		l->rate = 0;
+	else if (dt > 0 && done >= l->last_done) {
+		double r = (double)(done - l->last_done) / dt;
 
 		l->rate = l->rate > 0 ? l->rate * (1 - LIVE_RATE_WEIGHT) + r * LIVE_RATE_WEIGHT : r;
 	}
 	l->last_ns = now;
-	l->last_tx = tx;
+	l->last_done = done;
+	l->last_wire = wire;
 	live_format(line, sizeof(line), l->current->name, l->run, l->runs, clock_seconds(l->t0_ns, now),
-		    files_done_read(), l->files_total, tx > l->tx0 ? tx - l->tx0 : 0,
-		    l->iface[0] ? l->expect : 0, l->rate);
+		    files, l->files_total, done, expect, wire, l->rate);
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	l->drawn = true;
@@ -154,17 +168,20 @@ int live_start(struct live *l, const char *agent_host)
 }
 
 void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned runs,
-		uint64_t files_total, uint64_t expect)
+		uint64_t files_total, uint64_t content_total, uint64_t expect)
 {
 	pthread_mutex_lock(&l->lock);
 	l->current = s;
 	l->run = run;
 	l->runs = runs;
 	l->files_total = files_total;
+	l->content_total = content_total;
 	l->expect = expect;
-	files_done_reset();
+	sent_progress_reset();
 	l->t0_ns = l->last_ns = clock_now();
-	l->tx0 = l->last_tx = tx_now(l);
+	l->tx0 = tx_now(l);
+	l->last_done = 0;
+	l->last_wire = true;
 	l->rate = 0;
 	pthread_mutex_unlock(&l->lock);
 }

@@ -40,7 +40,7 @@
 #include "ssh/scp_sender.h"
 
 #include "err.h"
-#include "files_done.h"
+#include "sent_progress.h"
 #include "fsutil.h"
 #include "stream/pathcheck.h"
 #include "ssh/sftp_conn.h"
@@ -318,6 +318,7 @@ static long long copy_content(struct scp_ctx *c, const struct manifest_entry *e,
 			return err_wrap("cannot write to remote '%s'", f->path);
 		in_flight++;
 		total += (uint64_t)n;
+		sent_progress_bytes((uint64_t)n);
 	}
 	/* the writes overlap one another: the file pays one round trip, for the last reply */
 	if (in_flight > 0)
@@ -376,7 +377,7 @@ static int send_file(struct scp_ctx *c, const struct manifest_entry *e, bool fol
 		goto out;
 	}
 	c->st->files++;
-	files_done_add(1);
+	sent_progress_file();
 	c->st->bytes_read += (uint64_t)got;
 	rc = 0;
 out:

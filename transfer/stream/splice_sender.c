@@ -18,7 +18,7 @@
 
 #include "cache_behind.h"
 #include "err.h"
-#include "files_done.h"
+#include "sent_progress.h"
 #include "pipeutil.h"
 #include "stream/frames.h"
 #include "stream/uring_util.h"
@@ -364,7 +364,8 @@ static int batch_small(struct sender *s, const struct send_item *it, struct entr
 	s->records++;
 	s->content += it->file_size;
 	s->files++;
-	files_done_add(1);
+	sent_progress_file();
+	sent_progress_bytes(it->file_size);
 	s->file_bytes += it->file_size;
 	return 0;
 }
@@ -476,6 +477,7 @@ static int splice_content(struct sender *s, const struct send_item *it, int fd)
 				       s->root, it->path, (unsigned long long)off,
 				       (unsigned long long)it->file_size);
 		off += (uint64_t)res;
+		sent_progress_bytes((uint64_t)res);
 		if (drain_pipe(s, it, (size_t)res) < 0)
 			return -1;
 		/* pages still in flight on the socket are skipped: the final drop gets them */
@@ -510,7 +512,7 @@ static int send_large(struct sender *s, const struct send_item *it)
 		s->files++;
 		/* a file cut into ranges counts once, with its last range */
 		if (it->offset + it->length >= it->file_size)
-			files_done_add(1);
+			sent_progress_file();
 		s->file_bytes += it->length;
 	}
 	return rc;

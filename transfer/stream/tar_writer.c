@@ -10,7 +10,7 @@
 #include "stream/tar_stream.h"
 
 #include "err.h"
-#include "files_done.h"
+#include "sent_progress.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -286,13 +286,14 @@ static int tar_writer_file(struct tar_writer *w, const char *path, const struct 
 		}
 		left -= (uint64_t)n;
 		w->st->bytes_read += (uint64_t)n;
+		sent_progress_bytes((uint64_t)n);
 	}
 	/* Sources are read cold: drop what this file put in the page cache. Advice only. */
 	if (w->drop_cache)
 		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
 	w->st->files++;
-	files_done_add(1);
+	sent_progress_file();
 	return 0;
 fail:
 	close(fd);
