@@ -196,7 +196,7 @@ static void results_table(const struct report *r, FILE *f)
 		}
 		if (res->have_attribution) {
 			report_html_escape(f, attribution_verdict_name(res->attribution.verdict));
-			fputs("</td><td>", f);
+			fputs("</td><td class=\"why\">", f);
 			report_html_escape(f, res->attribution.reason);
 			if (res->attribution.note[0]) {
 				fputs("<br><i>", f);
@@ -326,7 +326,10 @@ int report_html_write(const struct report *r, const char *path)
 	      "<title>xfercmp report</title>\n<style>\n"
 	      "body{font-family:sans-serif;margin:2em;color:#222}\n"
 	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
-	      "text-align:left}th{background:#f2f2f2}\n"
+	      "text-align:left;vertical-align:top}th{background:#f2f2f2}\n"
+	      /* the reason is a paragraph: squeezed into the last column's share of a
+	       * 14-column table it ran a word a line, one row taller than the screen */
+	      "td.why{min-width:28em;max-width:44em}\n"
 	      ".ok{color:#1a7f37}.fail{color:#c62828}.skip{color:#777}\n"
 	      "svg text{font-size:13px}.label{font-weight:bold}.legend{font-size:12px}\n"
 	      ".tick{font-size:11px;fill:#555}.axis{stroke:#555}.grid{stroke:#e4e4e4}\n"
