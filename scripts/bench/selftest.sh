@@ -158,14 +158,16 @@ is "server_start, never ready: fails, stopped, reaped" \
 # the truth section's rows: predicted / measured and the target, from a canned --json
 cat >"$tmp/truth.json" <<'EOF'
 {"ceilings": {"network_1_stream_bits_per_s": 9.6e8, "rtt_p50_seconds": 0.002017},
- "results": [{"strategy": "scp", "status": "ok", "verified": true, "seconds": 53.95, "predicted_seconds": 49.73, "verdict": "latency-bound"},
+ "results": [{"strategy": "scp", "status": "ok", "verified": true, "seconds": 53.95, "predicted_seconds": 49.73, "verdict": "latency-bound",
+   "samples": {"source": {"seconds": 50, "cpu": {"cpus": 2, "busy": 0.9}, "processes_cpu_seconds": 20, "boot_id": "b"},
+               "destination": {"processes_cpu_seconds": 15, "boot_id": "b"}}},
   {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound"},
   {"strategy": "zstd", "status": "failed", "verified": false, "seconds": 0, "predicted_seconds": null}]}
 EOF
 is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2ms L)" \
-"| small-2ms | L | scp | 49.73 | 53.95 | 0.92 | latency-bound | target met |
-| small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met |
-| small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a |"
+"| small-2ms | L | scp | 49.73 | 53.95 | 0.92 | latency-bound | target met | 1.10 |
+| small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met | n/a |
+| small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a | n/a |"
 is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
 
 # the link section: a run's share of the 1 Gbit/s link, the fastest verified result

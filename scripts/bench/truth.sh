@@ -26,7 +26,12 @@ readonly TRUTH_STRATEGIES=scp,tar-ssh,zstd-ssh,splice,zstd,parallel
 readonly TRUTH_ALL=small,big,small-2ms,big-2ms,small-20ms,big-20ms
 
 # truth_rows JSON CASE LINK: one markdown row per result: case, link, strategy,
-# predicted s, measured s, ratio, verdict, the target's verdict.
+# predicted s, measured s, ratio, verdict, the target's verdict, and the cores that
+# processes not ours took meanwhile (the machine's busy CPU less both ends' processes,
+# when both ends are this machine): other users' work, and the kernel's own threads
+# (writeback, softirq) doing some of ours. On this shared 2-vCPU VM it moves a ratio
+# most (2026-12-02: 0.4 to 1.7 cores of 2 in every row), so a row says how loaded its
+# run was.
 truth_rows() {
 	perl -MJSON::PP -e '
 		local $/; open(my $f, "<", $ARGV[0]) or exit 0;
@@ -35,10 +40,18 @@ truth_rows() {
 			my $ok = $r->{status} eq "ok" && $r->{verified};
 			my ($p, $m) = ($r->{predicted_seconds}, $r->{seconds});
 			my $ratio = $ok && $p && $m ? $p / $m : undef;
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $ARGV[1], $ARGV[2], $r->{strategy},
+			my ($src, $dst) = @{ $r->{samples} || {} }{qw(source destination)};
+			my $others = "n/a";
+			if ($ok && $src && $src->{cpu} && $src->{seconds}) {
+				my $f = $src->{cpu}{busy} * $src->{cpu}{cpus} * $src->{seconds} - $src->{processes_cpu_seconds};
+				$f -= $dst->{processes_cpu_seconds} if $dst && ($dst->{boot_id} // "") eq ($src->{boot_id} // "x");
+				$others = sprintf("%.2f", ($f > 0 ? $f : 0) / $src->{seconds});
+			}
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $ARGV[1], $ARGV[2], $r->{strategy},
 				$ok && $p ? sprintf("%.2f", $p) : "n/a", $ok ? sprintf("%.2f", $m) : $r->{status},
 				defined $ratio ? sprintf("%.2f", $ratio) : "n/a", $r->{verdict} // "n/a",
-				!defined $ratio ? "n/a" : $ratio >= 0.85 && $ratio <= 1.15 ? "target met" : "target not met";
+				!defined $ratio ? "n/a" : $ratio >= 0.85 && $ratio <= 1.15 ? "target met" : "target not met",
+				$others;
 		}
 	' "$@"
 }
@@ -90,9 +103,11 @@ section_truth() {
 	echo "\`xfercmp -F build/testbed/ssh_config -s $TRUTH_STRATEGIES\` against the testbed,"
 	echo "cold source, durable destination, every run verified, one run each; \"predicted\" is"
 	echo "the model's time from that run's own ceilings (\`predicted_seconds\`); the link column"
-	echo "is what the probes measured. Target: predicted / measured within 0.85 – 1.15."
+	echo "is what the probes measured. Target: predicted / measured within 0.85 – 1.15. \"others'"
+	echo "CPU\" is the cores processes not ours took during the run, of $(nproc) (other users', and"
+	echo "the kernel's threads doing writeback and network work for the run)."
 	echo
-	md_head lllrrrll case link strategy "predicted s" "measured s" "predicted / measured" verdict "0.85 – 1.15"
+	md_head lllrrrllr case link strategy "predicted s" "measured s" "predicted / measured" verdict "0.85 – 1.15" "others' CPU, cores"
 	for c in "${TRUTH_ROWS[@]}"; do
 		[ -z "$c" ] || printf '%s\n' "$c"
 	done

@@ -48,8 +48,14 @@
  * (never a division by zero).
  *
  * The prediction. A pipeline (tar | ssh | tar, the raw streams) overlaps its
- * stages: predicted = latency + max(network, disk, metadata, cpu), and the
- * largest of those sets it. A serial strategy (scp: each file opened, sent
+ * stages: predicted = latency + max(network + flush, disk, metadata,
+ * cpu + flush), and the largest of those sets it. flush is the run's
+ * measured flush phase (its syncfs, timed after the transfer): the network
+ * and the CPU stages end with the transfer's last byte and the flush then
+ * waits in series; the disk and metadata ceilings were probed to durable
+ * (write + fsync, creates + syncfs) and hold their flush already. It is 0
+ * for a tmpfs destination (no disk waited on); the flush's share is the
+ * disk's. A serial strategy (scp: each file opened, sent
  * and closed before the next) waits for each stage in turn: predicted =
  * max(latency + network + disk + metadata, cpu) (its processes' CPU is spent
  * inside those waits). The verdict is the stage that sets the predicted
@@ -61,7 +67,8 @@
  * nor named in the reason.
  *
  * Shares of the measured wall time: the stages on the critical path (in a
- * pipeline latency and the bound stage, in series every addend, or cpu
+ * pipeline latency and the bound stage, and the flush after a network or cpu
+ * stage as the disk's, in series every addend, or cpu
  * alone when it is longer) as need / max(wall, predicted), the rest 0;
  * other = the wall time the prediction does not explain (0 when the run was
  * faster than predicted). They are never scaled to fit: when predicted and

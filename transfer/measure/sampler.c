@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- readings ---- */
@@ -47,6 +48,8 @@ static void close_files(struct sampler *s)
 		free(s->watch);
 		s->watch = NULL;
 	}
+	free(s->threads);
+	s->threads = NULL;
 }
 
 /* Reads every open file once into r. Returns 0 or -1 (error set). */
@@ -138,6 +141,11 @@ static int tick(struct sampler *s)
 
 	if (take_reading(s, &cur) < 0 || (s->watch && proc_watch_scan(s->watch) < 0))
 		return -1;
+	/* a thread list that cannot be read costs the busiest thread's figure, not the run */
+	if (s->threads && thread_watch_scan(s->threads) < 0) {
+		free(s->threads);
+		s->threads = NULL;
+	}
 	series_add(s, &s->last, &cur);
 	s->last = cur;
 	s->samples++;
@@ -166,6 +174,9 @@ static void *sampler_main(void *arg)
 	struct sampler *s = arg;
 	struct timespec deadline, now, cpu;
 
+	/* our own watching is not a stage of the run (sampler_cpu_s reports it) */
+	if (s->threads)
+		thread_watch_skip(s->threads, (pid_t)syscall(SYS_gettid));
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
@@ -267,6 +278,14 @@ int sampler_start(struct sampler *s, const struct sampler_config *c)
 		proc_watch_init(s->watch, c->watch);
 		if (proc_watch_scan(s->watch) < 0)
 			goto fail;
+	}
+	s->threads = malloc(sizeof(*s->threads));
+	if (s->threads) {
+		thread_watch_init(s->threads, c->pid);
+		if (thread_watch_scan(s->threads) < 0) {
+			free(s->threads);
+			s->threads = NULL;
+		}
 	}
 	if (open_all(s, c) < 0 || take_reading(s, &s->first) < 0)
 		goto fail;
@@ -389,6 +408,9 @@ static void summarize(const struct sampler *s, struct sampler_summary *out)
 			  (double)procstat_clock_ticks();
 	out->proc_cores = per_second(out->proc_cpu_s, secs);
 	out->sampler_cpu_s = (double)s->thread_cpu_ns / 1e9;
+	out->busiest_thread_cpu_s = s->threads ? (double)thread_watch_busiest_ticks(s->threads) /
+							 (double)procstat_clock_ticks()
+					       : -1;
 	summarize_procs(s, out);
 
 	if (s->fd_disk >= 0) {
@@ -633,6 +655,8 @@ json_object *sampler_summary_json(const struct sampler_summary *sum)
 	json_object_object_add(o, "processes", procs_json(sum));
 	json_object_object_add(o, "processes_cpu_seconds", new_double(sum->procs_cpu_s));
 	json_object_object_add(o, "boot_id", json_object_new_string(sum->boot_id));
+	json_object_object_add(o, "busiest_thread_cpu_seconds",
+			       sum->busiest_thread_cpu_s >= 0 ? new_double(sum->busiest_thread_cpu_s) : NULL);
 	return o;
 }
 
@@ -817,5 +841,16 @@ int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 	}
 	if (series_from_json(o, out) < 0)
 		return -1;
+	/* optional: an older agent does not send it */
+	out->busiest_thread_cpu_s = -1;
+	{
+		json_object *v;
+
+		if (json_object_object_get_ex(o, "busiest_thread_cpu_seconds", &v) && v) {
+			if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+				return err_set("sampler summary: 'busiest_thread_cpu_seconds' is not a number");
+			out->busiest_thread_cpu_s = json_object_get_double(v);
+		}
+	}
 	return procs_from_json(o, out);
 }

@@ -14,6 +14,7 @@
 #include "err.h"
 #include "measure/proc_watch.h"
 #include "measure/procstat.h"
+#include "measure/thread_watch.h"
 
 #include <json-c/json.h>
 #include <pthread.h>
@@ -63,6 +64,7 @@ struct sampler_summary {
 	double proc_cpu_s;	/* the process's user + system seconds (the sampler included) */
 	double proc_cores;	/* proc_cpu_s / seconds: fraction of one core */
 	double sampler_cpu_s;	/* the sampling thread's own CPU seconds */
+	double busiest_thread_cpu_s;	/* the process's busiest thread, the sampler's left out; -1 = unknown */
 	/* our process ("self") and the processes watched, busiest first; all of them together */
 	unsigned nprocs;
 	struct sampler_proc procs[SAMPLER_PROCS_MAX];
@@ -119,6 +121,7 @@ struct sampler {
 	unsigned ticks_per_bucket, ticks_in_bucket;
 	uint64_t thread_cpu_ns;
 	struct proc_watch *watch;	/* NULL: only our own process */
+	struct thread_watch *threads;	/* our process's threads; NULL when it could not be had */
 	unsigned self_threads;
 	int failed;		/* set by the thread when a read failed */
 	struct err_saved error;	/* why, for sampler_stop to raise */

@@ -120,6 +120,68 @@ static void test_large_file_unshaped_is_disk_bound(void **state)
 }
 
 /*
+ * The flush of a pipeline waits after its transfer: 120,000 small files
+ * through splice on the testbed (2026-12-02), cpu-bound in its transfer
+ * (both ends' processes 5.07 s over the cores), then a 1.23 s syncfs, 8.36 s
+ * in all. The flush follows the CPU stage in series (6.30 s, cpu-bound, the
+ * flush the destination disk's share); it does not follow a disk stage,
+ * whose durable-write ceiling holds its flush already; nor a tmpfs
+ * destination's (no disk waited on), nor a serial strategy's (its disk term
+ * is in series already).
+ */
+static void test_pipeline_flush_follows_the_transfer(void **state)
+{
+	struct ceilings c = { .net_bps = 2.73e9, .rtt_s = 16e-6, .disk_write_bps = 2.27e9,
+			      .create_per_s = 60000, .src_open_per_s = 60000 };
+	struct attribution_input in = run(8.36, 489848331, 120000);
+	struct attribution a;
+
+	(void)state;
+	in.transfer_s = 7.13;
+	in.flush_s = 1.23;
+	in.cpu_stage_s = 5.07;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.bound, RES_CPU);
+	assert_int_equal(a.verdict, RES_CPU);
+	assert_true(fabs(a.predicted_s - (5.07 + 1.23)) < 1e-9);
+	/* the needs stay each stage's own: the flush is not the CPU's */
+	assert_true(fabs(a.need_s[RES_CPU] - 5.07) < 1e-9);
+	assert_true(fabs(a.share[RES_CPU] - 5.07 / 8.36) < 1e-9);
+	assert_true(fabs(a.share[RES_DISK] - 1.23 / 8.36) < 1e-9);
+	assert_true(fabs(a.share[RES_COUNT] - (8.36 - 6.30) / 8.36) < 1e-9);
+
+	/* a network-bound pipeline waits for its flush too */
+	in.cpu_stage_s = 0.5;
+	c.net_bps = 117e6;
+	in.wall_s = 5.6;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.bound, RES_NETWORK);
+	assert_true(fabs(a.predicted_s - (489848331 / 117e6 + 1.23)) < 1e-9);
+
+	/* the same on tmpfs: no disk to wait on, the flush is not explained */
+	in.dest_is_tmpfs = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - 489848331 / 117e6) < 1e-9);
+	assert_true(a.share[RES_DISK] == 0);
+	in.dest_is_tmpfs = 0;
+
+	/* serial: the sum holds its disk term; the flush is not added again */
+	in.structure = ATTR_SERIAL;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (489848331 / 117e6 + 489848331 / 2.27e9 +
+					  2 * 120000 / 60000.0)) < 1e-9);
+	in.structure = ATTR_PIPELINE;
+
+	/* disk-bound: the durable-write ceiling holds the flush already */
+	c.net_bps = 2.73e9;
+	c.disk_write_bps = 0.1e9;
+	in.wall_s = 5.5;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.bound, RES_DISK);
+	assert_true(fabs(a.predicted_s - 489848331 / 0.1e9) < 1e-9);
+}
+
+/*
  * Source and destination on one device (the testbed): the run measured by
  * attribution_truth.t, 2 GiB through splice, the disk probed alone at
  * 1.44 GB/s cold read and 1.41 GB/s durable write, read and wrote 0.77 GB/s
@@ -867,6 +929,7 @@ int main(void)
 		cmocka_unit_test(test_shaped_link_is_network_bound),
 		cmocka_unit_test(test_large_file_unshaped_is_disk_bound),
 		cmocka_unit_test(test_shared_disk_adds_reads_and_writes),
+		cmocka_unit_test(test_pipeline_flush_follows_the_transfer),
 		cmocka_unit_test(test_scp_small_files_is_latency_bound),
 		cmocka_unit_test(test_reason_never_names_a_rate_above_its_ceiling),
 		cmocka_unit_test(test_pipeline_overlaps_serial_adds),
