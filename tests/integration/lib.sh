@@ -217,6 +217,37 @@ make_test_user() {
 	chmod 600 "$h/key"
 	eval "as_user() { runuser -u '$u' -- env HOME='$h' \"\$@\"; }"
 }
+# user_test_work NAME CLEANUP: for a test that makes a user (make_test_user): $work in
+# /var/tmp, 0755 so that user reaches its home in it; CLEANUP run at exit (on_exit); and
+# a private client ($xf) the user may run
+user_test_work() {
+	work=$(mktemp -d "/var/tmp/xfercmp-$1.XXXXXX") || exit 1
+	chmod 755 "$work"
+	on_exit "$2"
+	private_client "$work"
+	chmod -R a+rX "$work/bin"
+}
+# drop_test_user USER: the end of such a test: the testbed ($tb) down, USER's processes
+# killed and USER deleted, $work removed (0000 directories in it included)
+drop_test_user() {
+	"$tb" down >/dev/null 2>&1
+	pkill -KILL -u "$1" 2>/dev/null
+	userdel "$1" >/dev/null 2>&1
+	chmod -R u+rwx "$work" 2>/dev/null
+	rm -rf "$work"
+}
+# until_empty TRIES PAUSE CMD...: runs CMD up to TRIES times, PAUSE seconds apart, until
+# it prints nothing (0); $left holds what it printed last
+until_empty() {
+	local tries=$1 pause=$2 i
+	shift 2
+	for ((i = 0; i < tries; i++)); do
+		left=$("$@")
+		[ -z "$left" ] && return 0
+		sleep "$pause"
+	done
+	return 1
+}
 finish() {
 	if [ -z "$planned" ]; then
 		echo "1..$n"

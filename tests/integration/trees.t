@@ -29,19 +29,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 
-work=$(mktemp -d /var/tmp/xfercmp-trees.XXXXXX) || exit 1
-chmod 755 "$work"
-cleanup() {
-	"$tb" down >/dev/null 2>&1
-	pkill -KILL -u "$user" 2>/dev/null
-	userdel "$user" >/dev/null 2>&1
-	chmod -R u+rwx "$work" 2>/dev/null
-	rm -rf "$work"
-}
-on_exit cleanup
-
-private_client "$work"
-chmod -R a+rX "$work/bin"
+cleanup() { drop_test_user "$user"; }
+user_test_work trees cleanup
 
 # make_fixture ROOT [root]: the tree; with "root", also what only root can read (a 0000 file)
 make_fixture() {

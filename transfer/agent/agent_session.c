@@ -437,6 +437,15 @@ void agent_session_run(struct agent_session *s)
 		int idle_s = job_in_use(s) ? AGENT_SESSION_BUSY_S : s->session_idle_s;
 
 		if (wire_chan_recv(&s->ctl, idle_s * 1000, &type, &payload, &len) < 0) {
+			/*
+			 * A header refused for what it says (a frame over its
+			 * type's cap, an unknown type) is answered with why
+			 * before the session ends, the stream being lost; a
+			 * connection that failed or a frame that failed its MAC
+			 * is not answered.
+			 */
+			if (wire_last_fault() == WIRE_FAULT_NONE)
+				wire_chan_send_error(&s->ctl, err_msg());
 			json_object_put(reply);
 			break;
 		}

@@ -302,17 +302,53 @@ static int upload_failed(sftp_session sftp, const char *dir, const char *tmp, co
 	else if (removed)
 		err_set("cannot upload the agent to '%s' on the host: %s", remote, why);
 	else
-		err_set("cannot upload the agent to '%s' on the host: %s; its partial copy '%s' is left there (a run 10 minutes from now removes it, or remove it by hand)",
+		err_set("cannot upload the agent to '%s' on the host: %s; its partial copy '%s' goes when the host's sshd sees this connection end (else a run 10 minutes from now removes it)",
 			remote, why, tmp);
 	if (v)
 		sftp_statvfs_free(v);
 	return -1;
 }
 
+/*
+ * A watcher on the host for the upload's temporary copy: a shell that waits
+ * for its stdin to end, then removes tmp. Its stdin ends when the client
+ * ends it (tmp_watcher_end, after the copy was moved into place or removed:
+ * nothing left to remove) or when the SSH connection ends without that (the
+ * client killed in the middle of the upload, or a cut link once sshd learns
+ * of it): sftp-server keeps what it had written, this removes it. Started
+ * before tmp is created, so it is in place first. Returns 0 with x running,
+ * or -1 (error set); x is released by tmp_watcher_end either way.
+ */
+static int tmp_watcher_start(ssh_session s, const char *tmp, struct ssh_exec *x)
+{
+	char quoted[1400], command[1500], line[16];
+
+	if (ssh_shell_quote(tmp, quoted, sizeof(quoted)) < 0)
+		return -1;
+	snprintf(command, sizeof(command), "echo watching; cat >/dev/null; rm -f %s", quoted);
+	if (ssh_exec_start(s, command, x) < 0 ||
+	    ssh_exec_read_line(x, line, sizeof(line), DISCOVER_TIMEOUT_MS) < 0)
+		return err_wrap("cannot watch the agent's upload on the host");
+	return 0;
+}
+
+/* Ends the watcher (best effort, the error of the upload kept) and releases x. */
+static void tmp_watcher_end(struct ssh_exec *x)
+{
+	struct err_saved saved;
+
+	err_save(&saved);
+	if (x->ch)
+		ssh_exec_finish(x, NULL);
+	ssh_exec_release(x);
+	err_restore(&saved);
+}
+
 /* Uploads the agent to ~/.cache/xfercmp/ unless an identical-size copy is there. */
 static int upload_agent(struct ssh_target *t, const char *home, char *remote, size_t len)
 {
 	char local[PATH_MAX], dir[600], tmp[700];
+	struct ssh_exec watcher = { 0 };
 	sftp_session sftp = NULL;
 	struct stat st;
 	char *buf = NULL;
@@ -345,6 +381,8 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
 	sftp_mkdir(sftp, dir, 0700);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
+	if (tmp_watcher_start(t->session, tmp, &watcher) < 0)
+		goto out;
 	if (sftp_put_file(sftp, local, tmp, buf) < 0) {
 		upload_failed(sftp, dir, tmp, remote, (uint64_t)st.st_size);
 		goto out;
@@ -361,6 +399,7 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	prune_agent_cache(sftp, dir, strrchr(remote, '/') + 1);
 	rc = 0;
 out:
+	tmp_watcher_end(&watcher);
 	free(buf);
 	if (sftp)
 		sftp_free(sftp);
