@@ -4,13 +4,14 @@
 #   skipped with the reason (what tmpfs has free, what the workload needs) and
 #   the rest run. /dev/shm is made 1 MiB in a private mount namespace
 #   (unshare -m, root), so nothing outside this test sees it;
+# - the JSON's explain fields match docs/report.schema.json;
 # - the --html page shows, for the explained strategy, the model's share
 #   beside the measured saving as paired bars, then the causal verdict.
 # 2,000 small files through splice: a run of about a second, 12 s in all here.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-plan_root 6
+plan_root 7
 tmp=$(mktemp -d /var/tmp/xfercmp-explain-limits.XXXXXX)
 cleanup() { rm -rf "$tmp"; }
 on_exit cleanup
@@ -37,4 +38,7 @@ grep -q "causal verdict: <b>$(json_get "$json" "d['results'][0]['causal_verdict'
 ok $? "html: the causal verdict the JSON gives"
 grep -q "skipped: tmpfs /dev/shm on local has" "$html"
 ok $? "html: the skipped removal with its reason"
+# the explain fields are in the documented schema (docs/report.schema.json)
+schema_out=$("$top/build/tests/json_schema_check" "$top/docs/report.schema.json" "$json" 2>&1)
+ok $? "the JSON with its explain fields matches the schema${schema_out:+ ($schema_out)}"
 finish
