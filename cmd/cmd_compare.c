@@ -793,6 +793,7 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
+	o->run.probe_seconds = o->probe_seconds;
 	return 0;
 }
 

@@ -19,7 +19,7 @@
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
 #   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
-#                 small-20ms,big-20ms)
+#                 small-20ms,big-20ms,explain-small,explain-big)
 #   --files-20ms N  small files of the truth section's 20 ms case (default 20000)
 #
 # Sections:
@@ -67,7 +67,8 @@
 #   truth  the model's predicted time against the measured one for the six own
 #        strategies, on N small files and the large file, unshaped and at 1 Gbit/s with
 #        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
-#        (scripts/bench/truth.sh).
+#        (scripts/bench/truth.sh); and --explain on N small files and the large file: per
+#        strategy the model's verdict, the causal one and each removal's saving.
 #
 # The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,truth}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,

@@ -176,6 +176,18 @@ is "link_rate: a failed run" "$(link_rate failed 4294967296)" "n/a"
 is "link_best: the fastest verified result" "$(link_best "$tmp/truth.json")" "tar-ssh 2.9"
 echo '{"results": [{"strategy": "splice", "status": "failed", "verified": false}]}' >"$tmp/none.json"
 is "link_best: none verified" "$(link_best "$tmp/none.json")" "none failed"
+cat >"$tmp/explain.json" <<'EOF'
+{"results": [
+  {"strategy": "splice", "status": "ok", "seconds": 5.69, "verdict": "metadata-bound", "causal_verdict": "metadata", "causal_agrees": true,
+   "explain": [{"removed": "dest_disk", "status": "ok", "seconds": 0.32, "saved_fraction": 0.9438},
+               {"removed": "network", "status": "skipped", "seconds": null, "saved_fraction": null}]},
+  {"strategy": "tar-ssh", "status": "ok", "seconds": 9.0, "verdict": "cpu-bound", "causal_verdict": "metadata", "causal_agrees": false,
+   "explain": [{"removed": "durable_write", "status": "ok", "seconds": 3.0, "saved_fraction": 0.6667}]},
+  {"strategy": "zstd", "status": "ok", "seconds": 1.0, "verdict": "cpu-bound"}]}
+EOF
+is "explain_rows: verdicts, savings, agreement" "$(explain_rows "$tmp/explain.json" explain-small)" \
+"| explain-small | splice | 5.69 | metadata-bound | metadata | dest_disk 0.32 s (-94%); network skipped | agree |
+| explain-small | tar-ssh | 9.00 | cpu-bound | metadata | durable_write 3.00 s (-67%) | disagree |"
 
 echo "1..$n"
 exit "$failed"

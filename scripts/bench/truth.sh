@@ -9,6 +9,11 @@
 #   big-2ms     one SIZE file, 1 Gbit/s and 2 ms
 #   small-20ms  FILES_20MS small files (default 20,000), 1 Gbit/s and 20 ms
 #   big-20ms    one SIZE file, 1 Gbit/s and 20 ms
+#   explain-small, explain-big  FILES small files and one SIZE file, the link as it is,
+#               with --explain=TRUTH_EXPLAIN_STRATEGIES (issue 21): each strategy rerun
+#               with one resource taken away at a time; per strategy the model's
+#               verdict, the causal one (the removal that saved most), each removal's
+#               measured saving, and whether the two verdicts agree.
 # (scripts/testbed.sh up --rate 1gbit --delay D). For each strategy: the time the
 # model predicted from that run's own ceilings, the measured time, and their ratio;
 # target 0.85 - 1.15. One run each (no rounds: a per-file strategy at 20 ms takes
@@ -23,7 +28,49 @@
 
 readonly TRUTH_STRATEGIES=scp,tar-ssh,zstd-ssh,splice,zstd,parallel
 # shellcheck disable=SC2034 # read by bench.sh
-readonly TRUTH_ALL=small,big,small-2ms,big-2ms,small-20ms,big-20ms
+readonly TRUTH_ALL=small,big,small-2ms,big-2ms,small-20ms,big-20ms,explain-small,explain-big
+# --explain's strategies: scp is left out (at 120,000 files each of its runs takes
+# minutes, and it has four of them); TRUTH_EXPLAIN_STRATEGIES overrides
+readonly TRUTH_EXPLAIN=${TRUTH_EXPLAIN_STRATEGIES:-tar-ssh,splice,parallel}
+
+# explain_rows JSON CASE: one markdown row per explained result: case, strategy, measured
+# s, model verdict, causal verdict, each removal (its saving, or why it did not run), agree.
+explain_rows() {
+	perl -MJSON::PP -e '
+		local $/; open(my $f, "<", $ARGV[0]) or exit 0;
+		my $d = eval { decode_json(<$f>) } or exit 0;
+		for my $r (@{ $d->{results} || [] }) {
+			next unless $r->{explain};
+			my @ab;
+			for my $a (@{ $r->{explain} }) {
+				push @ab, $a->{status} eq "ok"
+					? sprintf("%s %.2f s (%+.0f%%)", $a->{removed}, $a->{seconds}, -100 * $a->{saved_fraction})
+					: "$a->{removed} $a->{status}";
+			}
+			my $agree = $r->{causal_agrees};
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", $ARGV[1], $r->{strategy},
+				$r->{status} eq "ok" ? sprintf("%.2f", $r->{seconds}) : $r->{status},
+				$r->{verdict} // "n/a", $r->{causal_verdict} // "n/a", join("; ", @ab),
+				!defined $agree ? "n/a" : $agree ? "agree" : "disagree";
+		}
+	' "$@"
+}
+
+# explain_case CASE: FILES small files or one SIZE file, unshaped, with --explain.
+explain_case() {
+	local name=$1 work=() json="$WORK/truth-$1.json"
+	case $name in
+	explain-small) work=(-w smallfiles --files "$FILES" --source-dir "$WORK/truth-small") ;;
+	explain-big) work=(-w largefile --size "$SIZE" --source-dir "$WORK/truth-big") ;;
+	esac
+	say "truth: $name (${work[*]}, --explain=$TRUTH_EXPLAIN)"
+	"$TOP/scripts/testbed.sh" up >&2 || { FAILED=1; return 0; }
+	drop_caches
+	attempt compare_all "$json" "${work[@]}" -s "$TRUTH_EXPLAIN" --explain="$TRUTH_EXPLAIN"
+	[ "$RESULT" != failed ] || FAILED=1
+	[ -z "${BENCH_KEEP_JSON:-}" ] || cp "$json" "$BENCH_KEEP_JSON/" 2>/dev/null || true
+	EXPLAIN_ROWS+=("$(explain_rows "$json" "$name")")
+}
 
 # truth_rows JSON CASE LINK: one markdown row per result: case, link, strategy,
 # predicted s, measured s, ratio, verdict, the target's verdict, and the cores that
@@ -91,10 +138,11 @@ truth_case() {
 section_truth() {
 	local load c cases=()
 	TRUTH_ROWS=()
+	EXPLAIN_ROWS=()
 	load=$(loadavg)
 	IFS=, read -r -a cases <<<"${TRUTH_CASES:?}"
 	for c in "${cases[@]}"; do
-		truth_case "$c"
+		case $c in explain-*) explain_case "$c" ;; *) truth_case "$c" ;; esac
 	done
 	"$TOP/scripts/testbed.sh" up >&2 || true	# unshaped, undelayed for whoever comes next
 	echo
@@ -109,6 +157,20 @@ section_truth() {
 	echo
 	md_head lllrrrllr case link strategy "predicted s" "measured s" "predicted / measured" verdict "0.85 – 1.15" "others' CPU, cores"
 	for c in "${TRUTH_ROWS[@]}"; do
+		[ -z "$c" ] || printf '%s\n' "$c"
+	done
+	[ "${#EXPLAIN_ROWS[@]}" -gt 0 ] || return 0
+	echo
+	echo "## truth: --explain, the model's verdict against the causal one (load average $load)"
+	echo
+	echo "\`xfercmp -F build/testbed/ssh_config -s $TRUTH_EXPLAIN --explain=$TRUTH_EXPLAIN\` against the"
+	echo "unshaped testbed, cold source, durable destination: each strategy rerun with one resource"
+	echo "taken away at a time (dest_disk: the agent's null sink; durable_write: tmpfs; source_disk:"
+	echo "a warm source; network: the agent on loopback; cipher: the cheapest cipher); the causal"
+	echo "verdict is the removal that saved most. Target: the two verdicts agree."
+	echo
+	md_head llrllll case strategy "measured s" "model verdict" "causal verdict" "each removal: time (saving)" agree
+	for c in "${EXPLAIN_ROWS[@]}"; do
 		[ -z "$c" ] || printf '%s\n' "$c"
 	done
 }

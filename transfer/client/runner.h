@@ -61,6 +61,12 @@ struct strategy_result {
 	 * and the agent's peak over its life so far.
 	 */
 	uint64_t client_peak_rss_bytes, agent_peak_rss_bytes, agent_lifetime_peak_rss_bytes;
+	/*
+	 * The destination's create rate measured again right after a run that
+	 * beat the probe's (files/s, at the strategy's depth; 0 = not measured
+	 * again): see recheck_creates() in runner.c. The highest over the runs.
+	 */
+	double create_rechecked_per_s;
 	/* where the time went (when probes ran) */
 	bool have_attribution;
 	struct attribution attribution;
@@ -72,6 +78,7 @@ struct runner_opts {
 	struct strategy_opts strategy;
 	bool sample;		/* sample /proc on both ends while each strategy runs */
 	const struct probe_results *probes;	/* ceilings for attribution; NULL = none */
+	double probe_seconds;	/* the probes' budget, for a create rate measured again (0 = the default) */
 	/*
 	 * The workload is the user's own tree (dir:): a STRATEGY_CLEARTEXT
 	 * strategy to an agent off loopback is skipped unless allow_cleartext

@@ -141,6 +141,17 @@ static void window_ceiling(unsigned flags, unsigned streams, const struct probe_
 		c->window_bytes = p->window.sndbuf_bytes;
 }
 
+unsigned verdict_create_depth(const struct strategy *s, const struct probe_results *p)
+{
+	return (s->dest_depth ? s->dest_depth : 1) * streams_of(s, p);
+}
+
+double verdict_create_ceiling(const struct strategy *s, const struct probe_results *p)
+{
+	return p->ncreate_at ? probe_rate_at(p->create_at, p->ncreate_at, verdict_create_depth(s, p))
+			     : p->create_per_s;
+}
+
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
 		    struct attribution_input *in, struct ceilings *c)
 {
@@ -177,9 +188,10 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	/* several streams read their ranges at once (parallel's large files) */
 	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;
 	/* the ceilings at the files this strategy keeps in flight, all streams together */
-	c->create_per_s = p->ncreate_at ? probe_rate_at(p->create_at, p->ncreate_at,
-							(s->dest_depth ? s->dest_depth : 1) * streams)
-					: p->create_per_s;
+	c->create_per_s = verdict_create_ceiling(s, p);
+	/* measured again after the run, where and when it ran: the faster of two measurements stands */
+	if (r->create_rechecked_per_s > c->create_per_s)
+		c->create_per_s = r->create_rechecked_per_s;
 	c->src_open_per_s = p->nopen_at ? probe_rate_at(p->open_at, p->nopen_at,
 							(s->src_depth ? s->src_depth : 1) * streams)
 					: p->src_open_per_s;

@@ -15,6 +15,15 @@
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
 		    struct attribution_input *in, struct ceilings *c);
 
+/*
+ * The files a strategy keeps in flight at the destination (its depth times
+ * its streams), and the probes' create rate at that depth (files/s, 0 =
+ * not measured): the metadata ceiling verdict_inputs() gives it, before any
+ * rate measured again after its run (create_rechecked_per_s).
+ */
+unsigned verdict_create_depth(const struct strategy *s, const struct probe_results *p);
+double verdict_create_ceiling(const struct strategy *s, const struct probe_results *p);
+
 /* Fills r->attribution and sets r->have_attribution for a result that ran. */
 void verdict_compute(struct strategy_result *r, const struct probe_results *p);
 
