@@ -787,6 +787,9 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	if (probe_all_network(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	choose_streams(o, &s->m, &s->probes);
+	/* a single raw stream sizes its buffers for the swept link over this round trip */
+	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
+	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;

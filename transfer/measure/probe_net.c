@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "err.h"
 #include "measure/procstat.h"
+#include "stream/sock_size.h"
 
 #include <errno.h>
 #include <math.h>
@@ -257,27 +258,13 @@ static int round_trips(const struct probe_job *pj, double seconds, double *p50, 
 	return 0;
 }
 
-/* The third number of a sysctl such as net.ipv4.tcp_wmem ("4096 16384 4194304"), or 0. */
-static double sysctl_max(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	double lo = 0, mid = 0, hi = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lf %lf %lf", &lo, &mid, &hi) != 3)
-		hi = 0;
-	fclose(f);
-	return hi;
-}
-
 /*
  * The sweep (probes.h, probe_network), after the round trips (rtt_p50_s sets
  * the warm-up). Its budget, 2 x seconds, holds the steps' connection set-up
- * too: the data connections open one after another, each a few round trips
- * (32 streams at 20 ms take about 1.5 s), so a step runs only when its
- * measuring time and its streams' set-up, at the slowest set-up per stream
- * seen so far, fit in what is left.
+ * too: the data connections open a few at a time (raw_stream.c), each three
+ * round trips (32 streams at 20 ms took about 1.5 s one after another), so
+ * a step runs only when its measuring time and its streams' set-up, at the
+ * slowest set-up per stream seen so far, fit in what is left.
  */
 static int sweep(const struct probe_job *pj, double seconds, const unsigned char *buf,
 		 struct probe_results *got)
@@ -309,8 +296,8 @@ static int sweep(const struct probe_job *pj, double seconds, const unsigned char
 	got->net_bps_1 = got->sweep[0].bits_per_s / 8;
 	got->net_link_bps = net_sweep_best(got->sweep, got->nsweep) / 8;
 	got->net_saturation = net_sweep_saturation(got->sweep, got->nsweep);
-	got->window.wmem_max_bytes = sysctl_max("/proc/sys/net/ipv4/tcp_wmem");
-	got->window.rmem_max_bytes = sysctl_max("/proc/sys/net/ipv4/tcp_rmem");
+	got->window.wmem_max_bytes = sock_size_sysctl_max("/proc/sys/net/ipv4/tcp_wmem");
+	got->window.rmem_max_bytes = sock_size_sysctl_max("/proc/sys/net/ipv4/tcp_rmem");
 	got->window.rtt_s = got->rtt_p50_s;
 	net_window_judge(&got->window, got->net_bps_1 * 8, got->net_link_bps * 8);
 	return 0;

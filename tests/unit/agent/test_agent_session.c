@@ -251,7 +251,7 @@ static void test_streams_over_the_memory_cap(void **state)
 	agent_child_start(&a);
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
 	job = prepare(&c);
-	assert_int_equal(agent_client_receive(&c, job, "frames", 40), -1);
+	assert_int_equal(agent_client_receive(&c, job, "frames", 40, 0), -1);
 	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 31 or fewer");
 	assert_false(c.lost);
 	assert_int_equal(agent_client_flush(&c, job), 0);
