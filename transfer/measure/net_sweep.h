@@ -108,6 +108,12 @@ struct net_window {
 	double rtt_s;		/* the round trip, p50 */
 	double window_bits_per_s;	/* the window over the round trip: what one stream can carry */
 	bool limited;		/* one stream is window-limited: the link carries clearly more */
+	/*
+	 * When limited and a single raw strategy sets its send buffer
+	 * (sockbuf_plan.h): one stream measured with its buffers sized so
+	 * (probe_net.c's sized_stream), and the send buffer it had; else 0.
+	 */
+	double sized_bits_per_s, sized_sndbuf_bytes;
 };
 
 /*

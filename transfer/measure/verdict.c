@@ -115,9 +115,10 @@ static int one_device(const struct strategy_result *r)
  * at their count is their window's cap, so the difference is waited on the
  * window (latency), not on the link. Through sshd the channel's own
  * ceiling stands (ssh_bps). A single stream whose send buffer was sized
- * past the probe's autotuned one (strategy_open_one_stream) carries that
- * much more a round trip: its cap is the probe stream's rate scaled by the
- * two buffers, at most the link.
+ * past the probe's autotuned one (strategy_open_one_stream) carries more a
+ * round trip: its cap is what the probe's stream sized the same way
+ * carried, or, without that step, the autotuned stream's rate scaled by the
+ * two buffers; at most the link.
  */
 static void window_ceiling(const struct strategy_result *r, unsigned streams,
 			   const struct probe_results *p, struct ceilings *c)
@@ -127,7 +128,13 @@ static void window_ceiling(const struct strategy_result *r, unsigned streams,
 	if (!p->window.limited || (r->strategy->flags & STRATEGY_SSH) || p->nsweep == 0)
 		return;
 	at = net_sweep_rate_at(p->sweep, p->nsweep, streams) / 8;
-	if (streams == 1 && r->sizing.sized && window > 0 && r->sizing.sndbuf_bytes > window) {
+	if (streams == 1 && r->sizing.sized && r->sizing.send.request_bytes > 0 &&
+	    p->window.sized_bits_per_s > 0) {
+		/* measured so: probe_net.c's sized_stream */
+		at = fmin(p->net_link_bps, p->window.sized_bits_per_s / 8);
+		window = p->window.sized_sndbuf_bytes;
+		c->net_bps = fmax(c->net_bps, at);
+	} else if (streams == 1 && r->sizing.sized && window > 0 && r->sizing.sndbuf_bytes > window) {
 		at = fmin(p->net_link_bps, at * r->sizing.sndbuf_bytes / window);
 		window = r->sizing.sndbuf_bytes;
 		c->net_bps = fmax(c->net_bps, at);
