@@ -68,10 +68,16 @@ ok $? "20 ms: -P auto chooses more than 2 streams ($(json_get "$j20" "d['streams
 verdict=$(result "$j20" splice verdict)
 reason=$(result "$j20" splice reason)
 echo "splice: $verdict: $reason" | diag
-[ "$verdict" = latency-bound ]
-ok $? "20 ms: splice (one stream) is latency-bound (got $verdict)"
-case "$reason" in *window-limited*) true ;; *) false ;; esac
-ok $? "20 ms: splice's reason names the window"
+# With its send buffer sized (2 x net.core.wmem_max, past autotuning's 4 MiB) splice's
+# one stream may no longer be the window's: a5c4be0 at 4 Gbit/s read network-bound,
+# "moved 252 MB/s over a link measured at 478 MB/s". The window stays named: by the
+# attribution (latency-bound, window-limited), or by the socket-buffer line when the
+# sysctls cap the sized buffer short of the path's product.
+capped=$(json_get "$j20" "[r for r in d['results'] if r['strategy'] == 'splice'][0]['socket_buffers']['send']['capped']" 2>&1)
+[ "$verdict" = latency-bound ] || [ "$capped" = True ]
+ok $? "20 ms: splice (one stream) is latency-bound or its sized send buffer is capped (got $verdict, capped $capped)"
+case "$reason" in *window-limited*) true ;; *) grep -qE 'splice +needs [0-9]+ MB a side .*caps the send buffer' <<<"$table20" ;; esac
+ok $? "20 ms: splice's report names the window (its reason, or its socket-buffer line)"
 py "$j20" "'net.ipv4.tcp_wmem' in d['recommendation']"
 ok $? "20 ms: the recommendation names the sysctl to raise"
 echo "splice socket_buffers: $(result "$j20" splice socket_buffers)" | diag
