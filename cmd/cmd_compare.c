@@ -376,9 +376,15 @@ static unsigned auto_floor(void)
  */
 static void choose_streams(struct compare_opts *o, const struct manifest *m, struct probe_results *p)
 {
-	unsigned cores = parallel_cpus(), floor_streams = auto_floor(), cap = cores * AUTO_STREAMS_PER_CORE;
-	unsigned long long pieces = m->count + m->total_bytes / AUTO_RANGE_BYTES;
+	unsigned cores = parallel_cpus(), floor_streams, cap = cores * AUTO_STREAMS_PER_CORE;
+	unsigned long long pieces = m->count + m->total_bytes / AUTO_RANGE_BYTES, ranges = 0;
 	unsigned chosen;
+
+	/* the ranges parallel cuts large files into (parallel.c) */
+	for (size_t i = 0; i < m->count; i++)
+		if (m->entries[i].size > AUTO_RANGE_BYTES)
+			ranges += (m->entries[i].size + AUTO_RANGE_BYTES - 1) / AUTO_RANGE_BYTES;
+	floor_streams = net_sweep_floor(cores, ranges, DEFAULT_MAX_STREAMS);
 
 	if (cap > DEFAULT_MAX_STREAMS)
 		cap = DEFAULT_MAX_STREAMS;
@@ -391,13 +397,15 @@ static void choose_streams(struct compare_opts *o, const struct manifest *m, str
 	if (!p || p->nsweep == 0) {
 		chosen = net_sweep_auto(NULL, 0, floor_streams, cap, pieces);
 		snprintf(o->streams_why, sizeof(o->streams_why),
-			 "-P auto chose %u: one a core, no network sweep to go by", chosen);
+			 "-P auto chose %u: %s, no network sweep to go by", chosen,
+			 floor_streams > auto_floor() ? "large files' ranges: the disks' queue depth" : "one a core");
 	} else {
 		chosen = net_sweep_auto(p->sweep, p->nsweep, floor_streams, cap, pieces);
 		snprintf(o->streams_why, sizeof(o->streams_why),
-			 "-P auto chose %u: the sweep saturates at %u stream%s; at least %u (one a core), at most %u (%u a core, the agent's default) and %llu (files and ranges)",
-			 chosen, p->net_saturation, p->net_saturation == 1 ? "" : "s", floor_streams, cap,
-			 AUTO_STREAMS_PER_CORE, pieces);
+			 "-P auto chose %u: the sweep saturates at %u stream%s; at least %u (%s), at most %u (%u a core, the agent's default) and %llu (files and ranges)",
+			 chosen, p->net_saturation, p->net_saturation == 1 ? "" : "s", floor_streams,
+			 floor_streams > auto_floor() ? "large files' ranges: the disks' queue depth" : "one a core",
+			 cap, AUTO_STREAMS_PER_CORE, pieces);
 		probe_results_set_streams(p, chosen);
 	}
 	o->run.strategy.streams = chosen;
@@ -789,6 +797,9 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	if (probe_all_network(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	choose_streams(o, &s->m, &s->probes);
+	/* a single raw stream sizes its buffers for the swept link over this round trip */
+	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
+	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;

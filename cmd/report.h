@@ -129,6 +129,21 @@ json_object *report_peak_rss_json(const struct report *r);
  */
 int report_cost_text(const struct report *r, const struct strategy_result *res, char *buf, size_t len);
 
+/*
+ * A single raw stream's socket buffers (report_sockbuf.c): "needs 105 MB a
+ * side (...); send 8.0 MiB (set), receive 100.1 MiB (set, forced as root);
+ * this machine caps the send buffer: raise net.ipv4.tcp_wmem max to at
+ * least ..." into buf. Returns the length written; 0 when res's stream was
+ * not sized (more than one stream, no probes, not a raw stream).
+ */
+int report_sockbuf_text(const struct report *r, const struct strategy_result *res, char *buf, size_t len);
+
+/*
+ * A result's "socket_buffers": {"bdp_bytes", "send": {...}, "receive":
+ * {...} or null}, or NULL when report_sockbuf_text has nothing to say.
+ */
+json_object *report_sockbuf_json(const struct report *r, const struct strategy_result *res);
+
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);
 

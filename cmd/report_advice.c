@@ -5,6 +5,7 @@
  */
 #include "report.h"
 
+#include "measure/sockbuf_plan.h"
 #include "measure/verdict.h"
 #include "text_wrap.h"
 
@@ -54,7 +55,7 @@ static void window_advice(struct report *r)
 	snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
 		 ". %c%s: use parallel -P %u or more, or raise net.ipv4.tcp_wmem max here (and net.ipv4.tcp_rmem max on the host) to at least %.0f MB",
 		 line[0] == 'o' ? 'O' : line[0], line + 1, p->net_saturation,
-		 net_window_bdp_bytes(p->net_link_bps * 8, p->window.rtt_s) / 1e6);
+		 SOCKBUF_PER_BDP * net_window_bdp_bytes(p->net_link_bps * 8, p->window.rtt_s) / 1e6);
 }
 
 /*

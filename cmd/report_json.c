@@ -179,6 +179,7 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "dest_fs", text_or_null(res->dest_fs));
 	json_object_object_add(o, "error", text_or_null(res->error));
 	report_cost_json(r, res, o);
+	json_object_object_add(o, "socket_buffers", report_sockbuf_json(r, res));
 	attribution_json(o, res, seconds);
 	samples = json_object_new_object();
 	json_object_object_add(samples, "source",

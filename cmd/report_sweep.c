@@ -5,6 +5,7 @@
 #include "report.h"
 
 #include "measure/net_sweep.h"
+#include "measure/sockbuf_plan.h"
 
 #include <stdio.h>
 
@@ -37,10 +38,11 @@ void report_sweep(const struct probe_results *p, FILE *out)
 							  "the probe's time ran out");
 	if (!p->window.limited)
 		return;
-	need = net_window_bdp_bytes(p->net_link_bps * 8, p->window.rtt_s);
+	/* the buffer, not the product: the kernel counts its bookkeeping in it (sockbuf_plan.h) */
+	need = SOCKBUF_PER_BDP * net_window_bdp_bytes(p->net_link_bps * 8, p->window.rtt_s);
 	fprintf(out, "              one stream is window-limited: send buffer %.1f MiB (SO_SNDBUF granted; net.ipv4.tcp_wmem max %.1f MiB, net.ipv4.tcp_rmem max %.1f MiB here) / round trip %.1f ms = %.2f Gbit/s\n",
 		p->window.sndbuf_bytes / MIB, p->window.wmem_max_bytes / MIB, p->window.rmem_max_bytes / MIB,
 		p->window.rtt_s * 1e3, p->window.window_bits_per_s / 1e9);
-	fprintf(out, "              to fill the link with one stream raise net.ipv4.tcp_wmem max here and net.ipv4.tcp_rmem max on the host to at least %.0f MB (%.2f Gbit/s x %.1f ms), or use more streams\n",
+	fprintf(out, "              to fill the link with one stream raise net.ipv4.tcp_wmem max here and net.ipv4.tcp_rmem max on the host to at least %.0f MB (twice %.2f Gbit/s x %.1f ms), or use more streams\n",
 		need / 1e6, p->net_link_bps * 8 / 1e9, p->window.rtt_s * 1e3);
 }

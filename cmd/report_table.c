@@ -148,21 +148,25 @@ static void report_preserved(const struct report *r, FILE *out)
 	}
 }
 
-/* What each strategy cost both machines: CPU per GiB and peak memory (report_cost.c). */
-static void report_costs(const struct report *r, FILE *out)
+/*
+ * A section of one line per strategy that has something to say: header,
+ * then each strategy's text (text returns its length, 0 for nothing).
+ */
+static void report_per_strategy(const struct report *r, FILE *out, const char *header,
+				int (*text)(const struct report *, const struct strategy_result *, char *, size_t))
 {
-	bool header = false;
+	bool shown = false;
 
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
-		char cost[256];
+		char line[1024];
 
-		if (report_cost_text(r, res, cost, sizeof(cost)) <= 0)
+		if (text(r, res, line, sizeof(line)) <= 0)
 			continue;
-		if (!header)
-			fputs("\ncost (median run's CPU, both ends; peak resident memory of xfercmp and its agent):\n", out);
-		header = true;
-		fprintf(out, "  %-17s %s\n", res->strategy->name, cost);
+		if (!shown)
+			fputs(header, out);
+		shown = true;
+		fprintf(out, "  %-17s %s\n", res->strategy->name, line);
 	}
 }
 
@@ -257,7 +261,12 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fprintf(out, "%s\n", noise);
 	report_cleartext(r, out);
 	report_preserved(r, out);
-	report_costs(r, out);
+	/* what each strategy cost both machines (report_cost.c) */
+	report_per_strategy(r, out, "\ncost (median run's CPU, both ends; peak resident memory of xfercmp and its agent):\n",
+			    report_cost_text);
+	/* a single raw stream's socket buffers, sized for the path (report_sockbuf.c) */
+	report_per_strategy(r, out, "\nsocket buffers (one stream, sized for the link's bandwidth-delay product):\n",
+			    report_sockbuf_text);
 	report_shares(r, out, color);
 	report_what_if(r, out, color);
 	report_explain_table(r->explain, out);

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "agent/null_sink.h"
 #include "agent/receivers.h"
+#include "stream/sock_size.h"
 #include "stream/wire_auth.h"
 
 #include <errno.h>
@@ -116,6 +117,46 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	}
 	agent_gate_release(&gate);
 	return rc;
+}
+
+/*
+ * The client asked for receive buffers sized for rcvbuf_bdp_bytes in
+ * flight (a single stream on a long path: raw_stream_open_sized): each data
+ * connection gets what this machine's sysctls allow (as root, past
+ * net.core.rmem_max: measure/sockbuf_plan.h). Returns true when it was
+ * asked, with the limits in *lim, for receive_buffers_reply.
+ */
+static bool size_receive_buffers(json_object *req, const int *fds, unsigned n, struct sockbuf_limits *lim)
+{
+	json_object *v;
+	struct sockbuf_plan plan;
+
+	if (!json_object_object_get_ex(req, "rcvbuf_bdp_bytes", &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return false;
+	sock_size_limits(SOCKBUF_RECV, lim);
+	sockbuf_plan_make(SOCKBUF_RECV, json_object_get_double(v), lim, &plan);
+	for (unsigned i = 0; i < n; i++)
+		sock_size_apply(fds[i], &plan);
+	return true;
+}
+
+/*
+ * The reply's "rcvbuf": stream 0's receive buffer once it has ended (as
+ * set, or as far as autotuning grew it) and this machine's limits, for the
+ * client's report.
+ */
+static void receive_buffers_reply(int fd, const struct sockbuf_limits *lim, json_object *reply)
+{
+	const struct sockbuf_plan asis = { .side = SOCKBUF_RECV };
+	double granted = sock_size_apply(fd, &asis);
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "granted_bytes", json_object_new_double(granted));
+	json_object_object_add(o, "tcp_rmem_max_bytes", json_object_new_double(lim->auto_max));
+	json_object_object_add(o, "rmem_max_bytes", json_object_new_double(lim->set_max));
+	json_object_object_add(o, "may_force", json_object_new_boolean(lim->may_force));
+	json_object_object_add(reply, "rcvbuf", o);
 }
 
 /*
@@ -238,6 +279,8 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	unsigned streams = 0;
 	int *fds, rc, destfd;
 	struct recv_stats total = { 0 };
+	struct sockbuf_limits lim;
+	bool sized;
 	clock_ns start;
 	json_object *sink = NULL;
 	/* --explain's "no destination disk" run only: null_sink.h */
@@ -271,6 +314,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		fds[i] = -1;
 	start = clock_now();
 	rc = accept_streams(s, job->id, streams, fds);
+	sized = rc == 0 && size_receive_buffers(req, fds, streams, &lim);
 	if (rc == 0 && null_sink)
 		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, streams, &total);
 	else if (rc == 0)
@@ -282,6 +326,8 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 				       json_object_new_int64((int64_t)total.wire_bytes));
 		json_object_object_add(reply, "seconds",
 				       json_object_new_double(clock_seconds(start, clock_now())));
+		if (sized)
+			receive_buffers_reply(fds[0], &lim, reply);
 	}
 	for (unsigned i = 0; i < streams; i++)
 		if (fds[i] >= 0)

@@ -506,12 +506,14 @@ int agent_client_cleanup(struct agent_client *c, uint64_t job, bool *parked)
 }
 
 int agent_client_receive(struct agent_client *c, uint64_t job, const char *receiver,
-			 unsigned streams)
+			 unsigned streams, double rcvbuf_bdp_bytes)
 {
 	json_object *req = request("receive", job);
 
 	json_object_object_add(req, "receiver", json_object_new_string(receiver));
 	json_object_object_add(req, "streams", json_object_new_int((int)streams));
+	if (rcvbuf_bdp_bytes > 0)
+		json_object_object_add(req, "rcvbuf_bdp_bytes", json_object_new_double(rcvbuf_bdp_bytes));
 	if (c->null_sink)
 		json_object_object_add(req, "sink", json_object_new_string("null"));
 	return call_and_drop(c, req);
@@ -521,7 +523,24 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 {
 	json_object *reply = NULL;
 	int rc = agent_client_await(c, &reply);
+	json_object *buf;
 
+	memset(got, 0, sizeof(*got));
+	/* an agent that sized its receive buffers says how (agent_receive.c) */
+	if (rc == 0 && json_object_object_get_ex(reply, "rcvbuf", &buf) &&
+	    json_object_is_type(buf, json_type_object)) {
+		json_object *v;
+
+		got->rcvbuf_sized = true;
+		if (json_object_object_get_ex(buf, "granted_bytes", &v))
+			got->rcvbuf_bytes = json_object_get_double(v);
+		if (json_object_object_get_ex(buf, "tcp_rmem_max_bytes", &v))
+			got->rcvbuf_limits.auto_max = json_object_get_double(v);
+		if (json_object_object_get_ex(buf, "rmem_max_bytes", &v))
+			got->rcvbuf_limits.set_max = json_object_get_double(v);
+		if (json_object_object_get_ex(buf, "may_force", &v))
+			got->rcvbuf_limits.may_force = json_object_get_boolean(v);
+	}
 	if (rc == 0 && (wire_get_u64(reply, "files", &got->files) < 0 ||
 			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||
 			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))

@@ -114,14 +114,17 @@ int agent_client_cleanup(struct agent_client *c, uint64_t job, bool *parked);
  * "receive": the agent runs its receiver named receiver on `streams` data
  * connections of job. Returns once the agent is ready for them (open them
  * with agent_client_open_data); its account comes with
- * agent_client_receive_end.
+ * agent_client_receive_end. rcvbuf_bdp_bytes > 0 asks the agent to size
+ * each stream's receive buffer for that many bytes in flight (its own
+ * sysctls decide: measure/sockbuf_plan.h); 0 leaves them to autotuning.
  */
 int agent_client_receive(struct agent_client *c, uint64_t job, const char *receiver,
-			 unsigned streams);
+			 unsigned streams, double rcvbuf_bdp_bytes);
 
 /*
  * Waits for the reply that ends a receive, once every data connection is
- * closed, and fills *got with what the agent received.
+ * closed, and fills *got with what the agent received (and, when it sized
+ * its receive buffers, what it granted and its limits).
  */
 int agent_client_receive_end(struct agent_client *c, struct recv_stats *got);
 

@@ -13,10 +13,19 @@
 
 /*
  * Opens n data connections of job (a destination from agent_client_prepare)
- * into fds[]. Returns 0 or -1 (error set; nothing left open).
+ * into fds[], several at once (raw_stream.c says how many). Returns 0 or -1 (error set; nothing left open).
  */
 int raw_stream_open(struct agent_client *agent, uint64_t job, const char *receiver, unsigned n,
 		    int *fds);
+
+/*
+ * raw_stream_open, with the agent asked to size its receive buffers for a
+ * stream of rcvbuf_bdp_bytes in flight (the link's bandwidth-delay
+ * product; 0: leave them to autotuning). What it granted comes back in the
+ * finish's recv_stats.
+ */
+int raw_stream_open_sized(struct agent_client *agent, uint64_t job, const char *receiver, unsigned n,
+			  double rcvbuf_bdp_bytes, int *fds);
 
 /*
  * Closes the fds (the receivers see EOF) and waits for the agent's reply,

@@ -340,6 +340,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	sample->flush = clock_seconds(t1, t2);
 	r->sent = run.sent;
 	r->received = run.received;
+	r->sizing = run.sizing;
 	if (o->null_sink) {
 		rc = null_sink_check(m, &run.received, r);
 		return cleanup(t, run.job) < 0 ? -1 : rc;

@@ -51,6 +51,7 @@ struct strategy_result {
 	struct stats time;
 	struct send_stats sent;
 	struct recv_stats received;
+	struct stream_sizing sizing;	/* a single raw stream's buffers (strategy_open_one_stream) */
 	/* both ends' /proc counters over the median run (when sampling) */
 	bool have_local, have_remote;
 	struct sampler_summary local, remote;

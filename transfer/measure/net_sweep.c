@@ -82,6 +82,15 @@ unsigned net_sweep_auto(const struct net_sweep_step *steps, unsigned n, unsigned
 	return chosen ? chosen : 1;
 }
 
+unsigned net_sweep_floor(unsigned cores, unsigned long long ranges, unsigned most)
+{
+	unsigned f = cores ? cores : 1;
+
+	if (ranges >= NET_AUTO_RANGE_DEPTH && f < NET_AUTO_RANGE_DEPTH)
+		f = NET_AUTO_RANGE_DEPTH;
+	return most && f > most ? most : f;
+}
+
 void net_window_judge(struct net_window *w, double one_stream_bits_per_s, double link_bits_per_s)
 {
 	double window = known(w->sndbuf_bytes) ? w->sndbuf_bytes : w->wmem_max_bytes;

@@ -82,6 +82,24 @@ double net_sweep_rate_at(const struct net_sweep_step *steps, unsigned n, unsigne
 unsigned net_sweep_auto(const struct net_sweep_step *steps, unsigned n, unsigned floor_streams,
 			unsigned cap, unsigned long long pieces);
 
+/*
+ * Large files' ranges keep the disks busy only when enough of them are in
+ * flight: each stream reads one range and writes one at a time, so this
+ * many streams give both disks a queue of that depth. Measured with the
+ * wan bench on the testbed at 0.5 ms (1 GiB, cold source, durable
+ * destination): -P 2 1.57 s, -P 4 1.35 s, -P 8 1.29 and 1.15 s, -P 16 1.77 s,
+ * all disk-bound, while the sweep's saturation there came out at 2 streams
+ * in one run and 8 in the next (one stream carried 8.4-16.6 Gbit/s).
+ */
+#define NET_AUTO_RANGE_DEPTH 8
+
+/*
+ * -P auto's fewest streams: one a core (cores, at most `most`), or, when
+ * there are at least NET_AUTO_RANGE_DEPTH ranges of large files to share
+ * out, NET_AUTO_RANGE_DEPTH (at most `most` too).
+ */
+unsigned net_sweep_floor(unsigned cores, unsigned long long ranges, unsigned most);
+
 /* What bounds one stream, measured on its socket and this machine's sysctls (0 = unknown). */
 struct net_window {
 	double sndbuf_bytes;	/* SO_SNDBUF the kernel granted the probe's one stream (autotuned) */
@@ -90,6 +108,12 @@ struct net_window {
 	double rtt_s;		/* the round trip, p50 */
 	double window_bits_per_s;	/* the window over the round trip: what one stream can carry */
 	bool limited;		/* one stream is window-limited: the link carries clearly more */
+	/*
+	 * When limited and a single raw strategy sets its send buffer
+	 * (sockbuf_plan.h): one stream measured with its buffers sized so
+	 * (probe_net.c's sized_stream), and the send buffer it had; else 0.
+	 */
+	double sized_bits_per_s, sized_sndbuf_bytes;
 };
 
 /*

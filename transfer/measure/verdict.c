@@ -1,6 +1,7 @@
 #include "measure/verdict.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 /*
@@ -123,22 +124,37 @@ static int one_device(const struct strategy_result *r)
  * network ceiling is the link's swept capacity and what the streams carry
  * at their count is their window's cap, so the difference is waited on the
  * window (latency), not on the link. Through sshd the channel's own
- * ceiling stands (ssh_bps).
+ * ceiling stands (ssh_bps). A single stream whose send buffer was sized
+ * past the probe's autotuned one (strategy_open_one_stream) carries more a
+ * round trip: its cap is what the probe's stream sized the same way
+ * carried, or, without that step, the autotuned stream's rate scaled by the
+ * two buffers; at most the link.
  */
-static void window_ceiling(unsigned flags, unsigned streams, const struct probe_results *p,
-			   struct ceilings *c)
+static void window_ceiling(const struct strategy_result *r, unsigned streams,
+			   const struct probe_results *p, struct ceilings *c)
 {
-	double at;
+	double at, window = p->window.sndbuf_bytes;
 
-	if (!p->window.limited || (flags & STRATEGY_SSH) || p->nsweep == 0)
+	if (!p->window.limited || (r->strategy->flags & STRATEGY_SSH) || p->nsweep == 0)
 		return;
 	at = net_sweep_rate_at(p->sweep, p->nsweep, streams) / 8;
+	if (streams == 1 && r->sizing.sized && r->sizing.send.request_bytes > 0 &&
+	    p->window.sized_bits_per_s > 0) {
+		/* measured so: probe_net.c's sized_stream */
+		at = fmin(p->net_link_bps, p->window.sized_bits_per_s / 8);
+		window = p->window.sized_sndbuf_bytes;
+		c->net_bps = fmax(c->net_bps, at);
+	} else if (streams == 1 && r->sizing.sized && window > 0 && r->sizing.sndbuf_bytes > window) {
+		at = fmin(p->net_link_bps, at * r->sizing.sndbuf_bytes / window);
+		window = r->sizing.sndbuf_bytes;
+		c->net_bps = fmax(c->net_bps, at);
+	}
 	if (!(at > 0) || !(p->net_link_bps > at * (1 + NET_SWEEP_GAIN)))
 		return;
 	c->net_bps = p->net_link_bps;
 	c->stream_cap_bps = at;
-	if (p->window.sndbuf_bytes > 0)
-		c->window_bytes = p->window.sndbuf_bytes;
+	if (window > 0)
+		c->window_bytes = window;
 }
 
 unsigned verdict_create_depth(const struct strategy *s, const struct probe_results *p)
@@ -183,7 +199,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	c->rtt_s = p->rtt_p50_s;
 	c->request_rtt_s = (flags & STRATEGY_SSH) ? p->sftp_rtt_s : 0;
 	c->window_bytes = (flags & STRATEGY_SSH) ? SSH_WINDOW_BYTES : TCP_WINDOW_BYTES;
-	window_ceiling(flags, streams, p, c);
+	window_ceiling(r, streams, p, c);
 	c->disk_write_bps = p->disk_write_bps;
 	/* several streams read their ranges at once (parallel's large files) */
 	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;

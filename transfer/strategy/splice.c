@@ -17,13 +17,14 @@ static int splice_run(struct xfer_run *run)
 
 	if (send_plan_whole(run->manifest, &plan) < 0)
 		return -1;
-	if (raw_stream_open(run->target->agent, run->job, "frames", 1, &fd) < 0) {
+	if (strategy_open_one_stream(run, "frames", &fd) < 0) {
 		send_plan_release(&plan);
 		return -1;
 	}
 	rc = splice_send(fd, run->src_root, plan.items, plan.count, !run->opts->keep_cached,
 			 &run->sent);
 	send_plan_release(&plan);
+	strategy_one_stream_sent(run, fd);
 	return raw_stream_finish(run->target->agent, &fd, 1, rc, &run->received);
 }
 

@@ -5,7 +5,37 @@
  */
 #include "strategy/strategy.h"
 
+#include "client/raw_stream.h"
+#include "measure/net_sweep.h"
+#include "stream/sock_size.h"
+
 #include <stdio.h>
+#include <string.h>
+
+int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd)
+{
+	double bdp = net_window_bdp_bytes(run->opts->path_bytes_per_s * 8, run->opts->path_rtt_s);
+	struct sockbuf_limits lim;
+
+	memset(&run->sizing, 0, sizeof(run->sizing));
+	if (raw_stream_open_sized(run->target->agent, run->job, receiver, 1, bdp, fd) < 0)
+		return -1;
+	if (!(bdp > 0))
+		return 0;
+	sock_size_limits(SOCKBUF_SEND, &lim);
+	sockbuf_plan_make(SOCKBUF_SEND, bdp, &lim, &run->sizing.send);
+	run->sizing.sndbuf_bytes = sock_size_apply(*fd, &run->sizing.send);
+	run->sizing.sized = true;
+	return 0;
+}
+
+void strategy_one_stream_sent(struct xfer_run *run, int fd)
+{
+	const struct sockbuf_plan asis = { .side = SOCKBUF_SEND };
+
+	if (run->sizing.sized && fd >= 0)
+		run->sizing.sndbuf_bytes = sock_size_apply(fd, &asis);
+}
 
 int strategy_needs_ssh(const struct xfer_target *target, char *why, size_t len)
 {

@@ -62,6 +62,7 @@
 #include "client/agent_client.h"
 #include "manifest.h"
 #include "verify.h"
+#include "measure/sockbuf_plan.h"
 #include "stream/xfer_stats.h"
 
 #include <stdbool.h>
@@ -117,6 +118,19 @@ struct strategy_opts {
 	 * reusing those pages is much cheaper than touching fresh memory.
 	 */
 	bool keep_cached;
+	/*
+	 * The path the network probe measured (the swept link's rate and the
+	 * round trip; 0 = unknown, as with --no-probes): a single raw stream
+	 * sizes its socket buffers for their product (strategy_open_one_stream).
+	 */
+	double path_bytes_per_s, path_rtt_s;
+};
+
+/* How a single raw stream's buffers were sized for the path (strategy_open_one_stream). */
+struct stream_sizing {
+	bool sized;			/* the path was known and the stream opened */
+	struct sockbuf_plan send;	/* the sender's plan, on this machine's sysctls */
+	double sndbuf_bytes;		/* SO_SNDBUF the kernel reported once the stream had sent all */
 };
 
 /* Where the data goes: the agent always; SSH when a HOST was given. */
@@ -141,6 +155,7 @@ struct xfer_run {
 	const char *dest;	/* absolute path on the destination host */
 	struct send_stats sent;		/* filled by the strategy */
 	struct recv_stats received;	/* filled by the strategy from the agent, when it knows */
+	struct stream_sizing sizing;	/* filled by strategy_open_one_stream */
 };
 
 struct strategy {
@@ -199,6 +214,22 @@ struct strategy {
 
 /* For `available`: the SSH strategies need a HOST reached over SSH. */
 int strategy_needs_ssh(const struct xfer_target *target, char *why, size_t len);
+
+/*
+ * For a strategy of one raw TCP stream: raw_stream_open of one stream with
+ * its buffers sized for the path's bandwidth-delay product (run->opts):
+ * the send buffer here, when autotuning would not reach it
+ * (measure/sockbuf_plan.h), and the agent asked to size its receive buffer
+ * likewise. Records the plan and the granted sizes in run->sizing (and the
+ * agent's, once finished, in run->received). Returns 0 or -1 (error set).
+ */
+int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd);
+
+/*
+ * Once the stream has sent everything (fd still open; -1: nothing to read):
+ * run->sizing's send buffer as it ended, set or as far as autotuning grew it.
+ */
+void strategy_one_stream_sent(struct xfer_run *run, int fd);
 
 /* Frees s with its release; does nothing for a table's strategy (no release) or NULL. */
 void strategy_free(const struct strategy *s);

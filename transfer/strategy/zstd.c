@@ -16,7 +16,7 @@ static int zstd_run(struct xfer_run *run)
 	struct zstd_sink z;
 	int fd, rc;
 
-	if (raw_stream_open(run->target->agent, run->job, "tar", 1, &fd) < 0)
+	if (strategy_open_one_stream(run, "tar", &fd) < 0)
 		return -1;
 	byte_sink_fd(&fd_sink, &fd);
 	rc = zstd_sink_init(&z, &fd_sink, run->opts->zstd_level, (int)run->opts->zstd_threads);
@@ -27,6 +27,7 @@ static int zstd_run(struct xfer_run *run)
 		run->sent.wire_bytes = z.bytes_out;
 		zstd_sink_release(&z);
 	}
+	strategy_one_stream_sent(run, fd);
 	return raw_stream_finish(run->target->agent, &fd, 1, rc, &run->received);
 }
 

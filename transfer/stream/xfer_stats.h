@@ -1,6 +1,9 @@
 #ifndef XFERCMP_XFER_STATS_H
 #define XFERCMP_XFER_STATS_H
 
+#include "measure/sockbuf_plan.h"
+
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What a sender counts: bytes it read from the source, bytes it put on the wire. */
@@ -16,6 +19,14 @@ struct recv_stats {
 	uint64_t files;		/* files (or ranges) written */
 	uint64_t bytes;		/* content bytes written */
 	uint64_t wire_bytes;	/* bytes read from the socket, framing included */
+	/*
+	 * When the client asked the agent to size its receive buffers
+	 * (raw_stream_open_sized): the buffer stream 0 was granted and the
+	 * agent's limits, for the report's advice. Not summed over streams.
+	 */
+	bool rcvbuf_sized;
+	double rcvbuf_bytes;
+	struct sockbuf_limits rcvbuf_limits;
 };
 
 #endif

@@ -240,6 +240,41 @@ static void test_agent_over_ipv6(void **state)
 	agent_child_wait(&a);
 }
 
+/*
+ * 24 data connections open four at a time (raw_stream.c) through the
+ * agent's gate, none turned away, each carrying its own bytes; asked to
+ * size its receive buffers, the agent says what stream 0 ended with and
+ * its limits.
+ */
+static void test_many_streams_open_at_once(void **state)
+{
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	char payload[4096] = { 0 };
+	int fds[24];
+	struct recv_stats got;
+	uint64_t job, want = 0;
+
+	(void)state;
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	job = prepare(&c);
+	assert_int_equal(raw_stream_open_sized(&c, job, "discard", 24, 8e6, fds), 0);
+	for (unsigned i = 0; i < 24; i++) {
+		assert_true(fds[i] >= 0);
+		assert_int_equal(write(fds[i], payload, 100 + i), (ssize_t)(100 + i));
+		want += 100 + i;
+	}
+	assert_int_equal(raw_stream_finish(&c, fds, 24, 0, &got), 0);
+	assert_int_equal(got.wire_bytes, want);
+	assert_true(got.rcvbuf_sized);
+	assert_true(got.rcvbuf_bytes > 0);
+	assert_true(got.rcvbuf_limits.auto_max > 0);
+	assert_int_equal(agent_client_flush(&c, job), 0);
+	agent_client_close(&c);
+	agent_child_wait(&a);
+}
+
 /* More streams than the session's memory cap holds are refused; the session goes on. */
 static void test_streams_over_the_memory_cap(void **state)
 {
@@ -251,7 +286,7 @@ static void test_streams_over_the_memory_cap(void **state)
 	agent_child_start(&a);
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
 	job = prepare(&c);
-	assert_int_equal(agent_client_receive(&c, job, "frames", 40), -1);
+	assert_int_equal(agent_client_receive(&c, job, "frames", 40, 0), -1);
 	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 31 or fewer");
 	assert_false(c.lost);
 	assert_int_equal(agent_client_flush(&c, job), 0);
@@ -559,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_parked_destinations_give_their_slots_back),
 		cmocka_unit_test(test_agent_over_ipv6),
 		cmocka_unit_test(test_unreachable_agent_names_the_address),
+		cmocka_unit_test(test_many_streams_open_at_once),
 		cmocka_unit_test(test_streams_over_the_memory_cap),
 		cmocka_unit_test(test_silent_session_ends),
 		cmocka_unit_test(test_swapped_job_directory),

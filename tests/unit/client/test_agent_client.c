@@ -217,7 +217,7 @@ static void test_receive(void **state)
 	struct pair *p = *state;
 	struct recv_stats got = { 0 };
 
-	EXPECT_CALL(p, "{\"ready\":true}", agent_client_receive(&p->c, 5, "frames", 2), 0,
+	EXPECT_CALL(p, "{\"ready\":true}", agent_client_receive(&p->c, 5, "frames", 2, 0), 0,
 		    "{\"op\":\"receive\",\"job\":5,\"receiver\":\"frames\",\"streams\":2}");
 	/* the end of a receive is a reply with no request */
 	reply_ok(p, "{\"files\":3,\"bytes\":1000,\"wire_bytes\":1234,\"seconds\":0.5}");

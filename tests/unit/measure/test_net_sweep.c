@@ -139,6 +139,19 @@ static void test_window_not_the_reason(void **state)
 	assert_true(from_sysctl.limited);
 }
 
+static void test_floor(void **state)
+{
+	(void)state;
+	/* small files: one stream a core */
+	assert_int_equal(net_sweep_floor(2, 0, 16), 2);
+	assert_int_equal(net_sweep_floor(2, 7, 16), 2);
+	/* a 1 GiB file is 16 ranges of 64 MiB: the disks' depth */
+	assert_int_equal(net_sweep_floor(2, 16, 16), NET_AUTO_RANGE_DEPTH);
+	assert_int_equal(net_sweep_floor(32, 16, 16), 16);
+	assert_int_equal(net_sweep_floor(2, 16, 4), 4);
+	assert_int_equal(net_sweep_floor(0, 0, 16), 1);
+}
+
 static void test_bdp(void **state)
 {
 	(void)state;
@@ -159,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_window_limited),
 		cmocka_unit_test(test_window_not_the_reason),
+		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_bdp),
 	};
 
