@@ -113,6 +113,13 @@ $(BUILD)/tests/ssh_probe: tests/tools/ssh_probe.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LINK_ALL) $(LIBS) $(LDFLAGS)
 
+# The JSON Schema subset validator (json_schema_check.t, json_schema.t): json-c only.
+JSON_SCHEMA_CHECK := $(BUILD)/tests/json_schema_check
+$(JSON_SCHEMA_CHECK): tests/tools/json_schema_check.c tests/tools/json_schema.c tests/tools/json_schema.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) $(shell pkg-config --cflags json-c) $(CFLAGS) -o $@ \
+		tests/tools/json_schema_check.c tests/tools/json_schema.c $(shell pkg-config --libs json-c) -lm $(LDFLAGS)
+
 # The testbed's delayer (scripts/testbed.sh up --delay): only libnetfilter_queue,
 # none of ours but the header-only clock. Built with the tests, not with `all`:
 # xfercmp itself does not need the library.
@@ -125,7 +132,7 @@ $(DELAYER): tests/tools/delayer.c common/clock.h
 .PHONY: delayer
 delayer: $(DELAYER)
 
-unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER)
+unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER) $(JSON_SCHEMA_CHECK)
 
 setup:
 	@scripts/setup.sh

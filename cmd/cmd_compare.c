@@ -9,7 +9,9 @@
 #include "compare.h"
 #include "live.h"
 #include "measure/verdict.h"
+#include "measure/rss.h"
 #include "environment.h"
+#include "explain_run.h"
 #include "err.h"
 #include "exitcode.h"
 #include "fsutil.h"
@@ -17,6 +19,7 @@
 #include "netaddr.h"
 #include "parallel.h"
 #include "report.h"
+#include "text_wrap.h"
 #include "ssh/ssh_log.h"
 #include "strategy/list.h"
 #include "units.h"
@@ -45,11 +48,7 @@
 	"                           DIR/xfercmp.XXXXXX (0700) removed at the end (default /var/tmp)\n" \
 	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"  \
 	"                           ([ADDR]:PORT for IPv6)\n"                                   \
-	"      --token-file FILE    the token that agent was given (with --agent)\n"            \
-	"      --agent-via-ssh      reach the agent's TCP port through ssh (a direct-tcpip\n"   \
-	"                           channel a stream), as is done by itself when the port\n"  \
-	"                           cannot be reached directly; the cipher is then in the\n"  \
-	"                           raw-TCP strategies' path\n"
+	"      --token-file FILE    the token that agent was given (with --agent)\n"
 #define PROBE_OPTIONS_HELP                                                                     \
 	"      --probe-seconds S    time budget of each probe (default 2)\n"                      \
 	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"     \
@@ -87,7 +86,10 @@ static const char compare_help[] =
 	"                           real-tar-nc) send a dir: tree to a host off loopback; they\n"
 	"                           do not encrypt (they measure the link without a cipher), so\n"
 	"                           without it they are skipped there; the SSH ones encrypt\n"
-	"  -P, --streams N          parallel: TCP streams, 1-64 (default: one a core, at most 16)\n"
+	"  -P, --streams N|auto     parallel, real-rclone, real-fpsync: streams, 1-64; auto\n"
+	"                           (default): where the network probe's stream sweep\n"
+	"                           saturates, at least one a core, at most 8 a core and 16,\n"
+	"                           and no more than the files and ranges to share out\n"
 	"      --zstd-level N       zstd: compression level, negative = fast (default 1)\n"
 	"      --zstd-threads N     zstd: compression threads (default: number of cores, at most\n"
 	"                           64; 0: none, compression in the sending thread)\n"
@@ -95,6 +97,10 @@ static const char compare_help[] =
 	"      --what-if SCENARIO   also predict each strategy on another link, e.g.\n"
 	"                           rate=1gbit,rtt=20ms (repeat it, or separate with ';')\n"
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
+	"      --explain[=LIST]     then rerun LIST (default: the fastest and the slowest) with\n"
+	"                           one resource taken away at a time (destination disk, durable\n"
+	"                           write, source disk, network, cipher) and report what each\n"
+	"                           saved and the causal verdict\n"
 	"      --json FILE          write the results as JSON (- = stdout; schema in README)\n"
 	"      --html FILE          write a self-contained HTML page with a chart\n"
 	"      --export-csv FILE    write the results table as CSV (one row a strategy)\n"
@@ -111,7 +117,8 @@ static const char probe_help[] =
 	"data the source-side and compression probes read.\n\n" WORKLOAD_OPTIONS_HELP
 	CONNECT_OPTIONS_HELP
 	"      --warm               skip the source disk probe (it would drop the page cache)\n"
-	"  -P, --streams N          streams of the many-stream network probe (default: cores)\n"
+	"  -P, --streams N|auto     the streams the ceilings are shown at (default auto: what\n"
+	"                           -P auto would choose from the network probe's sweep)\n"
 	"      --zstd-level N       the level the compression probe measures (default 1)\n"
 	PROBE_OPTIONS_HELP
 	"      --json FILE          write the ceilings as JSON (- = stdout; schema in README)\n"
@@ -145,8 +152,13 @@ static void print_help(int probe_only)
 	fputs("\n", stdout);
 	commands_list(stdout);
 	fputs("\nstrategies (-s all runs them in this order):\n", stdout);
-	for (size_t i = 0; i < strategy_count; i++)
-		printf("  %-*s  %s\n", width, strategy_table[i]->name, strategy_table[i]->summary);
+	for (size_t i = 0; i < strategy_count; i++) {
+		char lead[64];
+
+		snprintf(lead, sizeof(lead), "  %-*s  ", width, strategy_table[i]->name);
+		/* a summary too long for the line goes on under its own start */
+		text_wrap(stdout, lead, (size_t)width + 4, strategy_table[i]->summary, TEXT_WIDTH);
+	}
 }
 
 /* What an interrupt must remove: the temporary source, if we made one. */
@@ -172,6 +184,8 @@ static const struct strategy *const *partial_list;
 static struct strategy_result *partial_results;
 static int partial_n;
 static atomic_int partial_completed;
+/* --explain's removals, once the comparison finished: reported as far as they got */
+static struct explain_report *partial_explain;
 /* set while the normal report is being written: the interrupt waits for it instead */
 static atomic_int reporting;
 
@@ -334,6 +348,58 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 }
 
 #define DEFAULT_MAX_STREAMS 16
+/*
+ * -P auto's most streams a core: a stream held back by its window waits on
+ * the round trip, not on a core (the sweep at 20 ms on the 2-vCPU testbed
+ * still gained at 16 streams), and the sweep itself measured what the cores
+ * drive.
+ */
+#define AUTO_STREAMS_PER_CORE 8
+/* parallel cuts files above this into ranges (parallel.c's RANGE_THRESHOLD): each a piece to share out */
+#define AUTO_RANGE_BYTES (64ull << 20)
+
+/* -P auto's fewest streams, and the streams without a sweep: one a core, at most DEFAULT_MAX_STREAMS. */
+static unsigned auto_floor(void)
+{
+	unsigned cores = parallel_cpus();
+
+	return cores > DEFAULT_MAX_STREAMS ? DEFAULT_MAX_STREAMS : cores;
+}
+
+/*
+ * -P auto, once the network probe swept (p may be NULL: --no-probes):
+ * net_sweep_auto between auto_floor and AUTO_STREAMS_PER_CORE a core (at most
+ * DEFAULT_MAX_STREAMS), no more than m's files and large-file ranges. Sets
+ * the streams and o->streams_why.
+ */
+static void choose_streams(struct compare_opts *o, const struct manifest *m, struct probe_results *p)
+{
+	unsigned cores = parallel_cpus(), floor_streams = auto_floor(), cap = cores * AUTO_STREAMS_PER_CORE;
+	unsigned long long pieces = m->count + m->total_bytes / AUTO_RANGE_BYTES;
+	unsigned chosen;
+
+	if (cap > DEFAULT_MAX_STREAMS)
+		cap = DEFAULT_MAX_STREAMS;
+	if (!o->streams_auto) {
+		snprintf(o->streams_why, sizeof(o->streams_why), "-P %u as given", o->run.strategy.streams);
+		if (p)
+			probe_results_set_streams(p, o->run.strategy.streams);
+		return;
+	}
+	if (!p || p->nsweep == 0) {
+		chosen = net_sweep_auto(NULL, 0, floor_streams, cap, pieces);
+		snprintf(o->streams_why, sizeof(o->streams_why),
+			 "-P auto chose %u: one a core, no network sweep to go by", chosen);
+	} else {
+		chosen = net_sweep_auto(p->sweep, p->nsweep, floor_streams, cap, pieces);
+		snprintf(o->streams_why, sizeof(o->streams_why),
+			 "-P auto chose %u: the sweep saturates at %u stream%s; at least %u (one a core), at most %u (%u a core, the agent's default) and %llu (files and ranges)",
+			 chosen, p->net_saturation, p->net_saturation == 1 ? "" : "s", floor_streams, cap,
+			 AUTO_STREAMS_PER_CORE, pieces);
+		probe_results_set_streams(p, chosen);
+	}
+	o->run.strategy.streams = chosen;
+}
 
 static void set_defaults(struct compare_opts *o, int probe_only)
 {
@@ -349,9 +415,8 @@ static void set_defaults(struct compare_opts *o, int probe_only)
 	 * most 31 record streams within its memory cap of a session (agent.h,
 	 * AGENT_SESSION_MEM_MAX); 16 leaves room for a large manifest. -P sets more.
 	 */
-	o->run.strategy.streams = parallel_cpus();
-	if (o->run.strategy.streams > DEFAULT_MAX_STREAMS)
-		o->run.strategy.streams = DEFAULT_MAX_STREAMS;
+	o->run.strategy.streams = auto_floor();
+	o->streams_auto = 1;
 	o->run.strategy.zstd_level = 1;
 	o->run.strategy.zstd_threads = parallel_cpus();
 	if (o->run.strategy.zstd_threads > STRATEGY_MAX_ZSTD_THREADS)
@@ -362,7 +427,7 @@ enum {
 	OPT_SOURCE_DIR = 2000, OPT_AGENT, OPT_TOKEN, OPT_REPEAT, OPT_WARM, OPT_ZLEVEL,
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
-	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF, OPT_AGENT_VIA_SSH,
+	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF, OPT_EXPLAIN,
 };
 
 /* --what-if: one or several ';'-separated scenarios. Returns 0, or cmd_usage_error's code. */
@@ -408,10 +473,16 @@ static int parse_number(struct compare_opts *o, int opt, const char *arg)
 		o->run.repeat = (unsigned)v;
 		break;
 	case 'P':
+		if (!strcmp(arg, "auto")) {
+			o->streams_auto = 1;
+			o->run.strategy.streams = auto_floor();
+			break;
+		}
 		if (units_parse_count(arg, STRATEGY_MAX_STREAMS, &v) < 0 || v == 0)
-			return cmd_usage_error(NULL, "--streams: expected 1 to %d, got '%s'",
+			return cmd_usage_error(NULL, "--streams: expected auto or 1 to %d, got '%s'",
 					       STRATEGY_MAX_STREAMS, arg);
 		o->run.strategy.streams = (unsigned)v;
+		o->streams_auto = 0;
 		break;
 	case OPT_ZLEVEL: {
 		char *end;
@@ -446,9 +517,6 @@ static int check_opts(struct compare_opts *o, int argc, char **argv)
 		return cmd_usage_error("probe", "--no-probes leaves nothing to do");
 	if (!!o->agent != !!o->token_file)
 		return cmd_usage_error(NULL, "--agent and --token-file go together");
-	if (o->agent_via_ssh && (o->agent || !strcmp(o->host, "local")))
-		return cmd_usage_error(NULL, "--agent-via-ssh needs a HOST reached over ssh (the agent is then "
-					     "started there), not %s", o->agent ? "--agent" : "a local run");
 	if (o->remote_dir && o->remote_dir[0] != '/')
 		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
 	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
@@ -469,7 +537,6 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "accept-new-hostkey", no_argument, NULL, OPT_ACCEPT_NEW },
 		{ "remote-dir", required_argument, NULL, OPT_REMOTE_DIR },
 		{ "allow-cleartext", no_argument, NULL, OPT_ALLOW_CLEARTEXT },
-		{ "agent-via-ssh", no_argument, NULL, OPT_AGENT_VIA_SSH },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "warm", no_argument, NULL, OPT_WARM },
@@ -484,6 +551,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 		{ "disk-probe-size", required_argument, NULL, OPT_DISK_PROBE_SIZE },
 		{ "what-if", required_argument, NULL, OPT_WHAT_IF },
+		{ "explain", optional_argument, NULL, OPT_EXPLAIN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -521,7 +589,6 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
 		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
 		case OPT_ALLOW_CLEARTEXT: o->run.allow_cleartext = true; break;
-		case OPT_AGENT_VIA_SSH: o->agent_via_ssh = 1; break;
 		case OPT_TOKEN: o->token_file = optarg; break;
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
@@ -532,6 +599,14 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_WHAT_IF:
 			if ((rc = parse_what_if(o, optarg)) != 0)
 				return rc;
+			break;
+		case OPT_EXPLAIN:
+			if (probe_only)
+				return cmd_usage_error("probe", "unknown option '--explain'");
+			if (explain_check_list(optarg) < 0)
+				return cmd_usage_error(NULL, "%s", err_msg());
+			o->explain = 1;
+			o->explain_list = optarg && *optarg ? optarg : NULL;
 			break;
 		case 'v': o->verbose = 1; break;
 		case 'q': o->quiet = 1; break;
@@ -635,7 +710,7 @@ static int check_destination_space(const struct agent_client *c, const struct ma
 	uint64_t free_bytes, need = m->total_bytes + m->count * 4096ull + (64ull << 20);
 	char have[32], want[32];
 
-	if (!c->info || !json_object_object_get_ex(c->info, "root_free_bytes", &v))
+	if (!c->info || !json_object_object_get_ex(c->info, "root_free_bytes", &v) || !v)
 		return 0;
 	free_bytes = (uint64_t)json_object_get_int64(v);
 	if (free_bytes >= need)
@@ -672,16 +747,10 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			return -1;
 		if ((o->verbose || isatty(2)) && ssh->uploaded)
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
-		if (agent_client_connect_ssh(c, ssh->agent_host, ssh->agent_port, ssh->token, &so.conn,
-					     o->agent_via_ssh) < 0)
+		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
 			return err_wrap("the agent started on '%s' cannot be reached", o->host);
 		ssh_target_set_agent_root(ssh, c->root);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
-		/* one line: it changes what the raw-TCP strategies measure */
-		if (c->direct_failed[0] && !o->quiet)
-			fprintf(stderr, "xfercmp: the agent's port on %s cannot be reached directly (%s): "
-				"the raw-TCP strategies go through ssh, the cipher in their path\n",
-				o->host, c->direct_failed);
 		return 0;
 	}
 	if (agent_launch_local(proc, NULL) < 0)
@@ -690,27 +759,36 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 	return agent_client_connect(c, proc->host, proc->port, proc->token);
 }
 
-/* Runs the probes into s->probes unless --no-probes. Returns 0 or -1 (error set). */
+/*
+ * Runs the probes into s->probes unless --no-probes: the network first, then
+ * -P auto is resolved from its sweep (choose_streams), then the rest at the
+ * depths the chosen streams use. Returns 0 or -1 (error set).
+ */
 static int run_probes(struct compare_session *s, const struct strategy *const *list, size_t n)
 {
 	struct compare_opts *o = &s->o;
 	struct probe_plan plan = {
 		.agent = &s->agent, .src_root = s->root, .manifest = &s->m,
-		.ssh_session = s->ssh.session, .streams = o->run.strategy.streams,
+		.ssh_session = s->ssh.session, .streams = o->streams_auto ? 0 : o->run.strategy.streams,
 		.zstd_level = o->run.strategy.zstd_level,
 		.zstd_threads = o->run.strategy.zstd_threads, .seconds = o->probe_seconds,
 		.disk_bytes = o->disk_probe_bytes, .warm_source = o->run.warm,
 	};
 
-	if (o->no_probes)
+	if (o->no_probes) {
+		choose_streams(o, &s->m, NULL);
 		return 0;
+	}
 	/* xfercmp probe names no strategies: the ceilings at every depth the table's strategies use */
 	if (!list || n == 0) {
 		list = strategy_table;
 		n = strategy_count;
 	}
+	if (probe_all_network(&plan, &s->probes, probe_progress, o) < 0)
+		return -1;
+	choose_streams(o, &s->m, &s->probes);
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
-	if (probe_all(&plan, &s->probes, probe_progress, o) < 0)
+	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
 	return 0;
@@ -830,7 +908,9 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
 		.partial = partial, .started_at = o->started_at, .command = command,
 		.argc = o->argc, .argv = o->argv, .streams = o->run.strategy.streams,
-		.agent_via_ssh = s->agent.via_ssh,
+		.client_lifetime_peak_rss_bytes = rss_lifetime_peak(),
+		.explain = partial_explain,
+		.streams_auto = o->streams_auto, .streams_why = o->streams_why,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
@@ -879,6 +959,18 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
 	if (live_on)
 		live_stop(&live);
+	live_on = false;
+	if (rc == 0 && s->o.explain) {
+		struct explain_report *ex = calloc(1, sizeof(*ex));
+
+		if (ex) {
+			/* an interrupt from here on reports the comparison and the removals that finished */
+			ex->partial = true;
+			partial_explain = ex;
+			rc = explain_run(s, results, (size_t)n, ex);
+			ex->partial = false;
+		}
+	}
 	/* an interrupted run's report is the interrupt's (report_partial) */
 	leave_exit_to_interrupt();
 	atomic_store(&reporting, 1);
@@ -886,6 +978,8 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	atomic_store(&reporting, 2);
 	leave_exit_to_interrupt();
 	partial_results = NULL;
+	free(partial_explain);
+	partial_explain = NULL;
 	free(results);
 	return code;
 }

@@ -2,12 +2,13 @@
  * xfercmp diff A.json B.json: two runs side by side (before and after a
  * tuning, two hosts, two days): per strategy time A, time B, the change and
  * whether it is beyond the runs' noise; then the ceilings that moved. Reads
- * any schema this version writes (without run_seconds, the min..max range
- * is the noise).
+ * schema 1 and 2 (a schema-1 file is read as schema 2: report_json_upgrade;
+ * without run_seconds, the min..max range is the noise).
  */
 #include "commands.h"
 #include "err.h"
 #include "exitcode.h"
+#include "report.h"
 #include "stats.h"
 
 #include <getopt.h>
@@ -37,6 +38,10 @@ static json_object *load(const char *path)
 	    !json_object_is_type(results, json_type_array)) {
 		json_object_put(doc);
 		return err_set("'%s' is not an xfercmp --json report (no results)", path), NULL;
+	}
+	if (report_json_upgrade(doc, path) < 0) {
+		json_object_put(doc);
+		return NULL;
 	}
 	return doc;
 }
@@ -164,7 +169,7 @@ static void diff_ceilings(json_object *a, json_object *b, FILE *out)
 			continue;
 		if (!header++)
 			fprintf(out, "\nceilings that changed by more than %.0f%%:\n", CEILING_CHANGE * 100);
-		fprintf(out, "  %-20s %12.4g → %-12.4g %+6.0f%%\n", key, x, y, (y / x - 1) * 100);
+		fprintf(out, "  %-30s %12.4g → %-12.4g %+6.0f%%\n", key, x, y, (y / x - 1) * 100);
 	}
 	if (!header)
 		fprintf(out, "\nceilings: none changed by more than %.0f%%\n", CEILING_CHANGE * 100);

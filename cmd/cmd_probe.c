@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "exitcode.h"
 #include "report.h"
+#include "text_wrap.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,14 +17,18 @@ static int report_probes(struct compare_session *s)
 	const struct compare_opts *o = &s->o;
 	struct report rep;
 
-	if (!o->json || strcmp(o->json, "-"))
+	if (!o->json || strcmp(o->json, "-")) {
 		report_ceilings(&s->probes, stdout);
+		if (o->streams_why[0])
+			text_wrap(stdout, "  streams     ", 14, o->streams_why, TEXT_WIDTH);
+	}
 	if (!o->json)
 		return EXIT_OK;
 	rep = (struct report){ .host = o->host, .workload_name = o->workload_name,
 			       .spec = &o->wo.spec, .files = s->m.count,
 			       .bytes = s->m.total_bytes, .probes = &s->probes,
-			       .agent_info = s->agent.info, .agent_via_ssh = s->agent.via_ssh };
+			       .agent_info = s->agent.info, .streams = o->run.strategy.streams,
+			       .streams_auto = o->streams_auto, .streams_why = o->streams_why };
 	if (report_json_write(&rep, o->json) < 0)
 		return compare_fail();
 	return EXIT_OK;

@@ -41,14 +41,18 @@ struct compare_opts {
 	const char *ssh_config;
 	const char *remote_dir;
 	int accept_new_hostkey;
-	int agent_via_ssh;	/* --agent-via-ssh: every connection to the agent through ssh */
 	struct runner_opts run;
+	int streams_auto;	/* -P auto (the default): run.strategy.streams chosen after the network probe */
+	char streams_why[256];	/* how the streams were chosen, for the report */
 	int verbose;
 	int quiet;		/* -q: no progress at all */
 	/* for the record in the reports: the command line and when it started (RFC 3339, UTC) */
 	int argc;
 	char **argv;
 	char started_at[32];
+	/* --explain[=LIST] (explain.h): rerun strategies with one resource taken away */
+	int explain;
+	const char *explain_list;	/* NULL: the fastest and the slowest */
 	/* --what-if scenarios, in the order given */
 	struct what_if what_if[COMPARE_WHAT_IF_MAX];
 	size_t nwhat_if;

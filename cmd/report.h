@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define REPORT_SCHEMA 1
+#define REPORT_SCHEMA 2
+
+struct explain_report;
 
 struct report {
 	const char *host;		/* as the user named it */
@@ -40,10 +42,21 @@ struct report {
 	int argc;		/* the argv as given, for the JSON's "command" (0: none) */
 	char **argv;
 	unsigned streams;	/* -P: the parallelism parallel and the real parallel tools ran at */
-	bool agent_via_ssh;	/* every connection to the agent went through ssh (agent_client.h) */
-	char recommendation[512];		/* "" when there is none */
+	uint64_t client_lifetime_peak_rss_bytes;	/* this process's peak over its life; 0 = unknown */
+	const struct explain_report *explain;	/* --explain's removals; NULL without it */
+	bool streams_auto;	/* -P auto chose it */
+	const char *streams_why;	/* how: "-P auto chose 8: ..." (may be NULL) */
+	char recommendation[1024];		/* "" when there is none */
 	char compression_hint[512];
 };
+
+/*
+ * A report read back (xfercmp diff) in schema REPORT_SCHEMA: a schema-1 doc is
+ * changed in place (rates renamed to their unit and scaled, 0 and "" for "not
+ * measured" made null, the fields schema 2 always has added as null). Returns
+ * 0, or -1 (error set, naming path) for a doc with no schema or a newer one.
+ */
+int report_json_upgrade(json_object *doc, const char *path);
 
 /*
  * The tree beyond its files, ", 310 directories, 64 symbolic links, 12 hard
@@ -92,11 +105,50 @@ double report_predicted(const struct report *r, const struct strategy_result *re
  */
 int report_real_tool(const struct report *r, const struct strategy_result *best, char *buf, size_t len);
 
+/*
+ * The CPU seconds one end (agent: the destination, else the source) spent
+ * per GiB of the workload, over res's median run: our process and those it
+ * watched there (sampler.h's processes_cpu_seconds). -1 when not sampled or
+ * res did not run.
+ */
+double report_cpu_per_gib(const struct report *r, const struct strategy_result *res, bool agent);
+
+/*
+ * Adds to a result's JSON object: client_ and agent_cpu_seconds_per_gib,
+ * client_ and agent_peak_rss_bytes (null for what was not measured).
+ */
+void report_cost_json(const struct report *r, const struct strategy_result *res, json_object *o);
+
+/* The document's "peak_rss": {"client_bytes", "agent_bytes"} over both processes' lives. */
+json_object *report_peak_rss_json(const struct report *r);
+
+/*
+ * "cpu 1.20 s/GiB here, 0.80 s/GiB at the host; peak memory 35 MB here, 20 MB
+ * agent" ("?" for what was not measured) into buf. Returns the length
+ * written; 0 when res did not run.
+ */
+int report_cost_text(const struct report *r, const struct strategy_result *res, char *buf, size_t len);
+
 /* Fills r->recommendation and r->compression_hint from the results and probes. */
 void report_recommend(struct report *r);
 
 /* The ceilings as a small table (xfercmp probe, and above the results). */
 void report_ceilings(const struct probe_results *p, FILE *out);
+
+/*
+ * The network sweep's lines of the ceilings (report_sweep.c): the rate at
+ * each stream count, where it saturates and why it stopped, and, when one
+ * stream is window-limited, what bounds it (its send buffer, the sysctl
+ * maxima, the round trip, their quotient) and which sysctl to raise to what.
+ */
+void report_sweep(const struct probe_results *p, FILE *out);
+
+/*
+ * "one stream is capped at 1.66 Gbit/s by a 4.0 MiB send buffer at 20.2 ms;
+ * the link carries 22.0 Gbit/s with 16 streams" into buf; "" when one
+ * stream is not window-limited.
+ */
+void report_window_line(const struct probe_results *p, char *buf, size_t len);
 
 void report_table(const struct report *r, FILE *out, bool color);
 

@@ -6,8 +6,10 @@
 #include "report.h"
 
 #include "measure/verdict.h"
+#include "text_wrap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double report_predicted(const struct report *r, const struct strategy_result *res,
@@ -33,6 +35,27 @@ static double projected(const struct report *r, const struct strategy_result *re
 	return p > 0 ? p : res->median.transfer + res->median.flush;
 }
 
+
+/*
+ * When one stream is window-limited: "; one stream is capped at ... the
+ * link carries ... with N+ streams: use parallel -P N, or raise
+ * net.ipv4.tcp_wmem max to at least B MB" appended to the recommendation
+ * (the swept capacity, and the buffer one stream would need).
+ */
+static void window_advice(struct report *r)
+{
+	const struct probe_results *p = r->probes;
+	size_t used = strlen(r->recommendation);
+	char line[256];
+
+	if (!p || !p->window.limited || used + 2 >= sizeof(r->recommendation))
+		return;
+	report_window_line(p, line, sizeof(line));
+	snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+		 ". %c%s: use parallel -P %u or more, or raise net.ipv4.tcp_wmem max here (and net.ipv4.tcp_rmem max on the host) to at least %.0f MB",
+		 line[0] == 'o' ? 'O' : line[0], line + 1, p->net_saturation,
+		 net_window_bdp_bytes(p->net_link_bps * 8, p->window.rtt_s) / 1e6);
+}
 
 /*
  * The recommendation: the fastest strategy, "N× faster than the slowest"
@@ -105,6 +128,7 @@ void report_recommend(struct report *r)
 			 best->strategy->real_command, tb);
 	n = (int)strlen(r->recommendation);
 	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
+	window_advice(r);
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;
@@ -125,7 +149,7 @@ static void print_depths(const struct probe_rate *rates, unsigned n, FILE *out)
 		fprintf(out, "%s %u: %.0f/s", i ? "," : "", rates[i].depth, rates[i].per_s);
 }
 
-void report_ceilings(const struct probe_results *p, FILE *out)
+static void ceilings_lines(const struct probe_results *p, FILE *out)
 {
 	fprintf(out, "ceilings measured on this pair of machines:\n");
 	fprintf(out, "  network     %8.2f Gbit/s one stream, %.2f Gbit/s with %u; round trip p50 %.0f µs, p99 %.0f µs\n",
@@ -134,6 +158,7 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 	if (p->net_peer[0])
 		fprintf(out, "              to the agent at %s%s%s\n", p->net_peer,
 			p->net_iface[0] ? " via " : "", p->net_iface);
+	report_sweep(p, out);
 	if (p->ssh_bps > 0)
 		fprintf(out, "  ssh         %8.2f Gbit/s through sshd (%s); SFTP request %.0f µs\n",
 			p->ssh_bps * 8 / 1e9, p->ssh_cipher, p->sftp_rtt_s * 1e6);
@@ -161,4 +186,28 @@ void report_ceilings(const struct probe_results *p, FILE *out)
 	if (p->zstd_bps > 0)
 		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data\n",
 			p->zstd_bps / 1e9, p->zstd_ratio);
+}
+
+/*
+ * The ceilings, each line within TEXT_WIDTH columns: one too long goes on
+ * under the figures' column (14), so the names on the left stay readable.
+ */
+void report_ceilings(const struct probe_results *p, FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *buf = open_memstream(&text, &len);
+
+	if (!buf) {
+		ceilings_lines(p, out);
+		return;
+	}
+	ceilings_lines(p, buf);
+	if (fclose(buf) != 0 || !text) {
+		free(text);
+		ceilings_lines(p, out);
+		return;
+	}
+	text_wrap_block(out, text, TEXT_WIDTH, 14);
+	free(text);
 }

@@ -240,6 +240,9 @@ static void ceilings_table(const struct probe_results *p, FILE *f)
 	fprintf(f, "<tr><td>network, one stream</td><td>%.2f Gbit/s</td></tr>\n", p->net_bps_1 * 8 / 1e9);
 	fprintf(f, "<tr><td>network, %u streams</td><td>%.2f Gbit/s</td></tr>\n", p->net_streams,
 		p->net_bps_n * 8 / 1e9);
+	if (p->nsweep > 0)
+		fprintf(f, "<tr><td>network, the link (swept)</td><td>%.2f Gbit/s, saturated at %u streams</td></tr>\n",
+			p->net_link_bps * 8 / 1e9, p->net_saturation);
 	fprintf(f, "<tr><td>round trip p50 / p99</td><td>%.0f / %.0f µs</td></tr>\n", p->rtt_p50_s * 1e6,
 		p->rtt_p99_s * 1e6);
 	if (p->ssh_bps > 0)
@@ -341,6 +344,7 @@ int report_html_write(const struct report *r, const char *path)
 	chart(r, f);
 	results_table(r, f);
 	what_if_table(r, f);
+	report_html_explain(r, f);
 	if (r->recommendation[0]) {
 		fputs("<p><b>Recommendation:</b> ", f);
 		report_html_escape(f, r->recommendation);
@@ -352,8 +356,10 @@ int report_html_write(const struct report *r, const char *path)
 		fputs("</p>\n", f);
 	}
 	other_explained(r, f);
-	if (r->probes)
+	if (r->probes) {
 		ceilings_table(r->probes, f);
+		report_html_sweep(r->probes, f);
+	}
 	report_html_timelines(r, f);
 	environment_table(r, f);
 	if (r->error) {

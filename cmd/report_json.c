@@ -1,9 +1,15 @@
-/* The --json document. Fields are added by later versions, never renamed. */
+/*
+ * The --json document, schema 2 (README "JSON schema", docs/report.schema.json):
+ * rates named by their unit, null for what was not measured. Fields are added
+ * by later versions; schema 1's names are read by report_json_upgrade.
+ */
 #include "report.h"
+#include "report_explain.h"
 
 #include "err.h"
 #include "version.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +21,22 @@ static const char *status_name(enum result_status s)
 	case RESULT_SKIPPED: return "skipped";
 	}
 	return "failed";
+}
+
+/* v, or null when it is not a measured value (not finite, or 0 where 0 cannot be measured) */
+static json_object *number_or_null(double v, bool measured)
+{
+	return measured && isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *count_or_null(uint64_t v, bool measured)
+{
+	return measured ? json_object_new_int64((int64_t)v) : NULL;
+}
+
+static json_object *text_or_null(const char *s)
+{
+	return s && s[0] ? json_object_new_string(s) : NULL;
 }
 
 /* argv as given, argv[0] included; null when the report has none. */
@@ -56,7 +78,7 @@ static json_object *fastest_json(const struct report *r)
 	return o;
 }
 
-/* [{rate_bits_per_s, rtt_s, predicted: {strategy: seconds}}]: 0 for a value kept as measured. */
+/* [{rate_bits_per_s, rtt_seconds, predicted: {strategy: seconds}}]: null for a value kept as measured. */
 static json_object *what_if_json(const struct report *r)
 {
 	json_object *a = json_object_new_array();
@@ -64,9 +86,10 @@ static json_object *what_if_json(const struct report *r)
 	for (size_t k = 0; k < r->nwhat_if; k++) {
 		json_object *o = json_object_new_object(), *pred = json_object_new_object();
 
-		json_object_object_add(o, "rate_bits_per_s",
-				       json_object_new_double(r->what_if[k].rate_bits_per_s));
-		json_object_object_add(o, "rtt_s", json_object_new_double(r->what_if[k].rtt_s));
+		json_object_object_add(o, "rate_bits_per_s", number_or_null(r->what_if[k].rate_bits_per_s,
+								      r->what_if[k].rate_bits_per_s > 0));
+		json_object_object_add(o, "rtt_seconds",
+				       number_or_null(r->what_if[k].rtt_s, r->what_if[k].rtt_s > 0));
 		for (size_t i = 0; i < r->nresults; i++) {
 			double p = report_predicted(r, &r->results[i], &r->what_if[k]);
 
@@ -80,69 +103,87 @@ static json_object *what_if_json(const struct report *r)
 	return a;
 }
 
-static json_object *result_json(const struct strategy_result *res)
+/* The attribution's fields, each null when no attribution was made (no probes, no run). */
+static void attribution_json(json_object *o, const struct strategy_result *res, double seconds)
 {
-	json_object *o = json_object_new_object(), *phases = json_object_new_object();
+	const struct attribution *a = &res->attribution;
+	json_object *shares = NULL, *need = NULL;
+	bool have = res->have_attribution;
+
+	if (have) {
+		shares = json_object_new_object();
+		need = json_object_new_object();
+		for (int k = 0; k <= RES_COUNT; k++)
+			json_object_object_add(shares, attribution_resource_name((enum resource)k),
+					       json_object_new_double(a->share[k]));
+		for (int k = 0; k < RES_COUNT; k++)
+			json_object_object_add(need, attribution_resource_name((enum resource)k),
+					       json_object_new_double(a->need_s[k]));
+	}
+	json_object_object_add(o, "shares", shares);
+	json_object_object_add(o, "need_seconds", need);
+	json_object_object_add(o, "verdict", have ?
+			       json_object_new_string(attribution_verdict_name(a->verdict)) : NULL);
+	json_object_object_add(o, "reason", have ? text_or_null(a->reason) : NULL);
+	json_object_object_add(o, "predicted_seconds",
+			       number_or_null(a->predicted_s, have && a->predicted_s > 0));
+	json_object_object_add(o, "predicted_ratio", number_or_null(a->predicted_s / seconds,
+			       have && a->predicted_s > 0 && seconds > 0));
+	json_object_object_add(o, "predicted_bound", have ?
+			       json_object_new_string(attribution_resource_name(a->bound)) : NULL);
+	json_object_object_add(o, "misfit", have ? json_object_new_boolean(a->misfit) : NULL);
+	json_object_object_add(o, "note", have ? text_or_null(a->note) : NULL);
+}
+
+/*
+ * One strategy's result. A strategy that failed or was skipped has no run:
+ * its times, counts and rates are null (not 0), and so is everything the
+ * attribution or a far end without sampling did not give.
+ */
+static json_object *result_json(const struct report *r, const struct strategy_result *res)
+{
+	json_object *o = json_object_new_object(), *phases = NULL, *samples;
 	double seconds = res->median.transfer + res->median.flush;
+	bool ran = res->runs > 0, timed = ran && seconds > 0;
 
 	json_object_object_add(o, "strategy", json_object_new_string(res->strategy->name));
 	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
 	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
 	json_object_object_add(o, "cleartext", json_object_new_boolean(res->cleartext));
-	json_object_object_add(o, "agent_via_ssh", json_object_new_boolean(res->agent_via_ssh));
 	json_object_object_add(o, "preserved", 
 			       res->verify_summary[0] ? report_preserved_json(res) : NULL);
-	json_object_object_add(o, "seconds", json_object_new_double(res->runs ? seconds : 0.0));
-	json_object_object_add(phases, "transfer", json_object_new_double(res->median.transfer));
-	json_object_object_add(phases, "flush", json_object_new_double(res->median.flush));
+	json_object_object_add(o, "seconds", number_or_null(seconds, ran));
+	if (ran) {
+		phases = json_object_new_object();
+		json_object_object_add(phases, "transfer", json_object_new_double(res->median.transfer));
+		json_object_object_add(phases, "flush", json_object_new_double(res->median.flush));
+	}
 	json_object_object_add(o, "phases", phases);
 	json_object_object_add(o, "runs", json_object_new_int((int)res->runs));
-	json_object_object_add(o, "min_seconds", json_object_new_double(res->min_seconds));
-	json_object_object_add(o, "max_seconds", json_object_new_double(res->max_seconds));
-	json_object_object_add(o, "mean_seconds",
-			       res->runs ? json_object_new_double(res->time.mean) : NULL);
-	json_object_object_add(o, "stddev_seconds",
-			       res->runs > 1 ? json_object_new_double(res->time.sd) : NULL);
+	json_object_object_add(o, "min_seconds", number_or_null(res->min_seconds, ran));
+	json_object_object_add(o, "max_seconds", number_or_null(res->max_seconds, ran));
+	json_object_object_add(o, "mean_seconds", number_or_null(res->time.mean, ran));
+	json_object_object_add(o, "stddev_seconds", number_or_null(res->time.sd, res->runs > 1));
 	json_object_object_add(o, "run_seconds", run_seconds_json(res));
-	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)res->sent.bytes_read));
-	json_object_object_add(o, "wire_bytes", json_object_new_int64((int64_t)res->sent.wire_bytes));
-	json_object_object_add(o, "files", json_object_new_int64((int64_t)res->sent.files));
-	json_object_object_add(o, "round_trips", json_object_new_int64((int64_t)res->sent.round_trips));
-	json_object_object_add(o, "dest_fs", json_object_new_string(res->dest_fs));
-	json_object_object_add(o, "error", res->error[0] ? json_object_new_string(res->error) : NULL);
-	if (res->have_attribution) {
-		json_object *shares = json_object_new_object(), *need = json_object_new_object();
-
-		for (int k = 0; k <= RES_COUNT; k++)
-			json_object_object_add(shares, attribution_resource_name((enum resource)k),
-					       json_object_new_double(res->attribution.share[k]));
-		for (int k = 0; k < RES_COUNT; k++)
-			json_object_object_add(need, attribution_resource_name((enum resource)k),
-					       json_object_new_double(res->attribution.need_s[k]));
-		json_object_object_add(o, "shares", shares);
-		json_object_object_add(o, "need_seconds", need);
-		json_object_object_add(o, "verdict",
-				       json_object_new_string(attribution_verdict_name(res->attribution.verdict)));
-		json_object_object_add(o, "reason", json_object_new_string(res->attribution.reason));
-		json_object_object_add(o, "predicted_seconds",
-				       json_object_new_double(res->attribution.predicted_s));
-		json_object_object_add(o, "predicted_ratio",
-				       json_object_new_double(seconds > 0 ? res->attribution.predicted_s / seconds : 0));
-		json_object_object_add(o, "predicted_bound", json_object_new_string(
-				       attribution_resource_name(res->attribution.bound)));
-		json_object_object_add(o, "misfit", json_object_new_boolean(res->attribution.misfit));
-		json_object_object_add(o, "note", res->attribution.note[0] ?
-				       json_object_new_string(res->attribution.note) : NULL);
-	}
-	if (res->have_local || res->have_remote) {
-		json_object *samples = json_object_new_object();
-
-		if (res->have_local)
-			json_object_object_add(samples, "source", sampler_summary_json(&res->local));
-		if (res->have_remote)
-			json_object_object_add(samples, "destination", sampler_summary_json(&res->remote));
-		json_object_object_add(o, "samples", samples);
-	}
+	json_object_object_add(o, "bytes", count_or_null(res->sent.bytes_read, ran));
+	json_object_object_add(o, "wire_bytes", count_or_null(res->sent.wire_bytes, ran));
+	json_object_object_add(o, "files", count_or_null(res->sent.files, ran));
+	json_object_object_add(o, "round_trips", count_or_null(res->sent.round_trips, ran));
+	/* throughput of the median run: the tree's bytes and files over its transfer + flush */
+	json_object_object_add(o, "bytes_per_s",
+			       number_or_null((double)res->sent.bytes_read / seconds, timed));
+	json_object_object_add(o, "files_per_s",
+			       number_or_null((double)res->sent.files / seconds, timed));
+	json_object_object_add(o, "dest_fs", text_or_null(res->dest_fs));
+	json_object_object_add(o, "error", text_or_null(res->error));
+	report_cost_json(r, res, o);
+	attribution_json(o, res, seconds);
+	samples = json_object_new_object();
+	json_object_object_add(samples, "source",
+			       res->have_local ? sampler_summary_json(&res->local) : NULL);
+	json_object_object_add(samples, "destination",
+			       res->have_remote ? sampler_summary_json(&res->remote) : NULL);
+	json_object_object_add(o, "samples", samples);
 	return o;
 }
 
@@ -164,47 +205,53 @@ json_object *report_json(const struct report *r)
 	json_object *results = json_object_new_array();
 
 	json_object_object_add(doc, "schema", json_object_new_int(REPORT_SCHEMA));
-	json_object_object_add(doc, "host", json_object_new_string(r->host));
+	json_object_object_add(doc, "host", text_or_null(r->host));
 	json_object_object_add(wl, "name", json_object_new_string(r->workload_name));
 	json_object_object_add(wl, "files", json_object_new_int64((int64_t)r->files));
 	json_object_object_add(wl, "bytes", json_object_new_int64((int64_t)r->bytes));
-	if (r->manifest) {
-		json_object_object_add(wl, "dirs", json_object_new_int64((int64_t)r->manifest->ndirs));
-		json_object_object_add(wl, "symlinks",
-				       json_object_new_int64((int64_t)r->manifest->nsymlinks));
-		json_object_object_add(wl, "hardlinks",
-				       json_object_new_int64((int64_t)r->manifest->nhardlinks));
+	{
+		const struct manifest *m = r->manifest;
+		bool generated = r->spec && r->spec->kind != WORKLOAD_DIR;
+
+		json_object_object_add(wl, "dirs", m ? count_or_null(m->ndirs, true) : NULL);
+		json_object_object_add(wl, "symlinks", m ? count_or_null(m->nsymlinks, true) : NULL);
+		json_object_object_add(wl, "hardlinks", m ? count_or_null(m->nhardlinks, true) : NULL);
 		json_object_object_add(wl, "special_left_out",
-				       json_object_new_int64((int64_t)r->manifest->nspecials));
-		json_object_object_add(wl, "special_left_out_paths", special_paths(r->manifest));
-	}
-	if (r->spec && r->spec->kind != WORKLOAD_DIR) {
-		json_object_object_add(wl, "seed", json_object_new_int64((int64_t)r->spec->seed));
+				       m ? count_or_null(m->nspecials, true) : NULL);
+		json_object_object_add(wl, "special_left_out_paths", m ? special_paths(m) : NULL);
+		/* a directory given (dir:PATH) has no seed nor compressibility */
+		json_object_object_add(wl, "seed", generated ? count_or_null(r->spec->seed, true) : NULL);
 		json_object_object_add(wl, "compressibility",
-				       json_object_new_double(r->spec->compressibility));
+				       generated ? json_object_new_double(r->spec->compressibility) : NULL);
 	}
 	json_object_object_add(doc, "workload", wl);
 	json_object_object_add(doc, "repeat", json_object_new_int((int)r->repeat));
 	json_object_object_add(doc, "cold_source", json_object_new_boolean(!r->warm));
-	json_object_object_add(doc, "agent_via_ssh", json_object_new_boolean(r->agent_via_ssh));
-	if (r->agent_info)
-		json_object_object_add(doc, "agent", json_object_get(r->agent_info));
-	if (r->environment)
-		json_object_object_add(doc, "environment", json_object_get(r->environment));
-	if (r->probes)
-		json_object_object_add(doc, "ceilings", probe_results_json(r->probes));
+	/* -P: what parallel and the real parallel tools ran with, and whether auto chose it */
+	json_object_object_add(doc, "streams", r->streams ? json_object_new_int((int)r->streams) : NULL);
+	json_object_object_add(doc, "streams_auto", json_object_new_boolean(r->streams_auto));
+	json_object_object_add(doc, "streams_reason",
+			       r->streams_why && r->streams_why[0] ? json_object_new_string(r->streams_why) : NULL);
+	/* null: no agent (a local run, --no-agent strategies only), no probes (--no-probes) */
+	json_object_object_add(doc, "agent", r->agent_info ? json_object_get(r->agent_info) : NULL);
+	json_object_object_add(doc, "environment",
+			       r->environment ? json_object_get(r->environment) : NULL);
+	json_object_object_add(doc, "ceilings", r->probes ? probe_results_json(r->probes) : NULL);
 	json_object_object_add(doc, "xfercmp_version", json_object_new_string(XFERCMP_VERSION));
 	json_object_object_add(doc, "started_at",
 			       r->started_at && r->started_at[0] ? json_object_new_string(r->started_at) : NULL);
 	json_object_object_add(doc, "command", command_json(r));
 	json_object_object_add(doc, "partial", json_object_new_boolean(r->partial));
+	json_object_object_add(doc, "peak_rss", report_peak_rss_json(r));
 	json_object_object_add(doc, "fastest", fastest_json(r));
-	json_object_object_add(doc, "recommendation",
-			       r->recommendation[0] ? json_object_new_string(r->recommendation) : NULL);
-	json_object_object_add(doc, "compression_hint",
-			       r->compression_hint[0] ? json_object_new_string(r->compression_hint) : NULL);
-	for (size_t i = 0; i < r->nresults; i++)
-		json_object_array_add(results, result_json(&r->results[i]));
+	json_object_object_add(doc, "recommendation", text_or_null(r->recommendation));
+	json_object_object_add(doc, "compression_hint", text_or_null(r->compression_hint));
+	for (size_t i = 0; i < r->nresults; i++) {
+		json_object *one = result_json(r, &r->results[i]);
+
+		report_explain_json(r->explain, &r->results[i], one);
+		json_object_array_add(results, one);
+	}
 	json_object_object_add(doc, "results", results);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);

@@ -1,13 +1,19 @@
-/* The terminal table: one row per strategy, fastest first marked. */
+/* The terminal table: one row per strategy, fastest first marked; every line fits TEXT_WIDTH. */
 #include "report.h"
+#include "report_explain.h"
 
+#include "text_wrap.h"
 #include "units.h"
 
-#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define BAR_WIDTH 40
+/* 30 cells: a 3% share still shows, and the row with its six percentages fits 100 columns */
+#define BAR_WIDTH 30
+
+/* Where a failed or skipped row's reason starts: after the name and status columns. */
+#define ROW_REASON_COLUMN 26
 
 /*
  * One bar per strategy, BAR_WIDTH cells split by share: N network, L latency,
@@ -42,35 +48,19 @@ static void share_bar(const struct attribution *a, FILE *out, bool color)
 	fputc(']', out);
 }
 
-/*
- * One line naming the strategies whose result has the flag at offset flag
- * (a bool of struct strategy_result), between head and tail; none: nothing.
- */
-static void report_flagged(const struct report *r, FILE *out, size_t flag, const char *head,
-			   const char *tail)
+/* Once: which strategies sent their data unencrypted across the network. */
+static void report_cleartext(const struct report *r, FILE *out)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < r->nresults; i++) {
-		if (!*(const bool *)((const char *)&r->results[i] + flag))
+		if (!r->results[i].cleartext)
 			continue;
-		fprintf(out, "%s%s", n++ ? ", " : head, r->results[i].strategy->name);
+		fprintf(out, "%s%s", n++ ? ", " : "\nsent unencrypted over TCP (readable on the way): ",
+			r->results[i].strategy->name);
 	}
 	if (n)
-		fprintf(out, "%s\n", tail);
-}
-
-/*
- * Once: which strategies sent their data unencrypted across the network,
- * and which went to the agent through ssh (so measured the cipher too).
- */
-static void report_cleartext(const struct report *r, FILE *out)
-{
-	report_flagged(r, out, offsetof(struct strategy_result, cleartext),
-		       "\nsent unencrypted over TCP (readable on the way): ", "; the SSH strategies encrypt");
-	report_flagged(r, out, offsetof(struct strategy_result, agent_via_ssh),
-		       "\nthrough ssh to the agent (its port closed to us, or --agent-via-ssh): ",
-		       "; their times include the cipher and the tunnel");
+		fprintf(out, "; the SSH strategies encrypt\n");
 }
 
 static void report_shares(const struct report *r, FILE *out, bool color)
@@ -85,8 +75,8 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 		return;
 	fprintf(out, "\n%swhere the time went%s (N network, L latency, D disk, M metadata, C cpu, . other: not explained)\n",
 		bold, reset);
-	fprintf(out, "%-17s %-42s %4s %4s %4s %4s %4s %5s  %s\n", "strategy", "", "net", "lat", "disk",
-		"meta", "cpu", "other", "verdict");
+	fprintf(out, "%-17s %-*s %4s %4s %4s %4s %4s %5s  %s\n", "strategy", BAR_WIDTH + 2, "", "net",
+		"lat", "disk", "meta", "cpu", "other", "verdict");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		const struct attribution *a = &res->attribution;
@@ -99,9 +89,15 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 			a->share[RES_NETWORK] * 100, a->share[RES_LATENCY] * 100,
 			a->share[RES_DISK] * 100, a->share[RES_METADATA] * 100, a->share[RES_CPU] * 100,
 			a->share[RES_COUNT] * 100, bold, attribution_verdict_name(a->verdict), reset);
-		fprintf(out, "%17s   %s\n", "", a->reason);
-		if (a->note[0])
-			fprintf(out, "%17s   %snote: %s%s\n", "", red, a->note, reset);
+		/* reason and note hang under their own first word */
+		text_wrap(out, "                    ", 22, a->reason, TEXT_WIDTH);
+		if (a->note[0]) {
+			char lead[64];
+
+			snprintf(lead, sizeof(lead), "%20s%snote: ", "", red);
+			text_wrap(out, lead, 26, a->note, TEXT_WIDTH);
+			fputs(reset, out);
+		}
 	}
 }
 
@@ -152,6 +148,24 @@ static void report_preserved(const struct report *r, FILE *out)
 	}
 }
 
+/* What each strategy cost both machines: CPU per GiB and peak memory (report_cost.c). */
+static void report_costs(const struct report *r, FILE *out)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+		char cost[256];
+
+		if (report_cost_text(r, res, cost, sizeof(cost)) <= 0)
+			continue;
+		if (!header)
+			fputs("\ncost (median run's CPU, both ends; peak resident memory of xfercmp and its agent):\n", out);
+		header = true;
+		fprintf(out, "  %-17s %s\n", res->strategy->name, cost);
+	}
+}
+
 /*
  * Under a repeated strategy's row: mean ± σ, min, max (hyperfine's figures)
  * and each run's time, in run order, up to RUNS_LISTED (the JSON has all).
@@ -169,7 +183,13 @@ static void report_runs_line(const struct strategy_result *res, FILE *out, const
 	fprintf(out, "%s%s\n", res->runs > RUNS_LISTED ? " ... (all in the JSON)" : "", reset);
 }
 
-void report_table(const struct report *r, FILE *out, bool color)
+/*
+ * The table's lines, as written; report_table wraps what is still too long.
+ * The row: seconds (transfer + flush; the JSON has both phases), flush, rates,
+ * wire MB, predicted and its ratio. An ok row is a verified one (the runner
+ * fails a strategy whose copy does not verify), so there is no verified column.
+ */
+static void table_lines(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *green = color ? "\033[32m" : "";
 	const char *red = color ? "\033[31m" : "", *dim = color ? "\033[2m" : "";
@@ -192,39 +212,43 @@ void report_table(const struct report *r, FILE *out, bool color)
 		fputc('\n', out);
 		report_ceilings(r->probes, out);
 	}
+	if (r->streams_why && r->streams_why[0])
+		fprintf(out, "%sstreams: %s\n", r->probes ? "" : "\n", r->streams_why);
 	if (r->partial)
 		fprintf(out, "\n%spartial%s: interrupted; only the strategies marked ok finished\n", red,
 			reset);
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
-	fprintf(out, "\n%-17s %-8s %9s %9s %8s %9s %10s %10s  %-8s %9s %6s\n", "strategy", "status",
-		"seconds", "transfer", "flush", "MB/s", "files/s", "wire MB", "verified", "predicted",
-		"ratio");
+	fprintf(out, "\n%-17s %-6s %8s %7s %8s %8s %8s %9s %6s\n", "strategy", "status", "seconds",
+		"flush", "MB/s", "files/s", "wire MB", "predicted", "ratio");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = report_seconds(res);
 
 		if (res->status != RESULT_OK) {
-			fprintf(out, "%-17s %s%-8s%s %s%s%s\n", res->strategy->name,
-				res->status == RESULT_SKIPPED ? dim : red,
-				res->status == RESULT_SKIPPED ? "skipped" : "FAILED", reset,
-				res->status == RESULT_SKIPPED ? dim : "", res->error, reset);
+			char lead[128];
+
+			snprintf(lead, sizeof(lead), "%-17s %s%-7s%s %s", res->strategy->name,
+				 res->status == RESULT_SKIPPED ? dim : red,
+				 res->status == RESULT_SKIPPED ? "skipped" : "FAILED", reset,
+				 res->status == RESULT_SKIPPED ? dim : "");
+			text_wrap(out, lead, ROW_REASON_COLUMN, res->error, TEXT_WIDTH);
+			fputs(reset, out);
 			continue;
 		}
-		fprintf(out, "%s%-17s%s %s%-8s%s %9.2f %9.2f %8.2f %9.1f %10.0f %10.1f  %-8s",
-			(int)i == best ? bold : "", res->strategy->name, reset, green, "ok", reset, t,
-			res->median.transfer, res->median.flush,
+		fprintf(out, "%s%-17s%s %s%-6s%s %8.2f %7.2f %8.1f %8.0f %8.1f",
+			(int)i == best ? bold : "", res->strategy->name, reset, green,
+			res->verified ? "ok" : "ok?", reset, t, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
-			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
-			res->verified ? "yes" : "no");
+			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6);
 		/* ratio: predicted over measured; a misfit (beyond ATTRIBUTION_MISFIT) is marked */
 		if (res->have_attribution && res->attribution.predicted_s > 0)
 			fprintf(out, " %9.2f %s%5.2fx%s", res->attribution.predicted_s,
 				res->attribution.misfit ? red : "", res->attribution.predicted_s / t, reset);
 		else
 			fprintf(out, " %9s %6s", "-", "-");
-		fprintf(out, "%s%s\n", res->attribution.misfit && res->have_attribution ? " !" : "",
+		fprintf(out, "%s%s\n", res->attribution.misfit && res->have_attribution ? "!" : "",
 			(int)i == best ? "  ← fastest" : "");
 		if (res->runs > 1)
 			report_runs_line(res, out, dim, reset);
@@ -233,12 +257,40 @@ void report_table(const struct report *r, FILE *out, bool color)
 		fprintf(out, "%s\n", noise);
 	report_cleartext(r, out);
 	report_preserved(r, out);
+	report_costs(r, out);
 	report_shares(r, out, color);
 	report_what_if(r, out, color);
+	report_explain_table(r->explain, out);
 	if (r->recommendation[0])
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])
 		fprintf(out, "%scompression%s: %s\n", bold, reset, r->compression_hint);
 	if (r->error)
 		fprintf(out, "\n%serror%s: %s\n", red, reset, r->error);
+}
+
+/*
+ * The table, every line within TEXT_WIDTH columns: table_lines wraps the
+ * lines whose indent matters; the rest (recommendation, notes, lines added
+ * later) wrap here with a hanging indent. Without memory for the buffer, the
+ * lines go out as they are.
+ */
+void report_table(const struct report *r, FILE *out, bool color)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *buf = open_memstream(&text, &len);
+
+	if (!buf) {
+		table_lines(r, out, color);
+		return;
+	}
+	table_lines(r, buf, color);
+	if (fclose(buf) != 0 || !text) {
+		free(text);
+		table_lines(r, out, color);
+		return;
+	}
+	text_wrap_block(out, text, TEXT_WIDTH, -1);
+	free(text);
 }

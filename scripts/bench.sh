@@ -7,12 +7,20 @@
 # asserts an absolute time; a ratio is printed with its target and "met" or "not met".
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
+#                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, a comma-separated list of them, or all (default)
+#   --only S      gen, raw, strategies, wan, limits, pairs, scale, truth, a comma-separated
+#                 list of them, or all (default: gen, raw, strategies, wan, limits, pairs;
+#                 scale and truth are long and run only when named)
+#   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
+#   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
+#   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
+#                 small-20ms,big-20ms)
+#   --files-20ms N  small files of the truth section's 20 ms case (default 20000)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -22,7 +30,7 @@
 #        - N small files: xfercmp splice against `tar -cf - | nc` into `nc -l | tar -xf`
 #          and `sync -f` in the namespace; target splice >= 2x faster;
 #        - one large file: splice against the destination's durable write speed (the
-#          disk_write_bps probe of the same xfercmp invocation, writing the file's size
+#          disk_write_bytes_per_s probe of the same xfercmp invocation, writing the file's size
 #          with --disk-probe-size); target >= 0.95;
 #        - the large file from a warm source into a tmpfs (an agent started by hand in the
 #          namespace): splice against iperf3 memory-to-memory TCP; target >= 0.85.
@@ -35,8 +43,28 @@
 #        `xfercmp --list-strategies` names the strategies and which reference each one
 #        models; the bench adds scp against real-scp-legacy for information only (scp
 #        models SFTP scp, not the legacy protocol).
+#   wan  on the testbed host with 0.5 ms and then 20 ms of added round trip (no rate
+#        limit): parallel with -P auto against -P 1, 2 and 8 on the large file, REPEAT
+#        rounds alternating; target: auto within 10% of the best fixed N. Leaves the
+#        testbed without a delay.
+#        The strategies' cost beside their time: CPU s/GiB on each end, peak RSS of
+#        xfercmp and its agent (scripts/bench/cost.sh).
+#   limits  this machine's physical limits and the best strategy as a fraction of them:
+#        fio reading the large file and writing as much at once (direct I/O at queue
+#        depth 64, and buffered: the faster); a 64-way parallel cold read of the small tree while 4 tar -x create
+#        it from /dev/shm into the destination's file system, then sync -f; targets: best
+#        strategy >= 0.9 of the limit on both, >= 3x the best reference on small files.
+#   pairs  xfercmp's parallel beside real-rclone and real-fpsync at the same -P N, on the
+#        small files and the large file: times, ratios, which is fastest where, and the
+#        recommendation xfercmp gives.
+#   scale  gen and splice, parallel, tar-ssh on FILES and on --scale-files files: time per
+#        file (target: within 1.2x), client and agent peak RSS (target: < 300 MB).
+#   truth  the model's predicted time against the measured one for the six own
+#        strategies, on N small files and the large file, unshaped and at 1 Gbit/s with
+#        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
+#        (scripts/bench/truth.sh).
 #
-# The sections live in scripts/bench/{gen,raw,strategies}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan,limits,pairs,scale,truth}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -66,8 +94,18 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/raw.sh"
 # shellcheck source=scripts/bench/strategies.sh
 . "$bench_dir/strategies.sh"
+# shellcheck source=scripts/bench/wan.sh
+. "$bench_dir/wan.sh"
+# shellcheck source=scripts/bench/limits.sh
+. "$bench_dir/limits.sh"
+# shellcheck source=scripts/bench/pairs.sh
+. "$bench_dir/pairs.sh"
+# shellcheck source=scripts/bench/scale.sh
+. "$bench_dir/scale.sh"
+# shellcheck source=scripts/bench/truth.sh
+. "$bench_dir/truth.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies|all]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -78,18 +116,27 @@ size=4G
 repeat=3
 only=all
 quick=0
+truth_list=$TRUTH_ALL
+files_20ms=20000
 files_set=0
 size_set=0
+scale_files=1000000
+scale_set=0
+pair_streams=8
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--files | --size | --repeat | --only)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
+		--scale-files) scale_files=$2; scale_set=1 ;;
+		--pair-streams) pair_streams=$2 ;;
 		--files) files=$2; files_set=1 ;;
 		--size) size=$2; size_set=1 ;;
 		--repeat) repeat=$2 ;;
 		--only) only=$2 ;;
+		--cases) truth_list=$2 ;;
+		--files-20ms) files_20ms=$2 ;;
 		esac
 		shift 2
 		;;
@@ -100,26 +147,39 @@ done
 if [ "$quick" -eq 1 ]; then
 	[ "$files_set" -eq 1 ] || files=20000
 	[ "$size_set" -eq 1 ] || size=1G
+	[ "$scale_set" -eq 1 ] || scale_files=200000
 fi
 [[ $files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files: expected 1 to 99999999, got '$files'"
 [[ $size =~ ^[1-9][0-9]*([KkMmGgTt][iI]?)?[bB]?$ ]] || die 2 "--size: expected e.g. 4G, got '$size'"
 [[ $repeat =~ ^[1-9]$ ]] || die 2 "--repeat: expected 1 to 9, got '$repeat'"
-[ "$only" != all ] || only=gen,raw,strategies
+[[ $scale_files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--scale-files: expected 1 to 99999999, got '$scale_files'"
+[[ $pair_streams =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] || die 2 "--pair-streams: expected a comma-separated list of 1 to 64, got '$pair_streams'"
+[[ $files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files-20ms: expected 1 to 99999999, got '$files_20ms'"
+[ "$truth_list" != all ] || truth_list=$TRUTH_ALL
+IFS=, read -r -a truth_cases <<<"$truth_list"
+for c in "${truth_cases[@]}"; do
+	case ",$TRUTH_ALL," in *",$c,"*) ;; *) die 2 "--cases: expected some of $TRUTH_ALL (comma-separated) or all, got '$truth_list'" ;; esac
+done
+[ "$only" != all ] || only=gen,raw,strategies,wan,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies) ;; *) die 2 "--only: expected gen, raw, strategies or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, wan, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
+readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
+readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
 # the strategies, and which reference each models, as xfercmp lists them (exit 2 if it
 # cannot), read before anything runs
 case ",$ONLY," in *,strategies,*) strategies_load ;; esac
-for c in tar nc iperf3 perl ip ss mount umount timeout setsid awk sort find; do
+for c in tar nc iperf3 perl ip ss mount umount timeout setsid awk sort find split xargs; do
 	command -v "$c" >/dev/null || die 2 "$c not found (run scripts/setup.sh)"
 done
 perl -MJSON::PP -e 1 2>/dev/null || die 2 "perl's JSON::PP module is missing"
+case ",$ONLY," in *,limits,*) command -v fio >/dev/null || die 2 "fio not found (run scripts/setup.sh)" ;; esac
+case ",$ONLY," in *,scale,*) [ -x /usr/bin/time ] || die 2 "/usr/bin/time not found (Debian package time; run scripts/setup.sh)" ;; esac
 
 header() {
 	local dev model disk tb
@@ -136,6 +196,8 @@ header() {
 	echo "- machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), kernel $(uname -r), disk $disk"
 	echo "- load average at start: $(loadavg)"
 	echo "- workloads: $FILES small files (smallfiles), one file of $SIZE (largefile); medians of $REPEAT runs"
+	case ",$ONLY," in *,scale,*) echo "- scale: $SCALE_FILES small files" ;; esac
+	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files); one run each" ;; esac
 	if [ "$ONLY" != gen ]; then
 		tb=$("$TOP/scripts/testbed.sh" status 2>/dev/null | sed -n 's/^link: //p' || true)
 		echo "- testbed link: ${tb:-down}"
@@ -156,6 +218,11 @@ for section in "${SECTIONS[@]}"; do
 		generate_sources
 		section_strategies
 		;;
+	limits) section_limits ;;
+	pairs) section_pairs ;;
+	scale) section_scale ;;
+	truth) section_truth ;;
+	wan) section_wan ;;
 	esac
 done
 echo

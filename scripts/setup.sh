@@ -10,7 +10,7 @@ packages=(
 	clang libclang-rt-14-dev
 	openssh-server openssh-client iproute2 procps iptables iputils-ping
 	libnetfilter-queue-dev
-	tar zstd rsync rclone fpart netcat-openbsd iperf3 perl python3
+	tar zstd rsync rclone fpart netcat-openbsd iperf3 fio time perl python3
 	man-db zsh
 	chromium
 )

@@ -258,8 +258,19 @@ static void check_missing(const struct manifest *m, const struct tree *t, struct
 		}
 }
 
+static int file_path_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct tree_file *)elem)->path);
+}
+
 int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 		struct verify_report *r)
+{
+	return verify_tree_noted(root, m, threads, NULL, 0, r);
+}
+
+int verify_tree_noted(const char *root, const struct manifest *m, unsigned threads,
+		      const struct verify_mode_note *notes, size_t n, struct verify_report *r)
 {
 	struct tree t;
 	struct check_job job = { .root = root, .m = m, .t = &t };
@@ -268,6 +279,14 @@ int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 	memset(r, 0, sizeof(*r));
 	if (tree_scan(root, &t) < 0)
 		return err_wrap("verify");
+	/* the scan sorted the files by path */
+	for (size_t i = 0; i < n; i++) {
+		struct tree_file *f = bsearch(notes[i].path, t.files, t.count, sizeof(*t.files),
+					      file_path_cmp);
+
+		if (f)
+			f->mode = notes[i].mode;
+	}
 	job.expect = calloc(t.count ? t.count : 1, sizeof(*job.expect));
 	job.hashes = calloc(t.count ? t.count : 1, sizeof(*job.hashes));
 	if (!job.expect || !job.hashes || hash_bufs_init(&job.bufs, threads, HASH_BUF) < 0) {

@@ -80,6 +80,16 @@ uint64_t verify_failures(const struct verify_report *r, unsigned claims);
 int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 		struct verify_report *r);
 
+/* A directory whose mode the walk must take as `mode`, not as it finds it (opened up to be read). */
+struct verify_mode_note {
+	char *path;	/* relative to the root */
+	uint32_t mode;
+};
+
+/* verify_tree, taking the n notes' modes for those directories. */
+int verify_tree_noted(const char *root, const struct manifest *m, unsigned threads,
+		      const struct verify_mode_note *notes, size_t n, struct verify_report *r);
+
 /*
  * One line on content: "12000 files, 47.2 MiB verified" or "3 differences:
  * 1 missing, ...", then, for a tree with links or directories, what was kept

@@ -37,6 +37,7 @@ say() { echo "bench: $*" >&2; }
 
 WORK=""
 SHM_TAR=""
+CLEANUP_PATHS=()	# more files and directories a section made outside WORK, removed on exit
 TMPFS=""
 RESULT=""
 SRC_SMALL=""
@@ -71,6 +72,7 @@ cleanup() {
 		umount "$TMPFS" || say "cannot unmount $TMPFS; unmount it by hand"
 	fi
 	[ -z "$SHM_TAR" ] || rm -f "$SHM_TAR"
+	[ "${#CLEANUP_PATHS[@]}" -eq 0 ] || rm -rf "${CLEANUP_PATHS[@]}"
 	[ -z "$WORK" ] || rm -rf "$WORK"
 	if [ "$BROUGHT_UP" -eq 1 ]; then
 		if testbed_in_use; then

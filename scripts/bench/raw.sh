@@ -6,7 +6,7 @@
 #   - N small files: splice against `tar -cf - | nc` into `nc -l | tar -xf` and
 #     `sync -f` in the namespace; target splice >= 2x faster;
 #   - one large file: splice against the destination's durable write speed (the
-#     disk_write_bps probe of the same xfercmp invocation, writing the file's size with
+#     disk_write_bytes_per_s probe of the same xfercmp invocation, writing the file's size with
 #     --disk-probe-size); target >= 0.95;
 #   - the large file from a warm source into a tmpfs (an agent started by hand in the
 #     namespace): splice against iperf3 memory-to-memory TCP; target >= 0.85.
@@ -180,8 +180,8 @@ raw_big() {
 		attempt compare_testbed "$WORK/big-splice.$k.json" -w largefile --size "$SIZE" \
 			--source-dir "$SRC_BIG" -s splice --disk-probe-size "$SIZE"
 		sp+=("$RESULT")
-		disk+=("$(json_get "$WORK/big-splice.$k.json" ceilings.disk_write_bps)")
-		rd+=("$(json_get "$WORK/big-splice.$k.json" ceilings.disk_read_bps)")
+		disk+=("$(json_get "$WORK/big-splice.$k.json" ceilings.disk_write_bytes_per_s)")
+		rd+=("$(json_get "$WORK/big-splice.$k.json" ceilings.disk_read_bytes_per_s)")
 		cold_like_xfercmp "$SRC_BIG"
 		attempt tar_nc "$SRC_BIG" "$WORK/dst"
 		tn+=("$RESULT")
@@ -194,7 +194,7 @@ raw_big() {
 		attempt compare_testbed "$WORK/big-splice-warm.$k.json" -w largefile --size "$SIZE" \
 			--source-dir "$SRC_BIG" -s splice --warm --disk-probe-size "$SIZE"
 		wsp+=("$RESULT")
-		wdisk+=("$(json_get "$WORK/big-splice-warm.$k.json" ceilings.disk_write_bps)")
+		wdisk+=("$(json_get "$WORK/big-splice-warm.$k.json" ceilings.disk_write_bytes_per_s)")
 		say "large file run $k: splice ${sp[-1]} s (disk write ${disk[-1]:-?} B/s), tar | nc ${tn[-1]} s, local cp ${cp[-1]} s, warm-source splice ${wsp[-1]} s (disk write ${wdisk[-1]:-?} B/s)"
 	done
 
@@ -217,11 +217,11 @@ raw_big() {
 	echo "Source and destination share one disk here: every byte moved is read from it and"
 	echo "written to it. A cold local \`cp\` of the file onto the same file system (then"
 	echo "\`sync -f\`), runs alternating with splice's, shows what the disk does under that load."
-	echo "The destination's durable write speed is the \`disk_write_bps\` probe (sequential"
+	echo "The destination's durable write speed is the \`disk_write_bytes_per_s\` probe (sequential"
 	echo "writes with write-behind and drop-behind, as splice's receiver writes, then fsync, into"
 	echo "the agent's root on the same file system; \`--disk-probe-size $SIZE\`, as much as the"
 	echo "file) that the same xfercmp invocation ran just before its splice run; the source's"
-	echo "cold read speed (\`disk_read_bps\`: sequential 1 MiB reads dropped behind the reader, as"
+	echo "cold read speed (\`disk_read_bytes_per_s\`: sequential 1 MiB reads dropped behind the reader, as"
 	echo "splice's sender reads, up to 1 GiB) is shown because the source read shares the disk"
 	echo "with the destination's writes here: if the disk could only read or write at a time,"
 	echo "moving each byte would take 1 / write + 1 / read. The warm-source rows are the same"
@@ -233,11 +233,11 @@ raw_big() {
 	md_head lrrl what "median s" MB/s runs
 	md_row "xfercmp \`-s splice\`" "$(secs "$b_sp")" "$(calc "%.1f" "b / a / 1e6" "$b_sp" "$BIG_BYTES")" "$(secs_list "${sp[@]}")"
 	md_row "tar \\| nc → nc -l \\| tar -x + sync -f" "$(secs "$b_tn")" "$(calc "%.1f" "b / a / 1e6" "$b_tn" "$BIG_BYTES")" "$(secs_list "${tn[@]}")"
-	md_row "destination durable write (probe \`disk_write_bps\`)" "" "$(calc "%.1f" "a / 1e6" "$b_disk" 1)" "$(calc_list "%.0f" "a / 1e6" "${disk[@]}")"
-	md_row "source cold read (probe \`disk_read_bps\`, information)" "" "$(calc "%.1f" "a / 1e6" "$b_read" 1)" "$(calc_list "%.0f" "a / 1e6" "${rd[@]}")"
+	md_row "destination durable write (probe \`disk_write_bytes_per_s\`)" "" "$(calc "%.1f" "a / 1e6" "$b_disk" 1)" "$(calc_list "%.0f" "a / 1e6" "${disk[@]}")"
+	md_row "source cold read (probe \`disk_read_bytes_per_s\`, information)" "" "$(calc "%.1f" "a / 1e6" "$b_read" 1)" "$(calc_list "%.0f" "a / 1e6" "${rd[@]}")"
 	md_row "local \`cp\` + \`sync -f\`, cold, same disk, no network" "$(secs "$b_cp")" "$(calc "%.1f" "b / a / 1e6" "$b_cp" "$BIG_BYTES")" "$(secs_list "${cp[@]}")"
 	md_row "xfercmp \`-s splice --warm\`, source in the page cache" "$(secs "$b_wsp")" "$(calc "%.1f" "b / a / 1e6" "$b_wsp" "$BIG_BYTES")" "$(secs_list "${wsp[@]}")"
-	md_row "destination durable write in the warm-source runs (probe \`disk_write_bps\`)" "" "$(calc "%.1f" "a / 1e6" "$b_wdisk" 1)" "$(calc_list "%.0f" "a / 1e6" "${wdisk[@]}")"
+	md_row "destination durable write in the warm-source runs (probe \`disk_write_bytes_per_s\`)" "" "$(calc "%.1f" "a / 1e6" "$b_wdisk" 1)" "$(calc_list "%.0f" "a / 1e6" "${wdisk[@]}")"
 	echo
 	md_ratios
 	md_row "splice MB/s / destination durable write MB/s" "$r" "≥ 0.95" "$(verdict "$r" 0.95)"

@@ -7,20 +7,11 @@ set -Eeuo pipefail
 
 # shellcheck source=scripts/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/bench/truth.sh
+. "$(dirname "$0")/truth.sh"
 
-n=0
-failed=0
-# is NAME GOT WANT: one check.
-is() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		printf '#   got:  %s\n#   want: %s\n' "$2" "$3"
-		failed=1
-	fi
-}
+# shellcheck source=scripts/bench/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -60,7 +51,7 @@ is "md_head" "$(md_head lrl x "y z" "")" $'| x | y z | |\n|---|---:|---|'
 is "md_ratios" "$(md_ratios)" $'| ratio | value | target | |\n|---|---:|---|---|'
 
 cat >"$tmp/r1.json" <<'EOF'
-{"ceilings": {"disk_write_bps": 1.5e9, "ok": true},
+{"ceilings": {"disk_write_bytes_per_s": 1.5e9, "ok": true},
  "results": [
   {"strategy": "scp", "status": "ok", "verified": true, "seconds": 2.0},
   {"strategy": "real-scp", "status": "failed", "verified": false, "seconds": 0, "error": "lost\tit|x"},
@@ -74,7 +65,7 @@ cat >"$tmp/r2.json" <<'EOF'
   {"strategy": "zstd", "status": "skipped", "verified": false, "seconds": 0}
  ]}
 EOF
-is "json_get number" "$(json_get "$tmp/r1.json" ceilings.disk_write_bps)" 1500000000
+is "json_get number" "$(json_get "$tmp/r1.json" ceilings.disk_write_bytes_per_s)" 1500000000
 is "json_get boolean" "$(json_get "$tmp/r1.json" ceilings.ok)" true
 is "json_get array index" "$(json_get "$tmp/r1.json" results.1.strategy)" real-scp
 is "json_get absent" "$(json_get "$tmp/r1.json" results.7.strategy)" ""
@@ -161,6 +152,19 @@ server_start "too slow" "$tmp/s4.log" "log:^server listening" 4 sleep 30 2>"$tmp
 pid=$BG_PID
 is "server_start, never ready: fails, stopped, reaped" \
 	"$rc $FAILED ${#BG[@]} $(proc_running "$pid" && echo running)" "1 1 0 "
+
+# the truth section's rows: predicted / measured and the target, from a canned --json
+cat >"$tmp/truth.json" <<'EOF'
+{"ceilings": {"network_1_stream_bits_per_s": 9.6e8, "rtt_p50_seconds": 0.002017},
+ "results": [{"strategy": "scp", "status": "ok", "verified": true, "seconds": 53.95, "predicted_seconds": 49.73, "verdict": "latency-bound"},
+  {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound"},
+  {"strategy": "zstd", "status": "failed", "verified": false, "seconds": 0, "predicted_seconds": null}]}
+EOF
+is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2ms L)" \
+"| small-2ms | L | scp | 49.73 | 53.95 | 0.92 | latency-bound | target met |
+| small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met |
+| small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a |"
+is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
 
 echo "1..$n"
 exit "$failed"

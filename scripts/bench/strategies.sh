@@ -13,6 +13,8 @@
 
 # shellcheck source=scripts/bench/lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh"
+# shellcheck source=scripts/bench/cost.sh
+. "${BASH_SOURCE[0]%/*}/cost.sh"
 
 # iperf3_streams_bps STREAMS: as iperf3_bps, with -P STREAMS.
 iperf3_streams_bps() {
@@ -50,7 +52,7 @@ section_strategies() {
 	strategy_rounds small -w smallfiles --files "$FILES" --source-dir "$SRC_SMALL" --no-probes
 	strategy_rounds big -w largefile --size "$SIZE" --source-dir "$SRC_BIG" --disk-probe-size "$SIZE"
 	for ((k = 1; k <= REPEAT; k++)); do
-		disk+=("$(json_get "$WORK/big.$k.json" ceilings.disk_write_bps)")
+		disk+=("$(json_get "$WORK/big.$k.json" ceilings.disk_write_bytes_per_s)")
 	done
 	m1=$(median "${s1[@]}")
 	mn=$(median "${sn[@]}")
@@ -88,7 +90,7 @@ section_strategies() {
 	echo "before round k + 1 of any), medians. LIST is every strategy of \`-s all,real\`, each"
 	echo "model next to the real tool it models, forwards in odd rounds and backwards in even"
 	echo "ones: \`$(round_list 1)\`. The small files run with \`--no-probes\`; the"
-	echo "large file's runs include the probes, whose \`disk_write_bps\` (sequential writes with"
+	echo "large file's runs include the probes, whose \`disk_write_bytes_per_s\` (sequential writes with"
 	echo "write-behind and drop-behind, then fsync, on the destination's file system; \`--disk-probe-size $SIZE\`:"
 	echo "as much as the file) is the durable-write ceiling. \"× best ref\" is the best reference"
 	echo "tool's median time / this strategy's."
@@ -142,4 +144,5 @@ section_strategies() {
 			md_row "fidelity, large file: $model time / $real time" "$v2" "$target" "$(within "$v2" 0.85 1.15)"
 		fi
 	done
+	cost_section "$WORK"/small.*.json -- "$WORK"/big.*.json
 }

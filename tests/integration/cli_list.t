@@ -35,7 +35,7 @@ ok $((${#bad} != 0)) "each modelled strategy is a reference strategy of the list
 
 # the same strategies, in the same order, as --help lists them
 run "$bin" --help
-help_names=$(sed -n '/^strategies (-s all runs them in this order):/,$p' <<<"$out" | awk 'NR > 1 { print $1 }')
+help_names=$(sed -n '/^strategies (-s all runs them in this order):/,$p' <<<"$out" | awk 'NR > 1 && /^  [^ ]/ { print $1 }')  # a wrapped summary's next line is not a name
 list_names=$(cut -f1 <<<"$list")
 [ -n "$list_names" ] && [ "$help_names" = "$list_names" ]
 ok $? "the names are --help's, in its order"

@@ -357,7 +357,7 @@ port=$(sed -n 's/.*listening 198.18.0.3:\([0-9]*\).*/\1/p' "$work/alias.out")
 json="$work/alias.json"
 check "an agent on a labeled address" "$xf" --agent "198.18.0.3:$port" --token-file "$work/alias.token" \
 	--no-probes -w smallfiles --files 200 -s splice --json "$json"
-iface=$(json_get "$json" "(d['results'][0].get('samples') or {}).get('destination', {}).get('net', {}).get('iface')" 2>&1)
+iface=$(json_get "$json" "((d['results'][0].get('samples') or {}).get('destination') or {}).get('net', {}).get('iface')" 2>&1)
 [ "$iface" = xfercmp1 ]
 ok $? "the host's samples count xfercmp1, the labeled address's device ($iface)"
 wait "$alias_pid" 2>/dev/null

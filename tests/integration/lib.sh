@@ -147,6 +147,36 @@ EOF
 seconds() {
 	json_get "$1" "' '.join('%s %.2fs' % (r['strategy'], r['seconds'] or 0) for r in d['results'])" 2>/dev/null
 }
+# own_work NAME: a work directory ($work, removed at exit, and the testbed taken down
+# then if testbed_part brought it up), the scratch beneath it, and a private client ($xf)
+own_work() {
+	work=$(mktemp -d "/var/tmp/xfercmp-$1.XXXXXX") || exit 1
+	export XFERCMP_SCRATCH="$work/scratch"
+	mkdir -p "$XFERCMP_SCRATCH"
+	private_client "$work"
+	on_exit own_work_cleanup
+}
+own_work_cleanup() {
+	[ -n "${tb_up:-}" ] && "${tb:-$top/scripts/testbed.sh}" down >/dev/null 2>&1
+	rm -rf "$work"
+}
+# testbed_part DESCRIPTION...: starts the part of a test that needs the testbed: when not
+# root, each DESCRIPTION is a skipped test and the test finishes here; else the testbed
+# comes up (tb_up=1: the test's cleanup takes it down) or the test bails out
+testbed_part() {
+	local d up_out
+	if [ "$(id -u)" -ne 0 ]; then
+		for d in "$@"; do n=$((n + 1)); echo "ok $n # SKIP $d: needs root"; done
+		finish
+	fi
+	if ! up_out=$("${tb:-$top/scripts/testbed.sh}" up 2>&1); then
+		diag <<<"$up_out"
+		echo "Bail out! testbed.sh up failed"
+		exit 1
+	fi
+	# shellcheck disable=SC2034 # read by the test's cleanup
+	tb_up=1
+}
 ensure_testbed() {
 	echo "# $1, at ${SECONDS} s"
 	"${tb:-$top/scripts/testbed.sh}" status >/dev/null 2>&1 && return 0
@@ -166,6 +196,26 @@ path_without() {
 		[ -n "$skip" ] && continue
 		[ -x "$f" ] && [ ! -e "$dir/$b" ] && ln -s "$f" "$dir/$b"
 	done
+}
+# make_test_user USER HOME: makes USER with HOME (emptied of nothing; made if missing),
+# able to log in to the testbed with its key ($tbdir, $cfg: the test's), with its own
+# HOME/ssh_config; defines as_user CMD... to run as it. Bails out when useradd fails.
+make_test_user() {
+	local u=$1 h=$2
+	userdel "$u" >/dev/null 2>&1
+	useradd -M -d "$h" -s /bin/sh "$u" || { echo "Bail out! useradd $u failed"; exit 1; }
+	# useradd leaves the password '!' (locked): sshd without PAM refuses a locked account
+	# even for a key, so unlock it with no password ('*': no password can match)
+	usermod -p '*' "$u"
+	mkdir -p "$h"
+	cp "$tbdir/id_ed25519" "$h/key"
+	cp "$tbdir/known_hosts" "$h/known_hosts"
+	sed -e "s|^\( *User\) .*|\1 $u|" -e "s|^\( *IdentityFile\) .*|\1 $h/key|" \
+		-e "s|^\( *UserKnownHostsFile\) .*|\1 $h/known_hosts|" "$cfg" >"$h/ssh_config"
+	chown -R "$u:" "$h"
+	chmod 700 "$h"
+	chmod 600 "$h/key"
+	eval "as_user() { runuser -u '$u' -- env HOME='$h' \"\$@\"; }"
 }
 finish() {
 	if [ -z "$planned" ]; then

@@ -190,38 +190,17 @@ static int prepare_root(const struct agent_opts *o, const unsigned char key[WIRE
 	return 0;
 }
 
-/*
- * Reads the HELLO of a new connection and makes the handshake of
- * wire_auth.h; returns 1 with *ctl authenticated for a control peer that
- * proved the session key.
- */
-static int check_control_hello(int fd, const unsigned char key[WIRE_KEY_BYTES],
-			       struct wire_chan *ctl)
+/* Only a control connection opens a session (agent_gate_accept's check). */
+static int control_hello(void *arg, json_object *hello)
 {
-	enum wire_type type;
-	json_object *o = NULL;
 	const char *role;
-	uint64_t proto;
-	int ok = 0;
 
-	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
-		return 0;
-	if (type != WIRE_HELLO || wire_get_u64(o, "proto", &proto) < 0 ||
-	    wire_get_str(o, "role", &role) < 0) {
-		wire_send_error(fd, "protocol error: expected a hello");
-	} else if (proto != WIRE_PROTO) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "protocol version %llu not supported (agent speaks %d)",
-			 (unsigned long long)proto, WIRE_PROTO);
-		wire_send_error(fd, msg);
-	} else if (strcmp(role, "control")) {
-		wire_send_error(fd, "no transfer is waiting for a data connection");
-	} else {
-		ok = wire_auth_agent(fd, key, o, AGENT_HELLO_TIMEOUT_MS, ctl) == 0;
-	}
-	json_object_put(o);
-	return ok;
+	(void)arg;
+	if (wire_get_str(hello, "role", &role) < 0)
+		return err_set("protocol error: expected a hello");
+	if (strcmp(role, "control"))
+		return err_set("no transfer is waiting for a data connection");
+	return 0;
 }
 
 /*
@@ -286,19 +265,16 @@ int agent_serve(const struct agent_opts *o)
 	agent_gate_init(&gate, lfd);
 	for (;;) {
 		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;
-		int cfd = agent_gate_next(&gate, idle_ms);
 		struct agent_session *s;
+		struct wire_binding bound_to;
 		struct wire_chan ctl;
+		int cfd = agent_gate_accept(&gate, key, idle_ms, control_hello, NULL, &ctl, &bound_to);
 
 		if (cfd == -2)
 			break;	/* idle timeout */
 		if (cfd < 0) {
 			rc = -1;
 			break;
-		}
-		if (!check_control_hello(cfd, key, &ctl)) {
-			close(cfd);
-			continue;
 		}
 		s = calloc(1, sizeof(*s));
 		if (!s) {

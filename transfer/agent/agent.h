@@ -86,6 +86,7 @@ struct agent_session {
 	struct manifest manifest;
 	int have_manifest;
 	uint64_t manifest_bytes;	/* its text's size, for the memory cap */
+	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of its text: "verify"'s verdict_mac */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */
@@ -105,12 +106,5 @@ int agent_op_sample_start(struct agent_session *s, json_object *req, json_object
 int agent_op_sample_stop(struct agent_session *s, json_object *req, json_object *reply);
 /* Stops a sampler left running (the client went away). */
 void agent_sampling_release(struct agent_session *s);
-
-/*
- * Checks a data connection's HELLO (role "data", this job) and makes the
- * handshake: the peer must prove the session key for this job and stream.
- * Sets *stream; returns 0 or -1 (error set).
- */
-int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream);
 
 #endif

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -76,12 +77,9 @@ static int is_preferred(const struct sockaddr_storage *a)
 static void forget(struct agent_gate *g, unsigned i, int close_it)
 {
 	if (close_it)
-		close(g->fd[i]);
+		close(g->e[i].fd);
 	g->n--;
-	memmove(&g->fd[i], &g->fd[i + 1], (g->n - i) * sizeof(g->fd[0]));
-	memmove(&g->deadline[i], &g->deadline[i + 1], (g->n - i) * sizeof(g->deadline[0]));
-	memmove(&g->born[i], &g->born[i + 1], (g->n - i) * sizeof(g->born[0]));
-	memmove(&g->addr[i], &g->addr[i + 1], (g->n - i) * sizeof(g->addr[0]));
+	memmove(&g->e[i], &g->e[i + 1], (g->n - i) * sizeof(g->e[0]));
 }
 
 static void drop(struct agent_gate *g, unsigned i)
@@ -102,14 +100,14 @@ static int victim(const struct agent_gate *g, const struct sockaddr_storage *add
 	int pref = is_preferred(addr), same = 0, oldest_same = -1, oldest = -1;
 
 	for (unsigned i = 0; i < g->n; i++) {
-		int old_enough = pref || now - g->born[i] >= min_age;
+		int old_enough = pref || now - g->e[i].born >= min_age;
 
-		if (same_host(&g->addr[i], addr)) {
+		if (same_host(&g->e[i].addr, addr)) {
 			same++;
 			if (oldest_same < 0 && old_enough)
 				oldest_same = (int)i;
 		}
-		if (oldest < 0 && old_enough && !is_preferred(&g->addr[i]))
+		if (oldest < 0 && old_enough && !is_preferred(&g->e[i].addr))
 			oldest = (int)i;
 	}
 	if (!pref && same >= AGENT_GATE_PER_ADDR)
@@ -142,42 +140,43 @@ static void admit(struct agent_gate *g)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* poll says readable only once a header is there (then: once the frame is) */
 	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &header, sizeof(header));
-	g->fd[g->n] = fd;
-	g->born[g->n] = now;
-	g->deadline[g->n] = now + (clock_ns)AGENT_HELLO_TIMEOUT_MS * 1000000u;
-	g->addr[g->n] = addr;
+	g->e[g->n] = (struct agent_gate_entry){
+		.fd = fd, .stage = AGENT_GATE_HELLO, .born = now,
+		.deadline = now + (clock_ns)AGENT_HELLO_TIMEOUT_MS * 1000000u, .addr = addr,
+	};
 	g->n++;
 }
 
 /*
  * Looks at what connection i has sent, without taking it: 1 when a whole
- * HELLO frame is there, 0 to wait for more, -1 to drop the connection (it
- * closed, or sent something that is not a short hello).
+ * frame of its stage (HELLO, or AUTH) is there, 0 to wait for more, -1 to
+ * drop the connection (it closed, or sent something else or too long).
  */
-static int hello_ready(struct agent_gate *g, unsigned i)
+static int frame_ready(struct agent_gate *g, unsigned i)
 {
 	unsigned char buf[WIRE_HEADER + AGENT_GATE_MAX_HELLO];
 	enum wire_type type;
 	uint32_t len;
-	ssize_t n = recv(g->fd[i], buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	enum wire_type want_type = g->e[i].stage == AGENT_GATE_HELLO ? WIRE_HELLO : WIRE_AUTH;
+	ssize_t n = recv(g->e[i].fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
 	int want, one = 1;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 		return -1;
 	if (n < WIRE_HEADER)
 		return 0;
-	if (wire_header_decode(buf, &type, &len) < 0 || type != WIRE_HELLO || len > AGENT_GATE_MAX_HELLO)
+	if (wire_header_decode(buf, &type, &len) < 0 || type != want_type || len > AGENT_GATE_MAX_HELLO)
 		return -1;
 	want = WIRE_HEADER + (int)len;
 	if (n >= want) {
-		setsockopt(g->fd[i], SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
+		setsockopt(g->e[i].fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
 		return 1;
 	}
-	setsockopt(g->fd[i], SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+	setsockopt(g->e[i].fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
 	return 0;
 }
 
-int agent_gate_next(struct agent_gate *g, int timeout_ms)
+int agent_gate_next(struct agent_gate *g, int timeout_ms, struct agent_gate_entry *ready)
 {
 	clock_ns end = clock_now() + (clock_ns)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000u;
 
@@ -188,19 +187,19 @@ int agent_gate_next(struct agent_gate *g, int timeout_ms)
 
 		/* the overdue leave first */
 		for (unsigned i = 0; i < g->n;)
-			if (g->deadline[i] <= now)
+			if (g->e[i].deadline <= now)
 				drop(g, i);
 			else
 				i++;
 		if (timeout_ms >= 0 && now >= end)
 			return -2;
 		for (unsigned i = 0; i < g->n; i++)
-			if (!next || g->deadline[i] < next)
-				next = g->deadline[i];
+			if (!next || g->e[i].deadline < next)
+				next = g->e[i].deadline;
 		wait_ms = next ? (int)((next - now) / 1000000u) + 1 : -1;
 		p[0] = (struct pollfd){ .fd = g->lfd, .events = POLLIN };
 		for (unsigned i = 0; i < g->n; i++)
-			p[i + 1] = (struct pollfd){ .fd = g->fd[i], .events = POLLIN | POLLRDHUP };
+			p[i + 1] = (struct pollfd){ .fd = g->e[i].fd, .events = POLLIN | POLLRDHUP };
 		r = poll(p, g->n + 1, wait_ms);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -208,19 +207,21 @@ int agent_gate_next(struct agent_gate *g, int timeout_ms)
 			return err_errno("cannot wait for connections");
 		/* from the back: drop() moves the later entries down */
 		for (unsigned i = g->n; i-- > 0;) {
-			int ready;
+			int ok;
 
 			if (!p[i + 1].revents)
 				continue;
-			ready = hello_ready(g, i);
-			/* half a hello and then the end: no more is coming */
-			if (ready == 0 && (p[i + 1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
-				ready = -1;
-			if (ready < 0) {
+			ok = frame_ready(g, i);
+			/* half a frame and then the end: no more is coming */
+			if (ok == 0 && (p[i + 1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+				ok = -1;
+			if (ok < 0) {
 				drop(g, i);
-			} else if (ready > 0) {
-				int fd = g->fd[i];
+			} else if (ok > 0) {
+				int fd = g->e[i].fd;
 
+				if (ready)
+					*ready = g->e[i];
 				forget(g, i, 0);
 				net_set_peer_timeout(fd);
 				return fd;
@@ -237,4 +238,96 @@ void agent_gate_release(struct agent_gate *g)
 {
 	while (g->n)
 		drop(g, g->n - 1);
+}
+
+void agent_gate_hold(struct agent_gate *g, const struct agent_gate_entry *ready,
+		     const struct wire_binding *b)
+{
+	int header = WIRE_HEADER;
+
+	/* agent_gate_next just took it out: there is room */
+	if (g->n >= AGENT_GATE_MAX) {
+		close(ready->fd);
+		return;
+	}
+	setsockopt(ready->fd, SOL_SOCKET, SO_RCVLOWAT, &header, sizeof(header));
+	g->e[g->n] = *ready;
+	g->e[g->n].stage = AGENT_GATE_AUTH;
+	g->e[g->n].binding = *b;
+	g->n++;
+}
+
+/* Reads the frame agent_gate_next found whole (it is all there: no waiting on the peer). */
+static int read_whole_frame(int fd, enum wire_type *type, json_object **o)
+{
+	return wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, type, o);
+}
+
+/* The HELLO step: checked, answered, and the connection back in the gate for its AUTH. */
+static void answer_hello(struct agent_gate *g, const unsigned char key[WIRE_KEY_BYTES],
+			 const struct agent_gate_entry *ready, agent_hello_check check, void *arg)
+{
+	struct wire_binding b;
+	enum wire_type type;
+	json_object *hello = NULL;
+	uint64_t proto;
+
+	if (read_whole_frame(ready->fd, &type, &hello) < 0) {
+		close(ready->fd);
+		return;
+	}
+	if (type != WIRE_HELLO || wire_get_u64(hello, "proto", &proto) < 0) {
+		wire_send_error(ready->fd, "protocol error: expected a hello");
+	} else if (proto != WIRE_PROTO) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "protocol version %llu not supported (agent speaks %d)",
+			 (unsigned long long)proto, WIRE_PROTO);
+		wire_send_error(ready->fd, msg);
+	} else if (check && check(arg, hello) < 0) {
+		wire_send_error(ready->fd, err_msg());
+	} else if (wire_auth_agent_answer(ready->fd, key, hello, &b) == 0) {
+		json_object_put(hello);
+		agent_gate_hold(g, ready, &b);
+		return;
+	}
+	json_object_put(hello);
+	close(ready->fd);
+}
+
+int agent_gate_accept(struct agent_gate *g, const unsigned char key[WIRE_KEY_BYTES], int timeout_ms,
+		      agent_hello_check check, void *arg, struct wire_chan *chan,
+		      struct wire_binding *b)
+{
+	clock_ns end = clock_now() + (clock_ns)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000u;
+
+	for (;;) {
+		struct agent_gate_entry ready;
+		clock_ns now = clock_now();
+		enum wire_type type;
+		json_object *auth = NULL;
+		int fd, rc;
+
+		if (timeout_ms >= 0 && now >= end)
+			return -2;
+		fd = agent_gate_next(g, timeout_ms < 0 ? -1 : (int)((end - now) / 1000000u) + 1, &ready);
+		if (fd < 0)
+			return fd;
+		if (ready.stage == AGENT_GATE_HELLO) {
+			answer_hello(g, key, &ready, check, arg);
+			continue;
+		}
+		if (read_whole_frame(fd, &type, &auth) < 0) {
+			close(fd);
+			continue;
+		}
+		rc = wire_auth_agent_finish(fd, key, &ready.binding, type, auth, chan);
+		json_object_put(auth);
+		if (rc < 0) {
+			close(fd);
+			continue;
+		}
+		*b = ready.binding;
+		return fd;
+	}
 }

@@ -42,13 +42,13 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
  * Receiver "discard": reads sock until EOF and counts st->wire_bytes; writes
  * nothing under dest. Returns 0, or -1 (error set) when a read fails.
  */
-int recv_discard(int sock, const char *dest, struct recv_stats *st);
+int recv_discard(int sock, int destfd, const char *dest, struct recv_stats *st);
 
 /*
  * Receiver "echo": writes every byte read back to sock until EOF, counting
  * st->wire_bytes (bytes read); writes nothing under dest. Returns 0, or -1
  * (error set) when a read or write fails.
  */
-int recv_echo(int sock, const char *dest, struct recv_stats *st);
+int recv_echo(int sock, int destfd, const char *dest, struct recv_stats *st);
 
 #endif

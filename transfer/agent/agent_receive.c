@@ -8,8 +8,10 @@
 #include "agent/agent.h"
 
 #include "agent/agent_gate.h"
+#include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
+#include "agent/null_sink.h"
 #include "agent/receivers.h"
 #include "stream/wire_auth.h"
 
@@ -17,6 +19,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +32,8 @@
 struct stream_job {
 	const struct receiver *rx;
 	void *shared;		/* rx->begin's, for rx->receive_part */
-	const char *dest;
+	int destfd;		/* the job's directory: everything is written beneath it */
+	const char *dest;	/* its path, for messages */
 	int fd;
 	int rc;
 	struct recv_stats st;
@@ -43,43 +47,41 @@ static void *stream_main(void *arg)
 	if (j->rx->begin)
 		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, &j->st);
 	else
-		j->rc = j->rx->receive(j->fd, j->dest, &j->st);
+		j->rc = j->rx->receive(j->fd, j->destfd, j->dest, &j->st);
 	if (j->rc < 0)
 		err_save(&j->error);
 	return NULL;
 }
 
-int agent_check_data_hello(struct agent_session *s, int fd, uint64_t job, uint64_t *stream)
-{
-	enum wire_type type;
-	json_object *o = NULL;
-	const char *role;
-	uint64_t proto, peer_job;
-	struct wire_chan data;
-	int ok = 0;
+/* What a data connection of the receive in progress must say in its hello. */
+struct data_wanted {
+	uint64_t job;
+	unsigned n;
+	const int *fds;
+};
 
-	if (wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, &type, &o) < 0)
-		return -1;
-	if (type == WIRE_HELLO && wire_get_u64(o, "proto", &proto) == 0 && proto == WIRE_PROTO &&
-	    wire_get_str(o, "role", &role) == 0 && !strcmp(role, "data") &&
-	    wire_get_u64(o, "job", &peer_job) == 0 && peer_job == job &&
-	    wire_get_u64(o, "stream", stream) == 0)
-		ok = 1;
-	if (!ok) {
-		json_object_put(o);
-		wire_send_error(fd, "not a data connection of the transfer in progress");
-		return err_set("rejected a connection");
-	}
-	/* the stream's bytes are not framed: the channel's keys go unused */
-	ok = wire_auth_agent(fd, s->key, o, AGENT_HELLO_TIMEOUT_MS, &data);
-	json_object_put(o);
-	return ok;
+static int data_hello(void *arg, json_object *hello)
+{
+	const struct data_wanted *w = arg;
+	const char *role;
+	uint64_t job, stream;
+
+	if (wire_get_str(hello, "role", &role) < 0 || strcmp(role, "data") ||
+	    wire_get_u64(hello, "job", &job) < 0 || job != w->job ||
+	    wire_get_u64(hello, "stream", &stream) < 0 || stream >= w->n || w->fds[stream] >= 0)
+		return err_set("not a data connection of the transfer in progress");
+	return 0;
 }
 
-/* Accepts `n` data connections for job into fds[stream]. Strangers are turned away. */
+/*
+ * Accepts `n` data connections for job into fds[stream], each proving the
+ * session key for that job and stream. Strangers are turned away; one
+ * that stalls in its handshake holds up none of the others (agent_gate.h).
+ */
 static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds)
 {
 	clock_ns deadline = clock_now() + (clock_ns)DATA_ACCEPT_TIMEOUT_MS * 1000000u;
+	struct data_wanted wanted = { .job = job, .n = n, .fds = fds };
 	struct agent_gate gate;
 	unsigned have = 0;
 	int rc = 0;
@@ -87,10 +89,14 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	agent_gate_init(&gate, s->listen_fd);
 	while (have < n) {
 		clock_ns now = clock_now();
+		struct wire_binding b;
+		/* the stream's bytes are not framed: the channel's keys go unused */
+		struct wire_chan data;
 		int fd;
-		uint64_t stream;
 
-		fd = now >= deadline ? -2 : agent_gate_next(&gate, (int)((deadline - now) / 1000000u) + 1);
+		fd = now >= deadline ? -2 :
+		     agent_gate_accept(&gate, s->key, (int)((deadline - now) / 1000000u) + 1, data_hello,
+				       &wanted, &data, &b);
 		if (fd == -2) {
 			rc = err_set("only %u of %u data connections arrived within %d s", have, n,
 				     DATA_ACCEPT_TIMEOUT_MS / 1000);
@@ -100,11 +106,12 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 			rc = err_wrap("cannot wait for data connections");
 			break;
 		}
-		if (agent_check_data_hello(s, fd, job, &stream) < 0 || stream >= n || fds[stream] >= 0) {
+		/* two that claimed one stream: the first to prove the key has it */
+		if (strcmp(b.role, "data") || b.job != job || b.stream >= n || fds[b.stream] >= 0) {
 			close(fd);
 			continue;
 		}
-		fds[stream] = fd;
+		fds[b.stream] = fd;
 		have++;
 	}
 	agent_gate_release(&gate);
@@ -154,14 +161,15 @@ static int send_ready(struct wire_chan *ctl)
 
 /*
  * Runs rx on each of the n connections in fds[] in a thread of its own,
- * writing into dest, and adds what they received to *total; for a receiver
- * with begin/end, ends the receive once every stream has returned (for
+ * writing beneath destfd (dest: its path, for messages), and adds what
+ * they received to *total; for a receiver with begin/end, ends the receive
+ * once every stream has returned (for
  * frames: the hard links, mtimes and directory modes wait for all streams).
  * Returns 0, or -1 (error set: the first stream that failed, the thread that
  * could not start, or the end). Leaves the fds open.
  */
-static int run_receivers(const struct receiver *rx, const char *dest, const int *fds, unsigned n,
-			 struct recv_stats *total)
+static int run_receivers(const struct receiver *rx, int destfd, const char *dest, const int *fds,
+			 unsigned n, struct recv_stats *total)
 {
 	struct stream_job *jobs = calloc(n, sizeof(*jobs));
 	pthread_t *tids = calloc(n, sizeof(*tids));
@@ -173,7 +181,7 @@ static int run_receivers(const struct receiver *rx, const char *dest, const int 
 		free(tids);
 		return err_set("out of memory for %u streams", n);
 	}
-	if (rx->begin && !(shared = rx->begin(dest))) {
+	if (rx->begin && !(shared = rx->begin(destfd, dest))) {
 		free(jobs);
 		free(tids);
 		return -1;
@@ -181,7 +189,8 @@ static int run_receivers(const struct receiver *rx, const char *dest, const int 
 	for (unsigned i = 0; i < n; i++) {
 		int e;
 
-		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .dest = dest, .fd = fds[i] };
+		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .destfd = destfd,
+					  .dest = dest, .fd = fds[i] };
 		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
 			continue;
 		/*
@@ -227,21 +236,45 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 {
 	const struct receiver *rx = NULL;
 	unsigned streams = 0;
-	int *fds, rc;
+	int *fds, rc, destfd;
 	struct recv_stats total = { 0 };
 	clock_ns start;
+	json_object *sink = NULL;
+	/* --explain's "no destination disk" run only: null_sink.h */
+	bool null_sink = json_object_object_get_ex(req, "sink", &sink) &&
+			 json_object_is_type(sink, json_type_string) &&
+			 !strcmp(json_object_get_string(sink), "null");
 
-	if (receive_request(s, req, &rx, &streams) < 0 || send_ready(&s->ctl) < 0)
+	if (receive_request(s, req, &rx, &streams) < 0)
 		return -1;
+	if (null_sink && !null_sink_supports(rx->name))
+		return err_set("receiver '%s' has no null sink", rx->name);
+	/*
+	 * The job's directory, opened once beneath the root's descriptor with
+	 * no link followed: a job directory swapped for a link (or renamed)
+	 * since prepare is refused here, and one swapped later changes
+	 * nothing, as no receiver looks at the path again.
+	 */
+	destfd = agent_root_open_dir(s->scratch, job->name);
+	if (destfd < 0)
+		return err_wrap("destination of job %llu", (unsigned long long)job->id);
+	if (send_ready(&s->ctl) < 0) {
+		close(destfd);
+		return -1;
+	}
 	fds = malloc(streams * sizeof(*fds));
-	if (!fds)
+	if (!fds) {
+		close(destfd);
 		return err_set("out of memory for %u streams", streams);
+	}
 	for (unsigned i = 0; i < streams; i++)
 		fds[i] = -1;
 	start = clock_now();
 	rc = accept_streams(s, job->id, streams, fds);
-	if (rc == 0)
-		rc = run_receivers(rx, job->dest, fds, streams, &total);
+	if (rc == 0 && null_sink)
+		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, streams, &total);
+	else if (rc == 0)
+		rc = run_receivers(rx, destfd, job->dest, fds, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));
 		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
@@ -254,5 +287,6 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	close(destfd);
 	return rc;
 }

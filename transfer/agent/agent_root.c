@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -57,6 +58,49 @@ static void remove_made_parents(struct agent_root *r)
 		rmdir(r->made_parents[--r->nmade]);
 }
 
+/*
+ * Every directory from / down to the parent (its real path) must be one
+ * that only root or the agent's user can change: owned by one of them, and
+ * not writable by group or others unless sticky. Otherwise another user
+ * could rename a directory on the way and put one of theirs in its place,
+ * and every path used under the root by name (the host's own tar and
+ * sftp-server for the SSH strategies, the probes, the client's fallback
+ * cleanup) would lead into theirs. The agent's own receivers work beneath
+ * the root's descriptor whatever happens to the path. OpenSSH's StrictModes
+ * walks the same way.
+ */
+static int check_ancestors(const char *parent)
+{
+	char *real = realpath(parent, NULL), *p;
+	uid_t me = geteuid();
+	int rc = 0;
+
+	if (!real)
+		return err_errno("cannot use scratch parent '%s'", parent);
+	for (p = real;; p++) {
+		char keep = *p;
+		struct stat st;
+
+		if (keep != '/' && keep != '\0')
+			continue;
+		*p = '\0';
+		if (stat(p == real ? "/" : real, &st) < 0) {
+			rc = err_errno("cannot use scratch parent '%s'", parent);
+		} else if (st.st_uid != 0 && st.st_uid != me) {
+			rc = err_set("scratch parent '%s': '%s' belongs to uid %u, who could move it away and put another directory in its place; choose a parent whose directories belong to root or to you (such as /var/tmp)",
+				     parent, p == real ? "/" : real, (unsigned)st.st_uid);
+		} else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+			rc = err_set("scratch parent '%s': '%s' may be written by other users and has no sticky bit, so they could move what is in it away; choose another parent (or chmod +t it)",
+				     parent, p == real ? "/" : real);
+		}
+		*p = keep;
+		if (rc < 0 || keep == '\0')
+			break;
+	}
+	free(real);
+	return rc;
+}
+
 /* Checks the parent: a real directory, not one others may rename things in. */
 static int check_parent(const char *parent)
 {
@@ -71,7 +115,7 @@ static int check_parent(const char *parent)
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
 		return err_set("scratch parent '%s' may be written by other users and has no sticky bit: they could move the scratch root away; choose another (or chmod +t it)",
 			       parent);
-	return 0;
+	return check_ancestors(parent);
 }
 
 /* Makes xfercmp.XXXXXX in the parent, mode 0700, a fresh name each try. */
@@ -190,6 +234,13 @@ int agent_root_open_dir(const struct agent_root *r, const char *name)
 			return err_errno("cannot open '%s' beneath '%s'", name, r->path);
 		}
 		fd = openat(r->fd, name, (int)how.flags);
+	}
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+		struct stat st;
+
+		if (fstatat(r->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return err_set("'%s' in '%s' is a symbolic link now, not the directory the agent made: refused (something else with this user's rights changed the scratch root)",
+				       name, r->path);
 	}
 	if (fd < 0)
 		return err_errno("cannot open '%s' beneath '%s'", name, r->path);

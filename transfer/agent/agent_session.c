@@ -7,7 +7,11 @@
 #include "fsutil.h"
 #include "parallel.h"
 #include "agent/agent_probes.h"
+#include "agent/agent_open_up.h"
 #include "agent/agent_root.h"
+#include "measure/rss.h"
+#include "stream/beneath.h"
+#include "stream/wire_auth.h"
 #include "verify.h"
 
 #include <fcntl.h>
@@ -18,6 +22,23 @@
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+/*
+ * The job's directory, opened beneath the root's descriptor with no link
+ * followed (agent_root_open_dir), and its /proc/self/fd name in proc: what
+ * is read or written through that name starts at this very directory,
+ * never at a path someone may have swapped. Returns the fd (the caller
+ * closes it) or -1 (error set).
+ */
+static int open_job_dir(struct agent_session *s, const struct agent_job *job, char proc[32])
+{
+	int fd = agent_root_open_dir(s->scratch, job->name);
+
+	if (fd < 0)
+		return err_wrap("destination of job %llu", (unsigned long long)job->id);
+	beneath_proc_name(fd, proc);
+	return fd;
+}
 
 typedef int (*agent_op_fn)(struct agent_session *s, json_object *req, json_object *reply);
 
@@ -48,13 +69,14 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "machine", json_object_new_string(u.machine));
 	json_object_object_add(reply, "cores", json_object_new_int((int)parallel_cpus()));
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
-	json_object_object_add(reply, "root_fs", json_object_new_string(fstype));
+	/* null, as in the report, for what could not be read */
+	json_object_object_add(reply, "root_fs", fstype[0] ? json_object_new_string(fstype) : NULL);
 	{
 		struct statvfs v;
 
-		if (statvfs(s->root, &v) == 0)
-			json_object_object_add(reply, "root_free_bytes",
-					       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)));
+		json_object_object_add(reply, "root_free_bytes", statvfs(s->root, &v) == 0 ?
+				       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)) :
+				       NULL);
 	}
 	{
 		char cc[64] = "";
@@ -65,7 +87,8 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 				cc[strcspn(cc, "\n")] = '\0';
 			fclose(f);
 		}
-		json_object_object_add(reply, "congestion_control", json_object_new_string(cc));
+		json_object_object_add(reply, "congestion_control",
+				       cc[0] ? json_object_new_string(cc) : NULL);
 	}
 	return 0;
 }
@@ -106,8 +129,9 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 {
 	struct agent_job *job;
 	const char *strategy;
-	char fstype[32];
+	char fstype[32], proc[32];
 	static uint64_t next_id = 1;
+	int fd;
 
 	if (wire_get_str(req, "strategy", &strategy) < 0)
 		return -1;
@@ -131,7 +155,13 @@ static int op_prepare(struct agent_session *s, json_object *req, json_object *re
 	if (agent_root_mkdir(s->scratch, job->name) < 0)
 		return -1;
 	job->removed = 0;
-	fs_type_name(job->dest, fstype, sizeof(fstype));
+	/* the strategy's memory peak is measured from here to its verify (rss.h) */
+	(void)rss_window_start();
+	fd = open_job_dir(s, job, proc);
+	if (fd < 0)
+		return -1;
+	fs_type_name(proc, fstype, sizeof(fstype));
+	close(fd);
 	json_object_object_add(reply, "job", json_object_new_int64((int64_t)job->id));
 	json_object_object_add(reply, "dest", json_object_new_string(job->dest));
 	json_object_object_add(reply, "dest_fs", json_object_new_string(fstype));
@@ -158,7 +188,7 @@ static int op_flush(struct agent_session *s, json_object *req, json_object *repl
 		return -1;
 	fd = agent_root_open_dir(s->scratch, job->name);
 	if (fd < 0)
-		return -1;
+		return err_wrap("destination of job %llu", (unsigned long long)job->id);
 	start = clock_now();
 	if (syncfs(fd) < 0) {
 		err_errno("cannot flush '%s' to disk", job->dest);
@@ -176,10 +206,9 @@ static int op_flush(struct agent_session *s, json_object *req, json_object *repl
  * environment flips one byte of the first non-empty file before verifying,
  * so the tests can prove that verification catches a corrupted transfer.
  */
-static void test_corrupt(struct agent_session *s, const char *dest)
+static void test_corrupt(struct agent_session *s, int destfd)
 {
 	const char *env = getenv("XFERCMP_TEST_CORRUPT");
-	char path[8192];
 
 	if (!env || strcmp(env, "1"))
 		return;
@@ -188,9 +217,9 @@ static void test_corrupt(struct agent_session *s, const char *dest)
 		unsigned char b;
 		int fd;
 
-		if (e->size == 0 || fs_join(path, sizeof(path), dest, e->path) < 0)
+		if (e->size == 0)
 			continue;
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = beneath_open(destfd, e->path, O_RDWR | O_CLOEXEC, 0);
 		if (fd < 0)
 			return;
 		if (pread(fd, &b, 1, (off_t)(e->size / 2)) == 1) {
@@ -203,14 +232,32 @@ static void test_corrupt(struct agent_session *s, const char *dest)
 	}
 }
 
+/*
+ * The agent's memory peak since the job's prepare (receiving, flushing and
+ * verifying it) and since the agent began, in bytes; absent when /proc
+ * cannot tell (the client then reports null).
+ */
+static void add_peak_rss(json_object *reply)
+{
+	uint64_t window = rss_window_peak(), life = rss_lifetime_peak();
+
+	if (window)
+		json_object_object_add(reply, "peak_rss_bytes", json_object_new_uint64(window));
+	if (life)
+		json_object_object_add(reply, "lifetime_peak_rss_bytes", json_object_new_uint64(life));
+}
+
 static int op_verify(struct agent_session *s, json_object *req, json_object *reply)
 {
 	struct agent_job *job = find_job(s, req);
 	struct verify_report r;
 	json_object *examples, *v;
-	char summary[512];
+	char summary[512], proc[32], mac_hex[2 * WIRE_MAC_BYTES + 1];
+	unsigned char mac[WIRE_MAC_BYTES];
 	clock_ns start;
 	unsigned claims = 0, present, kept;
+	struct opened_dirs opened;
+	int fd, rc, verified;
 
 	if (!job)
 		return -1;
@@ -219,17 +266,31 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 		claims = (unsigned)json_object_get_int64(v) & PRESERVE_ALL;
 	if (!s->have_manifest)
 		return err_set("no manifest was sent before verify");
-	test_corrupt(s, job->dest);
-	start = clock_now();
-	if (verify_tree(job->dest, &s->manifest, 2 * parallel_cpus(), &r) < 0)
+	fd = open_job_dir(s, job, proc);
+	if (fd < 0)
 		return -1;
+	test_corrupt(s, fd);
+	start = clock_now();
+	/* read from the directory the receivers wrote, by its descriptor */
+	rc = agent_open_up(fd, &opened);
+	if (rc == 0)
+		rc = verify_tree_noted(proc, &s->manifest, 2 * parallel_cpus(), opened.v, opened.n, &r);
+	if (agent_open_up_restore(fd, &opened) < 0 && rc == 0)
+		rc = -1;
+	close(fd);
+	if (rc < 0)
+		return err_wrap("destination '%s'", job->dest);
 	verify_summary(&r, summary, sizeof(summary));
 	kept = verify_preserved(&s->manifest, &r, &present);
 	examples = json_object_new_array();
 	for (unsigned i = 0; i < r.nexamples; i++)
 		json_object_array_add(examples, json_object_new_string(r.examples[i]));
-	json_object_object_add(reply, "verified",
-			       json_object_new_boolean(verify_failures(&r, claims) == 0));
+	verified = verify_failures(&r, claims) == 0;
+	if (wire_verdict_mac(s->key, job->id, verified, s->manifest_sha256, mac) < 0)
+		return -1;
+	wire_hex(mac, sizeof(mac), mac_hex);
+	json_object_object_add(reply, "verified", json_object_new_boolean(verified));
+	json_object_object_add(reply, "verdict_mac", json_object_new_string(mac_hex));
 	json_object_object_add(reply, "present", json_object_new_int64(present));
 	json_object_object_add(reply, "kept", json_object_new_int64(kept));
 	json_object_object_add(reply, "files_ok", json_object_new_int64((int64_t)r.files_ok));
@@ -239,6 +300,7 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	json_object_object_add(reply, "examples", examples);
 	json_object_object_add(reply, "seconds",
 			       json_object_new_double(clock_seconds(start, clock_now())));
+	add_peak_rss(reply);
 	return 0;
 }
 
@@ -267,7 +329,7 @@ static int room_to_park(const struct agent_session *s)
 	uint64_t need_bytes, need_inodes;
 	struct statvfs v;
 
-	if (!s->have_manifest || statvfs(s->root, &v) < 0)
+	if (!s->have_manifest || fstatvfs(s->scratch->fd, &v) < 0)
 		return 0;
 	need_bytes = 2 * s->manifest.total_bytes + margin;
 	need_inodes = 2 * (uint64_t)s->manifest.count + 10000;
@@ -326,7 +388,8 @@ static int take_manifest(struct agent_session *s, const char *payload, uint32_t 
 	if (2 * (uint64_t)len > AGENT_SESSION_MEM_MAX)
 		return err_set("a manifest of %u bytes is over the agent's memory cap of %llu MiB a session",
 			       len, (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20));
-	if (manifest_parse(&s->manifest, payload, len) < 0)
+	if (manifest_parse(&s->manifest, payload, len) < 0 ||
+	    wire_sha256(payload, len, s->manifest_sha256) < 0)
 		return -1;
 	s->have_manifest = 1;
 	s->manifest_bytes = len;

@@ -8,9 +8,9 @@
 
 #include <string.h>
 
-static void *frames_begin(const char *dest)
+static void *frames_begin(int destfd, const char *dest)
 {
-	return frames_tree_new(dest);
+	return frames_tree_new_at(destfd, dest);
 }
 
 static int frames_part(void *shared, const char *dest, int sock, struct recv_stats *st)
@@ -35,11 +35,11 @@ static const struct receiver receivers[] = {
 	 * splice and parallel: the record stream of frames.h, one receiver per
 	 * connection; hard links, mtimes and directory modes once all ended
 	 */
-	{ .name = "frames", .receive = frames_receive, .begin = frames_begin,
+	{ .name = "frames", .receive = frames_receive_at, .begin = frames_begin,
 	  .receive_part = frames_part, .end = frames_end, .max_streams = 64,
 	  .stream_memory = MIB + 128 * (size_t)FRAMES_SMALL_MAX },
 	/* zstd: a tar stream, compressed or not; libarchive detects the filter */
-	{ .name = "tar", .receive = tar_stream_extract, .max_streams = 1, .stream_memory = 16 * MIB },
+	{ .name = "tar", .receive = tar_stream_extract_at, .max_streams = 1, .stream_memory = 16 * MIB },
 	/* the network probe: a sink, and an echo for round trips */
 	{ .name = "discard", .receive = recv_discard, .max_streams = 64, .stream_memory = MIB / 4 },
 	{ .name = "echo", .receive = recv_echo, .max_streams = 1, .stream_memory = MIB / 16 },

@@ -7,13 +7,16 @@
 
 /*
  * The agent's receive side of each raw-TCP strategy, by name. Each receiver
- * reads one data connection to its end and writes what it carries under
- * dest; it mirrors a sender on the client (see each strategy's file).
+ * reads one data connection to its end and writes what it carries beneath
+ * the directory destfd (the job's directory, opened once beneath the
+ * scratch root's descriptor: agent_root_open_dir); dest is its path, for
+ * messages only, never opened again. It mirrors a sender on the client
+ * (see each strategy's file).
  */
 struct receiver {
 	const char *name;
 	/* Returns 0 when the stream ended cleanly and everything was written, or -1 (error set). */
-	int (*receive)(int sock, const char *dest, struct recv_stats *st);
+	int (*receive)(int sock, int destfd, const char *dest, struct recv_stats *st);
 	/*
 	 * Optional, for a receiver whose streams leave work for when all of
 	 * them ended (frames: hard links, mtimes, directory modes). Then begin
@@ -23,7 +26,7 @@ struct receiver {
 	 * every stream returned, with ok when all succeeded, finishes and frees
 	 * it. Each returns as receive does.
 	 */
-	void *(*begin)(const char *dest);
+	void *(*begin)(int destfd, const char *dest);
 	int (*receive_part)(void *shared, const char *dest, int sock, struct recv_stats *st);
 	int (*end)(void *shared, int ok);
 	unsigned max_streams;	/* connections one receive may use */

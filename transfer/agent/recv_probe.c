@@ -17,10 +17,11 @@
 #define DISCARD_BUF (256u << 10)
 #define ECHO_BUF (64u << 10)
 
-int recv_discard(int sock, const char *dest, struct recv_stats *st)
+int recv_discard(int sock, int destfd, const char *dest, struct recv_stats *st)
 {
 	char *buf = malloc(DISCARD_BUF);
 
+	(void)destfd;
 	(void)dest;
 	if (!buf)
 		return err_set("out of memory for a receive buffer");
@@ -42,10 +43,11 @@ int recv_discard(int sock, const char *dest, struct recv_stats *st)
 	return 0;
 }
 
-int recv_echo(int sock, const char *dest, struct recv_stats *st)
+int recv_echo(int sock, int destfd, const char *dest, struct recv_stats *st)
 {
 	char buf[ECHO_BUF];
 
+	(void)destfd;
 	(void)dest;
 	for (;;) {
 		ssize_t n = recv(sock, buf, sizeof(buf), 0), done = 0;

@@ -9,7 +9,6 @@
 #include "netaddr.h"
 #include "agent/agent_gate.h"
 #include "netutil.h"
-#include "ssh/ssh_tunnel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,8 +87,6 @@ int agent_client_is_local(const struct agent_client *c)
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 
-	if (c->via_ssh)
-		return 0;
 	if (getpeername(c->ctl.fd, (struct sockaddr *)&ss, &len) < 0)
 		return 0;
 	if (ss.ss_family == AF_UNIX)
@@ -102,84 +99,6 @@ int agent_client_is_local(const struct agent_client *c)
 		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return 0;
-}
-
-int agent_client_in_clear(const struct agent_client *c)
-{
-	return !c->via_ssh && !agent_client_is_local(c);
-}
-
-int agent_client_can_tunnel(int e)
-{
-	return e == ECONNREFUSED || e == ETIMEDOUT || e == ENETUNREACH || e == EHOSTUNREACH;
-}
-
-/*
- * A connection to the agent through ssh: a tunnel of its own (a new SSH
- * session, so parallel streams each have their own connection and
- * cipher, as N `ssh -W` would). The control connection's tunnel is kept
- * in c->ctl_tunnel, a data connection's in c->data_tunnels (reaped once
- * its stream has ended, agent_client_receive_end). Returns the caller's
- * end of the tunnel or -1 (error set).
- */
-static int tunnel_connect(struct agent_client *c, int control)
-{
-	struct ssh_tunnel *t = calloc(1, sizeof(*t));
-	unsigned long port = strtoul(c->port, NULL, 10);
-	int fd;
-
-	if (!t)
-		return err_set("out of memory for an ssh tunnel");
-	if (!control && c->ndata_tunnels == c->data_tunnels_cap) {
-		size_t cap = c->data_tunnels_cap ? 2 * c->data_tunnels_cap : 8;
-		struct ssh_tunnel **more = realloc(c->data_tunnels, cap * sizeof(*more));
-
-		if (!more) {
-			free(t);
-			return err_set("out of memory for an ssh tunnel");
-		}
-		c->data_tunnels = more;
-		c->data_tunnels_cap = cap;
-	}
-	if (ssh_tunnel_open(t, &c->ssh, c->host, (unsigned)port, &fd) < 0) {
-		free(t);
-		return err_wrap("cannot reach the agent on %s through ssh", c->label);
-	}
-	if (control)
-		c->ctl_tunnel = t;
-	else
-		c->data_tunnels[c->ndata_tunnels++] = t;
-	return fd;
-}
-
-/* Ends the control connection's tunnel, if any (its fd closed first). */
-static void drop_ctl_tunnel(struct agent_client *c)
-{
-	if (c->ctl_tunnel) {
-		ssh_tunnel_close(c->ctl_tunnel);
-		free(c->ctl_tunnel);
-		c->ctl_tunnel = NULL;
-	}
-}
-
-/*
- * Ends the data connections' tunnels, whose callers closed their ends.
- * Returns 0, or -1 (error set) when a tunnel's pump stopped early: then
- * what the sender wrote may not all have reached the agent.
- */
-static int reap_data_tunnels(struct agent_client *c)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < c->ndata_tunnels; i++) {
-		ssh_tunnel_close(c->data_tunnels[i]);
-		if (c->data_tunnels[i]->pump.error[0] && rc == 0)
-			rc = err_set("the ssh tunnel of data stream %zu stopped: %s", i,
-				     c->data_tunnels[i]->pump.error);
-		free(c->data_tunnels[i]);
-	}
-	c->ndata_tunnels = 0;
-	return rc;
 }
 
 int tcp_connect(const char *host, const char *port, int timeout_ms)
@@ -306,25 +225,9 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 
 	for (int attempt = 0;; attempt++) {
 		/* the control connection finds the agent; the others go where it went */
-		int fd = c->via_ssh ? tunnel_connect(c, !job) :
-			 tcp_connect(c->addr[0] ? c->addr : c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+		int fd = tcp_connect(c->addr[0] ? c->addr : c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
 
-		if (fd < 0 && !job && !c->via_ssh && c->ssh.target && agent_client_can_tunnel(errno)) {
-			/* the agent runs (it said where it listens): its port is closed to us, ssh's is not */
-			int e = errno;
-
-			snprintf(c->direct_failed, sizeof(c->direct_failed), "%s", err_msg());
-			c->via_ssh = 1;
-			fd = tunnel_connect(c, 1);
-			if (fd < 0) {
-				struct err_saved why;
-
-				err_save(&why);
-				return err_set("%s; directly: %s; %s", why.msg, c->direct_failed,
-					       unreachable_hint(e));
-			}
-		}
-		if (fd < 0 && !job && !c->via_ssh) {
+		if (fd < 0 && !job) {
 			int e = errno;
 			struct err_saved why;
 
@@ -336,8 +239,6 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 		if (wire_auth_client(fd, c->key, role, job, stream, AGENT_CONNECT_TIMEOUT_MS, chan) == 0)
 			return fd;
 		close(fd);
-		if (!job)
-			drop_ctl_tunnel(c);
 		if (attempt > 0 || wire_last_fault() != WIRE_FAULT_CLOSED) {
 			if (job)
 				return err_wrap("agent on %s refused data connection %llu", c->label,
@@ -352,12 +253,6 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
-	return agent_client_connect_ssh(c, host, port, token, NULL, 0);
-}
-
-int agent_client_connect_ssh(struct agent_client *c, const char *host, const char *port,
-			     const char *token, const struct ssh_conn_opts *ssh, int force)
-{
 	struct sockaddr_storage ss;
 	socklen_t salen;
 	int fd;
@@ -367,30 +262,20 @@ int agent_client_connect_ssh(struct agent_client *c, const char *host, const cha
 	snprintf(c->label, sizeof(c->label), "%s", host);
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	snprintf(c->port, sizeof(c->port), "%s", port);
-	if (ssh) {
-		c->ssh = *ssh;
-		c->via_ssh = force;
-	}
 	if (wire_key_from_token(token, c->key) < 0)
 		return -1;
 	fd = connect_authenticated(c, "control", 0, 0, &c->ctl);
 	if (fd < 0)
 		return -1;
-	/*
-	 * every later connection (data, probes) goes where this one went,
-	 * whatever a name resolves to; through ssh, the host resolves it
-	 */
+	/* every later connection (data, probes) goes where this one went, whatever a name resolves to */
 	salen = sizeof(ss);
-	if (c->via_ssh || getpeername(fd, (struct sockaddr *)&ss, &salen) < 0 ||
+	if (getpeername(fd, (struct sockaddr *)&ss, &salen) < 0 ||
 	    net_sockaddr_addr((struct sockaddr *)&ss, c->addr, sizeof(c->addr)) < 0)
 		snprintf(c->addr, sizeof(c->addr), "%s", host);
 	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
-	if (c->via_ssh && strlen(c->where) + sizeof(" through ssh") <= sizeof(c->where))
-		strcat(c->where, " through ssh");
 	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
-		agent_client_close(c);
 		return -1;
 	}
 	return 0;
@@ -470,8 +355,11 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
-	rc = wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len);
+	c->have_manifest = wire_sha256(buf, len, c->manifest_sha256) == 0;
+	rc = c->have_manifest ? wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len) : -1;
 	free(buf);
+	if (!c->have_manifest)
+		return -1;
 	if (rc < 0)
 		return connection_failed(c);
 	rc = agent_client_await(c, &reply);
@@ -504,11 +392,6 @@ int agent_client_close(struct agent_client *c)
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 	}
-	reap_data_tunnels(c);
-	free(c->data_tunnels);
-	c->data_tunnels = NULL;
-	c->data_tunnels_cap = 0;
-	drop_ctl_tunnel(c);
 	explicit_bzero(c->key, sizeof(c->key));
 	json_object_put(c->info);
 	c->info = NULL;
@@ -550,6 +433,25 @@ int agent_client_flush(struct agent_client *c, uint64_t job)
 	return call_and_drop(c, request("flush", job));
 }
 
+/*
+ * Checks the verdict's keyed hash (wire_verdict_mac): 0 when it is the
+ * agent's, for this job and the manifest this client sent; else -1 (error
+ * set) and the verdict is not taken.
+ */
+static int verdict_unbound(const struct agent_client *c, uint64_t job, bool verified,
+			   json_object *reply)
+{
+	unsigned char want[WIRE_MAC_BYTES], got[WIRE_MAC_BYTES];
+
+	if (wire_verdict_mac(c->key, job, verified, c->manifest_sha256, want) < 0)
+		return -1;
+	if (!json_object_object_get_ex(reply, "verdict_mac", NULL) ||
+	    wire_get_hex(reply, "verdict_mac", got, sizeof(got)) < 0 || !wire_mac_equal(want, got))
+		return err_set("agent on %s: its verdict for job %llu is not bound to the manifest this client sent (no or a wrong verdict_mac): not taken as verified",
+			       c->label, (unsigned long long)job);
+	return 0;
+}
+
 int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 			struct agent_verify *out)
 {
@@ -572,6 +474,16 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 	wire_get_str(reply, "summary", &summary);
 	snprintf(out->summary, sizeof(out->summary), "%s", summary);
 	out->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
+	if (c->have_manifest && verdict_unbound(c, job, out->verified, reply) < 0) {
+		json_object_put(reply);
+		out->verified = false;
+		return -1;
+	}
+	/* lenient: an older agent does not say */
+	if (json_object_object_get_ex(reply, "peak_rss_bytes", &v))
+		out->peak_rss_bytes = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(reply, "lifetime_peak_rss_bytes", &v))
+		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
 		out->has_example = true;
 		snprintf(out->example, sizeof(out->example), "%s",
@@ -600,28 +512,15 @@ int agent_client_receive(struct agent_client *c, uint64_t job, const char *recei
 
 	json_object_object_add(req, "receiver", json_object_new_string(receiver));
 	json_object_object_add(req, "streams", json_object_new_int((int)streams));
+	if (c->null_sink)
+		json_object_object_add(req, "sink", json_object_new_string("null"));
 	return call_and_drop(c, req);
 }
 
 int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 {
 	json_object *reply = NULL;
-	/*
-	 * the data connections are closed (raw_stream_finish): their pumps end
-	 * once they have passed on what is left. Closed before the agent is
-	 * waited for: a pump that stopped early never sent its EOF, and the
-	 * channel's close is then what ends the agent's stream.
-	 */
-	struct err_saved tunnel_failed;
-	int tunnels_rc = reap_data_tunnels(c), rc;
-
-	if (tunnels_rc < 0)
-		err_save(&tunnel_failed);
-	rc = agent_client_await(c, &reply);
-	if (tunnels_rc < 0) {
-		json_object_put(reply);
-		return err_restore(&tunnel_failed);
-	}
+	int rc = agent_client_await(c, &reply);
 
 	if (rc == 0 && (wire_get_u64(reply, "files", &got->files) < 0 ||
 			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||

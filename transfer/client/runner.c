@@ -6,6 +6,7 @@
 #include "fsutil.h"
 #include "client/measure.h"
 #include "parallel.h"
+#include "measure/rss.h"
 #include "measure/verdict.h"
 
 #include <errno.h>
@@ -20,12 +21,13 @@
 struct drop_job {
 	const char *root;
 	const struct manifest *m;
+	bool load;	/* read each file into the page cache instead of dropping it */
 };
 
 static int drop_one(void *ctx, unsigned worker, uint64_t i)
 {
 	struct drop_job *job = ctx;
-	char path[PATH_MAX];
+	char path[PATH_MAX], buf[1 << 16];
 	int fd;
 
 	(void)worker;
@@ -34,9 +36,18 @@ static int drop_one(void *ctx, unsigned worker, uint64_t i)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return err_errno("cannot open source file '%s'", path);
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(fd, 0, 0, job->load ? POSIX_FADV_WILLNEED : POSIX_FADV_DONTNEED);
+	while (job->load && read(fd, buf, sizeof(buf)) > 0)
+		;
 	close(fd);
 	return 0;
+}
+
+int runner_load_source_cache(const char *src_root, const struct manifest *m)
+{
+	struct drop_job job = { .root = src_root, .m = m, .load = true };
+
+	return parallel_for(m->count, 2 * parallel_cpus(), 64, drop_one, &job, NULL);
 }
 
 int runner_drop_source_cache(const char *src_root, const struct manifest *m)
@@ -129,6 +140,7 @@ static void name_out_of_space(struct strategy_result *r)
 static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r)
 {
 	struct agent_verify v;
+	uint64_t peak;
 
 	if (agent_client_verify(t->agent, job, r->strategy->preserves, &v) < 0)
 		return -1;
@@ -137,6 +149,14 @@ static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r
 	r->tree_present = v.present;
 	r->tree_kept = v.kept;
 	r->content_ok = v.content_ok;
+	/* the peaks of this run (prepare to verify) on both ends; the result keeps the highest run */
+	if (v.peak_rss_bytes > r->agent_peak_rss_bytes)
+		r->agent_peak_rss_bytes = v.peak_rss_bytes;
+	if (v.lifetime_peak_rss_bytes > r->agent_lifetime_peak_rss_bytes)
+		r->agent_lifetime_peak_rss_bytes = v.lifetime_peak_rss_bytes;
+	peak = rss_window_peak();
+	if (peak > r->client_peak_rss_bytes)
+		r->client_peak_rss_bytes = peak;
 	if (!r->verified) {
 		size_t n;
 
@@ -147,6 +167,27 @@ static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r
 		}
 	}
 	return 0;
+}
+
+/*
+ * A null-sink run (runner_opts.null_sink): nothing was written, so nothing
+ * is verified; what the sink counted must match the manifest (its whole
+ * files' hashes it checked itself). Fills r; returns 0 when it matched.
+ */
+static int null_sink_check(const struct manifest *m, const struct recv_stats *got,
+			   struct strategy_result *r)
+{
+	r->verified = false;
+	r->stream_checked = got->files == m->count && got->bytes == m->total_bytes;
+	snprintf(r->verify_summary, sizeof(r->verify_summary),
+		 "null sink: %llu files, %llu bytes counted in the stream (nothing written, not a copy)",
+		 (unsigned long long)got->files, (unsigned long long)got->bytes);
+	if (!r->stream_checked)
+		snprintf(r->error, sizeof(r->error),
+			 "null sink counted %llu files of %llu bytes, the manifest has %zu of %llu",
+			 (unsigned long long)got->files, (unsigned long long)got->bytes, m->count,
+			 (unsigned long long)m->total_bytes);
+	return r->stream_checked ? 0 : 1;
 }
 
 static int cleanup(struct xfer_target *t, uint64_t job)
@@ -197,6 +238,8 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	clock_ns t0, t1, t2;
 	int rc;
 
+	/* this run's memory peak is measured from here to its verify (rss.h; the agent does the same) */
+	(void)rss_window_start();
 	if (agent_client_prepare(t->agent, s->name, &run.job, dest, sizeof(dest), r->dest_fs,
 				 sizeof(r->dest_fs)) < 0)
 		return agent_refused(t, r, 0);
@@ -212,9 +255,11 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	}
 	if (o->sample)
 		measure_start(&meas, t->agent, src_root, run.job);
+	t->agent->null_sink = o->null_sink;
 	t0 = clock_now();
 	rc = s->run(&run);
 	t1 = clock_now();
+	t->agent->null_sink = false;
 	if (rc < 0) {
 		snprintf(r->error, sizeof(r->error), "%s", err_msg());
 		name_out_of_space(r);
@@ -247,6 +292,10 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	sample->flush = clock_seconds(t1, t2);
 	r->sent = run.sent;
 	r->received = run.received;
+	if (o->null_sink) {
+		rc = null_sink_check(m, &run.received, r);
+		return cleanup(t, run.job) < 0 ? -1 : rc;
+	}
 	if (verify(t, run.job, r) < 0)
 		return agent_refused(t, r, run.job);
 	if (cleanup(t, run.job) < 0)
@@ -351,7 +400,7 @@ static bool cleartext_refused(const struct runner_opts *o, const struct xfer_tar
 			      const struct strategy *s, struct strategy_result *r)
 {
 	if (!(s->flags & STRATEGY_CLEARTEXT) || !o->user_tree || o->allow_cleartext ||
-	    !agent_client_in_clear(t->agent))
+	    agent_client_is_local(t->agent))
 		return false;
 	snprintf(r->error, sizeof(r->error),
 		 "would send your files unencrypted over TCP to %s (the SSH strategies encrypt); pass --allow-cleartext to run it",
@@ -397,8 +446,7 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 			rc = -1;
 			break;
 		}
-		r->cleartext = (s->flags & STRATEGY_CLEARTEXT) && agent_client_in_clear(target->agent);
-		r->agent_via_ssh = (s->flags & STRATEGY_CLEARTEXT) && target->agent->via_ssh;
+		r->cleartext = (s->flags & STRATEGY_CLEARTEXT) && !agent_client_is_local(target->agent);
 		if (o->progress)
 			o->progress(o->progress_ctx, s, r->runs, all.repeat, r);
 	}

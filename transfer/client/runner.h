@@ -38,12 +38,10 @@ struct strategy_result {
 	/* enum preserve_bits: the kinds the tree holds, and those the copy kept (as verified) */
 	unsigned tree_present, tree_kept;
 	bool content_ok;	/* every file and name as verified, whatever else differs */
+	bool stream_checked;	/* a null-sink run: what the sink counted matched the manifest */
 	char dest_fs[32];
 	bool warm_source;	/* the source was read from the page cache (--warm) */
 	bool cleartext;		/* it ran and its data crossed a network unencrypted */
-	bool agent_via_ssh;	/* a raw-TCP strategy whose streams went through ssh (the
-				 * agent's port closed to us, or --agent-via-ssh): the
-				 * cipher and one more hop were in its path */
 	/* the run whose total time is the median; min/max over all runs */
 	struct run_sample median;
 	double min_seconds, max_seconds;
@@ -56,6 +54,13 @@ struct strategy_result {
 	/* both ends' /proc counters over the median run (when sampling) */
 	bool have_local, have_remote;
 	struct sampler_summary local, remote;
+	/*
+	 * Peak resident bytes, the highest over the runs, each from the run's
+	 * prepare to its verify (measure/rss.h): of the client (this process)
+	 * and of the agent (its process, as it reports; 0 when it did not);
+	 * and the agent's peak over its life so far.
+	 */
+	uint64_t client_peak_rss_bytes, agent_peak_rss_bytes, agent_lifetime_peak_rss_bytes;
 	/* where the time went (when probes ran) */
 	bool have_attribution;
 	struct attribution attribution;
@@ -74,6 +79,14 @@ struct runner_opts {
 	 */
 	bool user_tree;
 	bool allow_cleartext;
+	/*
+	 * --explain's "no destination disk" run (cmd/explain.c): the agent's
+	 * receives go to its null sink (agent/null_sink.h). Such a run is never
+	 * verified (nothing is kept): its result is RESULT_OK with verified
+	 * false and stream_checked true when the files and bytes the sink
+	 * counted, every whole file's hash checked, match the manifest.
+	 */
+	bool null_sink;
 	/* optional: called before and after each strategy (progress lines) */
 	void (*progress)(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 			 const struct strategy_result *done);
@@ -96,5 +109,8 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
  * pages, which fadvise cannot drop) so the next read comes from the disk.
  */
 int runner_drop_source_cache(const char *src_root, const struct manifest *m);
+
+/* Reads every source file into the page cache (--explain's warm source). Returns 0 or -1 (error set). */
+int runner_load_source_cache(const char *src_root, const struct manifest *m);
 
 #endif

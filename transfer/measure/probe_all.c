@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int probe_all(const struct probe_plan *plan, struct probe_results *r,
-	      void (*progress)(void *ctx, const char *what), void *ctx)
+int probe_all_network(const struct probe_plan *plan, struct probe_results *r,
+		      void (*progress)(void *ctx, const char *what), void *ctx)
 {
 	memset(r, 0, sizeof(*r));
 	if (probe_check_budget(plan->seconds) < 0)
@@ -16,6 +16,20 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 		progress(ctx, "network");
 	if (probe_network(plan->agent, plan->streams, plan->seconds, r) < 0)
 		return err_wrap("network probe");
+	return 0;
+}
+
+int probe_all(const struct probe_plan *plan, struct probe_results *r,
+	      void (*progress)(void *ctx, const char *what), void *ctx)
+{
+	if (probe_all_network(plan, r, progress, ctx) < 0)
+		return -1;
+	return probe_all_rest(plan, r, progress, ctx);
+}
+
+int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
+		   void (*progress)(void *ctx, const char *what), void *ctx)
+{
 	if (progress)
 		progress(ctx, "destination disk and metadata");
 	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, &plan->creates, r) < 0)

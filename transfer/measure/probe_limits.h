@@ -16,6 +16,13 @@ int probe_check_budget(double seconds);
 
 /* Network: bytes one phase (1 stream, or n streams together) may send. */
 #define PROBE_NET_MAX_BYTES (8ull << 30)
+/* Network: the most streams the sweep measures (the agent's "discard" receiver takes as many). */
+#define PROBE_NET_MAX_STREAMS 64u
+/*
+ * Network: the sweep's budget is cut into this many measuring times: 7 steps
+ * (1 to 64 streams) and room for their connections' set-up.
+ */
+#define PROBE_NET_SWEEP_SLOTS 8
 /* Network: 1-byte round trips timed (after a few untimed ones). */
 #define PROBE_RTT_COUNT 1000
 /* Destination disk: bytes written by default, and the most a request may ask for. */

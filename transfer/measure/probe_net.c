@@ -27,8 +27,15 @@
 #include <unistd.h>
 
 #define NET_BUF (1u << 20)
-/* The agent's "discard" receiver takes at most this many streams. */
-#define NET_MAX_STREAMS 64u
+/*
+ * One send: small enough that a step's warm-up mark and end fall within a
+ * few percent of each stream's share (64 streams of a 1 Gbit/s link move
+ * 2 MB/s each), large enough to cost nothing on the CPU.
+ */
+#define NET_SEND (128u << 10)
+#define NET_MAX_STREAMS PROBE_NET_MAX_STREAMS
+/* Round trips of slow start a sweep step leaves out before it counts (at most half the step). */
+#define NET_WARM_RTTS 10
 /* Round trips before the timed ones: the first carry connection set-up costs. */
 #define RTT_WARMUP 10
 /* A send or an echo that takes longer than this past the budget means the peer is stuck. */
@@ -38,8 +45,11 @@ struct sender {
 	pthread_t tid;
 	int fd;
 	const unsigned char *buf;
-	clock_ns deadline;
+	clock_ns deadline, warm_at;
 	uint64_t cap, sent;
+	/* the steady part: bytes sent by the first send past warm_at, and when; the last send's end */
+	uint64_t sent_warm;
+	clock_ns t_warm, t_last;
 	int rc;
 	struct err_saved error;
 };
@@ -49,8 +59,9 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 
 	while (s->sent < s->cap && clock_now() < s->deadline) {
-		size_t n = s->cap - s->sent < NET_BUF ? (size_t)(s->cap - s->sent) : NET_BUF;
+		size_t n = s->cap - s->sent < NET_SEND ? (size_t)(s->cap - s->sent) : NET_SEND;
 		ssize_t w = send(s->fd, s->buf, n, MSG_NOSIGNAL);
+		clock_ns now;
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -60,6 +71,12 @@ static void *sender_main(void *arg)
 			break;
 		}
 		s->sent += (uint64_t)w;
+		now = clock_now();
+		if (!s->t_warm && now >= s->warm_at) {
+			s->t_warm = now;
+			s->sent_warm = s->sent;
+		}
+		s->t_last = now;
 	}
 	return NULL;
 }
@@ -79,11 +96,30 @@ struct probe_job {
 };
 
 /*
- * One throughput phase on n streams (one thread each when n > 1) for
- * `seconds`. *bps = bytes the agent received / (first send .. its reply).
+ * The steady rate of a step: each stream's bytes from its warm-up mark to its
+ * last send over that time, summed; 0 when a stream has no steady part
+ * (then the whole step's average stands).
  */
-static int throughput(const struct probe_job *pj, unsigned n, double seconds, const unsigned char *buf,
-		      double *bps)
+static double steady_bps(const struct sender *snd, unsigned n)
+{
+	double sum = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!snd[i].t_warm || snd[i].t_last <= snd[i].t_warm)
+			return 0;
+		sum += (double)(snd[i].sent - snd[i].sent_warm) / clock_seconds(snd[i].t_warm, snd[i].t_last);
+	}
+	return sum;
+}
+
+/*
+ * One sweep step on n streams (one thread each when n > 1) for `seconds`,
+ * counting after `warm` seconds. *bps = the steady rate (steady_bps), or,
+ * without one, bytes the agent received / (first send .. its reply).
+ * *sndbuf (may be NULL): SO_SNDBUF of the first stream at the end.
+ */
+static int throughput(const struct probe_job *pj, unsigned n, double seconds, double warm,
+		      const unsigned char *buf, double *bps, double *sndbuf, double *open_s)
 {
 	struct sender snd[NET_MAX_STREAMS];
 	int fds[NET_MAX_STREAMS], send_rc = 0;
@@ -91,16 +127,19 @@ static int throughput(const struct probe_job *pj, unsigned n, double seconds, co
 	uint64_t sent = 0;
 	struct recv_stats received;
 	clock_ns start, deadline;
-	double took;
+	double took, steady;
 
+	start = clock_now();
 	if (raw_stream_open(pj->agent, pj->job, "discard", n, fds) < 0)
 		return -1;
+	*open_s = clock_seconds(start, clock_now());
 	for (unsigned i = 0; i < n; i++)
 		set_send_timeout(fds[i], seconds);
 	start = clock_now();
 	deadline = start + (clock_ns)(seconds * 1e9);
 	for (unsigned i = 0; i < n; i++)
 		snd[i] = (struct sender){ .fd = fds[i], .buf = buf, .deadline = deadline,
+					  .warm_at = start + (clock_ns)(warm * 1e9),
 					  .cap = PROBE_NET_MAX_BYTES / n };
 	if (n == 1) {
 		sender_main(&snd[0]);
@@ -121,6 +160,13 @@ static int throughput(const struct probe_job *pj, unsigned n, double seconds, co
 			send_rc = err_wrap("stream %u", i);
 		}
 	}
+	if (sndbuf) {
+		int granted = 0;
+		socklen_t len = sizeof(granted);
+
+		*sndbuf = getsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &granted, &len) == 0 ? granted : 0;
+	}
+	steady = send_rc == 0 && started == n ? steady_bps(snd, n) : 0;
 	if (raw_stream_finish(pj->agent, fds, n, send_rc, &received) < 0)
 		return -1;
 	took = clock_seconds(start, clock_now());
@@ -129,7 +175,7 @@ static int throughput(const struct probe_job *pj, unsigned n, double seconds, co
 			       (unsigned long long)received.wire_bytes, (unsigned long long)sent);
 	if (sent == 0 || took <= 0)
 		return err_set("no probe bytes went out within %g s", seconds);
-	*bps = (double)sent / took;
+	*bps = steady > 0 ? steady : (double)sent / took;
 	return 0;
 }
 
@@ -211,6 +257,65 @@ static int round_trips(const struct probe_job *pj, double seconds, double *p50, 
 	return 0;
 }
 
+/* The third number of a sysctl such as net.ipv4.tcp_wmem ("4096 16384 4194304"), or 0. */
+static double sysctl_max(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	double lo = 0, mid = 0, hi = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lf %lf %lf", &lo, &mid, &hi) != 3)
+		hi = 0;
+	fclose(f);
+	return hi;
+}
+
+/*
+ * The sweep (probes.h, probe_network), after the round trips (rtt_p50_s sets
+ * the warm-up). Its budget, 2 x seconds, holds the steps' connection set-up
+ * too: the data connections open one after another, each a few round trips
+ * (32 streams at 20 ms take about 1.5 s), so a step runs only when its
+ * measuring time and its streams' set-up, at the slowest set-up per stream
+ * seen so far, fit in what is left.
+ */
+static int sweep(const struct probe_job *pj, double seconds, const unsigned char *buf,
+		 struct probe_results *got)
+{
+	double budget = 2 * seconds, step = budget / PROBE_NET_SWEEP_SLOTS;
+	double warm = fmax(step / 4, NET_WARM_RTTS * got->rtt_p50_s), open_per_stream = 0;
+	clock_ns deadline = clock_now() + (clock_ns)(budget * 1e9);
+	unsigned k;
+
+	if (warm > step / 2)
+		warm = step / 2;
+	got->nsweep = 0;
+	got->sweep_stop = NET_SWEEP_STOP_GAIN;
+	while ((k = net_sweep_next(got->sweep, got->nsweep, NET_MAX_STREAMS)) != 0) {
+		double bps = 0, open_s = 0, left = clock_seconds(clock_now(), deadline);
+
+		if (got->nsweep > 0 && left < step + k * open_per_stream) {
+			got->sweep_stop = NET_SWEEP_STOP_BUDGET;
+			break;
+		}
+		if (throughput(pj, k, step, warm, buf, &bps, got->nsweep == 0 ? &got->window.sndbuf_bytes : NULL,
+			       &open_s) < 0)
+			return err_wrap("%u stream%s", k, k == 1 ? "" : "s");
+		open_per_stream = fmax(open_per_stream, open_s / k);
+		got->sweep[got->nsweep++] = (struct net_sweep_step){ .streams = k, .bits_per_s = bps * 8 };
+		if (k == NET_MAX_STREAMS)
+			got->sweep_stop = NET_SWEEP_STOP_CAP;
+	}
+	got->net_bps_1 = got->sweep[0].bits_per_s / 8;
+	got->net_link_bps = net_sweep_best(got->sweep, got->nsweep) / 8;
+	got->net_saturation = net_sweep_saturation(got->sweep, got->nsweep);
+	got->window.wmem_max_bytes = sysctl_max("/proc/sys/net/ipv4/tcp_wmem");
+	got->window.rmem_max_bytes = sysctl_max("/proc/sys/net/ipv4/tcp_rmem");
+	got->window.rtt_s = got->rtt_p50_s;
+	net_window_judge(&got->window, got->net_bps_1 * 8, got->net_link_bps * 8);
+	return 0;
+}
+
 static int network_phases(const struct probe_job *pj, unsigned streams, double seconds,
 			  struct probe_results *got)
 {
@@ -227,16 +332,23 @@ static int network_phases(const struct probe_job *pj, unsigned streams, double s
 		x ^= x << 17;
 		memcpy(buf + i, &x, 8);
 	}
-	rc = throughput(pj, 1, seconds, buf, &got->net_bps_1);
+	/* the round trips first, on an idle link: the sweep's warm-up is counted in them */
+	rc = round_trips(pj, seconds, &got->rtt_p50_s, &got->rtt_p99_s);
 	if (rc < 0)
-		err_wrap("1 stream");
-	got->net_bps_n = got->net_bps_1;
-	if (rc == 0 && streams > 1 && (rc = throughput(pj, streams, seconds, buf, &got->net_bps_n)) < 0)
-		err_wrap("%u streams", streams);
-	if (rc == 0 && (rc = round_trips(pj, seconds, &got->rtt_p50_s, &got->rtt_p99_s)) < 0)
 		err_wrap("round trips");
+	if (rc == 0)
+		rc = sweep(pj, seconds, buf, got);
+	if (rc == 0)
+		probe_results_set_streams(got, streams ? streams : got->net_saturation);
 	free(buf);
 	return rc;
+}
+
+void probe_results_set_streams(struct probe_results *r, unsigned streams)
+{
+	r->net_streams = streams;
+	if (r->nsweep > 0)
+		r->net_bps_n = net_sweep_rate_at(r->sweep, r->nsweep, streams) / 8;
 }
 
 int probe_network(struct agent_client *a, unsigned streams, double seconds,
@@ -248,8 +360,8 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 
 	if (probe_check_budget(seconds) < 0)
 		return -1;
-	if (streams == 0 || streams > NET_MAX_STREAMS)
-		return err_set("the network probe takes 1 to %u streams, not %u", NET_MAX_STREAMS,
+	if (streams > NET_MAX_STREAMS)
+		return err_set("the network probe takes 0 (auto) to %u streams, not %u", NET_MAX_STREAMS,
 			       streams);
 	/* the strategy name "probe": a job for the data connections, nothing written */
 	if (agent_client_prepare(a, "probe", &pj.job, NULL, 0, got.dest_fs, sizeof(got.dest_fs)) < 0)
@@ -268,6 +380,12 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 	r->net_bps_1 = got.net_bps_1;
 	r->net_bps_n = got.net_bps_n;
 	r->net_streams = got.net_streams;
+	memcpy(r->sweep, got.sweep, sizeof(r->sweep));
+	r->nsweep = got.nsweep;
+	r->net_saturation = got.net_saturation;
+	r->sweep_stop = got.sweep_stop;
+	r->net_link_bps = got.net_link_bps;
+	r->window = got.window;
 	r->rtt_p50_s = got.rtt_p50_s;
 	r->rtt_p99_s = got.rtt_p99_s;
 	snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", got.dest_fs);
@@ -310,7 +428,8 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 	return 0;
 }
 
-static json_object *rates_json(const struct probe_rate *rates, unsigned n)
+/* [{"depth": d, key: rate}]: key names the rate's unit ("files_per_s", "bytes_per_s"). */
+static json_object *rates_json(const struct probe_rate *rates, unsigned n, const char *key)
 {
 	json_object *a = json_object_new_array();
 
@@ -318,36 +437,90 @@ static json_object *rates_json(const struct probe_rate *rates, unsigned n)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "depth", json_object_new_int((int)rates[i].depth));
-		json_object_object_add(o, "per_s", json_object_new_double(rates[i].per_s));
+		json_object_object_add(o, key, json_object_new_double(rates[i].per_s));
 		json_object_array_add(a, o);
 	}
 	return a;
+}
+
+/* A probe's result, or null: a probe skipped (--no-probes parts, --warm) or failed left 0. */
+static json_object *measured(double v)
+{
+	return v > 0 && isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *measured_text(const char *s)
+{
+	return s[0] ? json_object_new_string(s) : NULL;
+}
+
+/*
+ * The "ceilings" object of schema 2: rates named by unit, the network's in
+ * bits (as link rates are quoted), null for what was not measured.
+ */
+
+/*
+ * "network": the sweep [{streams, bits_per_s}], its saturation point and
+ * best rate, and one stream's window (null: not measured).
+ */
+static json_object *network_json(const struct probe_results *r)
+{
+	json_object *o = json_object_new_object(), *steps = json_object_new_array(), *w;
+
+	for (unsigned i = 0; i < r->nsweep; i++) {
+		json_object *step = json_object_new_object();
+
+		json_object_object_add(step, "streams", json_object_new_int((int)r->sweep[i].streams));
+		json_object_object_add(step, "bits_per_s", json_object_new_double(r->sweep[i].bits_per_s));
+		json_object_array_add(steps, step);
+	}
+	json_object_object_add(o, "sweep", steps);
+	json_object_object_add(o, "sweep_stopped", r->nsweep ? json_object_new_string(net_sweep_stop_name(r->sweep_stop)) : NULL);
+	json_object_object_add(o, "saturation_streams",
+			       r->net_saturation ? json_object_new_int((int)r->net_saturation) : NULL);
+	json_object_object_add(o, "link_bits_per_s", measured(r->net_link_bps * 8));
+	json_object_object_add(o, "streams", r->net_streams ? json_object_new_int((int)r->net_streams) : NULL);
+	json_object_object_add(o, "streams_bits_per_s", measured(r->net_bps_n * 8));
+	w = json_object_new_object();
+	json_object_object_add(w, "send_buffer_bytes", measured(r->window.sndbuf_bytes));
+	json_object_object_add(w, "tcp_wmem_max_bytes", measured(r->window.wmem_max_bytes));
+	json_object_object_add(w, "tcp_rmem_max_bytes", measured(r->window.rmem_max_bytes));
+	json_object_object_add(w, "rtt_seconds", measured(r->window.rtt_s));
+	json_object_object_add(w, "bits_per_s", measured(r->window.window_bits_per_s));
+	json_object_object_add(w, "limited", r->nsweep ? json_object_new_boolean(r->window.limited) : NULL);
+	json_object_object_add(w, "needed_bytes",
+			       measured(r->window.limited ? net_window_bdp_bytes(r->net_link_bps * 8, r->window.rtt_s) : 0));
+	json_object_object_add(o, "window", w);
+	return o;
 }
 
 json_object *probe_results_json(const struct probe_results *r)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "network_bps_1", json_object_new_double(r->net_bps_1));
-	json_object_object_add(o, "network_bps_n", json_object_new_double(r->net_bps_n));
-	json_object_object_add(o, "network_streams", json_object_new_int((int)r->net_streams));
-	json_object_object_add(o, "rtt_p50_s", json_object_new_double(r->rtt_p50_s));
-	json_object_object_add(o, "rtt_p99_s", json_object_new_double(r->rtt_p99_s));
-	json_object_object_add(o, "network_peer", json_object_new_string(r->net_peer));
-	json_object_object_add(o, "network_interface", json_object_new_string(r->net_iface));
-	json_object_object_add(o, "disk_write_bps", json_object_new_double(r->disk_write_bps));
-	json_object_object_add(o, "disk_write_bytes", json_object_new_int64((int64_t)r->disk_write_bytes));
-	json_object_object_add(o, "create_per_s", json_object_new_double(r->create_per_s));
-	json_object_object_add(o, "disk_read_bps", json_object_new_double(r->disk_read_bps));
-	json_object_object_add(o, "source_open_per_s", json_object_new_double(r->src_open_per_s));
-	json_object_object_add(o, "zstd_bps", json_object_new_double(r->zstd_bps));
-	json_object_object_add(o, "zstd_ratio", json_object_new_double(r->zstd_ratio));
-	json_object_object_add(o, "ssh_bps", json_object_new_double(r->ssh_bps));
-	json_object_object_add(o, "sftp_rtt_s", json_object_new_double(r->sftp_rtt_s));
-	json_object_object_add(o, "ssh_cipher", json_object_new_string(r->ssh_cipher));
-	json_object_object_add(o, "dest_fs", json_object_new_string(r->dest_fs));
-	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at));
-	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at));
-	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at));
+	json_object_object_add(o, "network_1_stream_bits_per_s", measured(r->net_bps_1 * 8));
+	json_object_object_add(o, "network_n_streams_bits_per_s", measured(r->net_bps_n * 8));
+	json_object_object_add(o, "network_streams",
+			       r->net_streams ? json_object_new_int((int)r->net_streams) : NULL);
+	json_object_object_add(o, "rtt_p50_seconds", measured(r->rtt_p50_s));
+	json_object_object_add(o, "rtt_p99_seconds", measured(r->rtt_p99_s));
+	json_object_object_add(o, "network_peer", measured_text(r->net_peer));
+	json_object_object_add(o, "network_interface", measured_text(r->net_iface));
+	json_object_object_add(o, "disk_write_bytes_per_s", measured(r->disk_write_bps));
+	json_object_object_add(o, "disk_write_bytes", r->disk_write_bytes ?
+			       json_object_new_int64((int64_t)r->disk_write_bytes) : NULL);
+	json_object_object_add(o, "create_files_per_s", measured(r->create_per_s));
+	json_object_object_add(o, "disk_read_bytes_per_s", measured(r->disk_read_bps));
+	json_object_object_add(o, "source_open_files_per_s", measured(r->src_open_per_s));
+	json_object_object_add(o, "zstd_bytes_per_s", measured(r->zstd_bps));
+	json_object_object_add(o, "zstd_ratio", measured(r->zstd_ratio));
+	json_object_object_add(o, "ssh_bytes_per_s", measured(r->ssh_bps));
+	json_object_object_add(o, "sftp_rtt_seconds", measured(r->sftp_rtt_s));
+	json_object_object_add(o, "ssh_cipher", measured_text(r->ssh_cipher));
+	json_object_object_add(o, "dest_fs", measured_text(r->dest_fs));
+	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at, "files_per_s"));
+	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at, "files_per_s"));
+	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at, "bytes_per_s"));
+	json_object_object_add(o, "network", network_json(r));
 	return o;
 }

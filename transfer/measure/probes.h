@@ -17,6 +17,7 @@
  * ends agree on: probe_limits.h.
  */
 
+#include "measure/net_sweep.h"
 #include "measure/probe_limits.h"
 
 #include <json-c/json.h>
@@ -55,11 +56,16 @@ void probe_depths_add(struct probe_depths *d, unsigned depth);
 double probe_rate_at(const struct probe_rate *rates, unsigned n, unsigned depth);
 
 struct probe_results {
-	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and n streams (client→agent) */
-	unsigned net_streams;
+	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and net_streams (client→agent) */
+	unsigned net_streams;		/* the streams the multi-stream strategies run with (-P, or what auto chose) */
+	struct net_sweep_step sweep[NET_SWEEP_MAX_STEPS];	/* 1, 2, 4, ... streams until the link saturates */
+	unsigned nsweep;
+	enum net_sweep_stop sweep_stop;	/* why the sweep ended */
+	unsigned net_saturation;	/* the fewest streams that carry the link (net_sweep_saturation) */
+	double net_link_bps;		/* the best the sweep measured, bytes/s: the link's capacity */
+	struct net_window window;	/* what bounds one stream: its buffer, the round trip */
 	double rtt_p50_s, rtt_p99_s;	/* TCP round trip, 1-byte ping-pong on an established connection */
-	char net_peer[96];		/* the agent's address those were measured to: "[2001:2::2]:42277"
-					 * (" through ssh" after it when they went through ssh) */
+	char net_peer[80];		/* the agent's address those were measured to: "[2001:2::2]:42277" */
 	char net_iface[32];		/* this machine's interface on that path ("" if unknown) */
 	double disk_write_bps;		/* destination: sequential write to durable (fsync included), by the agent */
 	uint64_t disk_write_bytes;	/* what that probe wrote */
@@ -92,15 +98,23 @@ struct probe_results {
 
 /*
  * Network, client -> agent, over a = an open control session. Prepares a job
- * (strategy name "probe"), then: 1 stream into the agent's "discard"
- * receiver for `seconds`; `streams` streams (1 to 64; each in its own
- * thread) for `seconds`; PROBE_RTT_COUNT 1-byte ping-pongs with the "echo"
- * receiver (fewer if `seconds` runs out); then removes the job, also after a
- * failure. A throughput is the bytes the agent says it received over the time
- * from the first send to the agent's final reply. Fills net_bps_1,
- * net_bps_n, net_streams, rtt_p50_s, rtt_p99_s, dest_fs, net_peer and
- * net_iface (the local interface of the route to the agent, IPv4 or IPv6).
- * Returns 0 or -1 (error set).
+ * (strategy name "probe"), then: PROBE_RTT_COUNT 1-byte ping-pongs with the
+ * "echo" receiver (fewer if `seconds` runs out); then the stream sweep into
+ * the agent's "discard" receiver, 1, 2, 4, ... streams (each in its own
+ * thread) until a step gains less than NET_SWEEP_GAIN or PROBE_NET_MAX_STREAMS
+ * is measured (net_sweep_next), or the budget ends: 2 x `seconds` (what
+ * the 1-stream and n-stream phases took before the sweep, without their
+ * connection set-up), each step measuring for 1 / PROBE_NET_SWEEP_SLOTS of
+ * it, its connections' set-up counted in the budget; then removes the job, also after a failure. A step's rate is what
+ * its streams sent after a warm-up (slow start; a quarter of the step, at
+ * least ten round trips, at most half of it) over the time they sent it,
+ * and the agent must have received every byte sent. Fills sweep, nsweep,
+ * net_saturation, net_link_bps, net_bps_1, window (the one stream's
+ * SO_SNDBUF, tcp_wmem and tcp_rmem maxima, the round trip, judged),
+ * net_bps_n at `streams` (0: at the saturation point; net_streams says
+ * which), rtt_p50_s, rtt_p99_s, dest_fs, net_peer and net_iface (the local
+ * interface of the route to the agent, IPv4 or IPv6). `streams` is 0 to
+ * PROBE_NET_MAX_STREAMS. Returns 0 or -1 (error set).
  */
 int probe_network(struct agent_client *a, unsigned streams, double seconds,
 		  struct probe_results *r);
@@ -179,7 +193,7 @@ struct probe_plan {
 	const char *src_root;
 	const struct manifest *manifest;
 	struct ssh_session_struct *ssh_session;	/* NULL: no SSH probes */
-	unsigned streams;
+	unsigned streams;	/* the network ceiling is reported at this many streams; 0: the saturation point */
 	int zstd_level;
 	unsigned zstd_threads;
 	double seconds;		/* budget of each probe */
@@ -196,6 +210,22 @@ struct probe_plan {
 int probe_all(const struct probe_plan *plan, struct probe_results *r,
 	      void (*progress)(void *ctx, const char *what), void *ctx);
 
+/*
+ * probe_all in two: the network (r cleared first), then the rest, so a
+ * caller can choose the streams from the sweep between them (-P auto) and
+ * set the depths the rest measure at.
+ */
+int probe_all_network(const struct probe_plan *plan, struct probe_results *r,
+		      void (*progress)(void *ctx, const char *what), void *ctx);
+int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
+		   void (*progress)(void *ctx, const char *what), void *ctx);
+
 json_object *probe_results_json(const struct probe_results *r);
+
+/*
+ * Sets net_streams to `streams` (what -P auto chose, or -P) and net_bps_n to
+ * the swept rate there (net_sweep_rate_at), when there was a sweep.
+ */
+void probe_results_set_streams(struct probe_results *r, unsigned streams);
 
 #endif

@@ -402,8 +402,8 @@ static void summarize(const struct sampler *s, struct sampler_summary *out)
 						    1e3 / secs : 0;
 		if (out->disk_busy > 1)
 			out->disk_busy = 1;
-		out->disk_read_mb_s = per_second((double)out->disk_read_bytes, secs) / 1e6;
-		out->disk_write_mb_s = per_second((double)out->disk_write_bytes, secs) / 1e6;
+		out->disk_read_bytes_per_s = per_second((double)out->disk_read_bytes, secs);
+		out->disk_write_bytes_per_s = per_second((double)out->disk_write_bytes, secs);
 	}
 	if (s->fd_net >= 0) {
 		out->has_net = 1;
@@ -412,10 +412,10 @@ static void summarize(const struct sampler *s, struct sampler_summary *out)
 		out->net_tx_bytes = delta(a->net.tx_bytes, b->net.tx_bytes);
 		out->net_rx_packets = delta(a->net.rx_packets, b->net.rx_packets);
 		out->net_tx_packets = delta(a->net.tx_packets, b->net.tx_packets);
-		out->net_rx_gbit_s = per_second((double)out->net_rx_bytes * 8, secs) / 1e9;
-		out->net_tx_gbit_s = per_second((double)out->net_tx_bytes * 8, secs) / 1e9;
-		out->net_gbit_s = out->net_rx_gbit_s > out->net_tx_gbit_s ? out->net_rx_gbit_s :
-									   out->net_tx_gbit_s;
+		out->net_rx_bits_per_s = per_second((double)out->net_rx_bytes * 8, secs);
+		out->net_tx_bits_per_s = per_second((double)out->net_tx_bytes * 8, secs);
+		out->net_bits_per_s = out->net_rx_bits_per_s > out->net_tx_bits_per_s ?
+					      out->net_rx_bits_per_s : out->net_tx_bits_per_s;
 	}
 	summarize_series(s, out);
 }
@@ -501,8 +501,8 @@ static const struct field disk_fields[] = {
 	FIELD("read_bytes", disk_read_bytes),
 	FIELD("write_bytes", disk_write_bytes),
 	FIELD("busy", disk_busy),
-	FIELD("read_mb_s", disk_read_mb_s),
-	FIELD("write_mb_s", disk_write_mb_s),
+	FIELD("read_bytes_per_s", disk_read_bytes_per_s),
+	FIELD("write_bytes_per_s", disk_write_bytes_per_s),
 };
 
 static const struct field net_fields[] = {
@@ -511,9 +511,9 @@ static const struct field net_fields[] = {
 	FIELD("tx_bytes", net_tx_bytes),
 	FIELD("rx_packets", net_rx_packets),
 	FIELD("tx_packets", net_tx_packets),
-	FIELD("rx_gbit_s", net_rx_gbit_s),
-	FIELD("tx_gbit_s", net_tx_gbit_s),
-	FIELD("gbit_s", net_gbit_s),
+	FIELD("rx_bits_per_s", net_rx_bits_per_s),
+	FIELD("tx_bits_per_s", net_tx_bits_per_s),
+	FIELD("bits_per_s", net_bits_per_s),
 };
 
 #define REQUIRED SIZE_MAX
@@ -543,7 +543,7 @@ static const struct {
 	{ "t", offsetof(struct sampler_point, t) },
 	{ "cpu_busy", offsetof(struct sampler_point, cpu_busy) },
 	{ "disk_busy", offsetof(struct sampler_point, disk_busy) },
-	{ "net_bytes_s", offsetof(struct sampler_point, net_bytes_s) },
+	{ "net_bytes_per_s", offsetof(struct sampler_point, net_bytes_s) },
 };
 
 #define NPOINT_FIELDS (sizeof(point_fields) / sizeof(point_fields[0]))

@@ -73,13 +73,13 @@ struct sampler_summary {
 	char disk_dev[PROCSTAT_NAME_MAX];
 	uint64_t disk_read_bytes, disk_write_bytes;
 	double disk_busy;	/* io_ticks delta / window, in [0, 1] */
-	double disk_read_mb_s, disk_write_mb_s;	/* averages, 10^6 bytes/s */
+	double disk_read_bytes_per_s, disk_write_bytes_per_s;	/* averages */
 
 	int has_net;
 	char iface[PROCSTAT_NAME_MAX];
 	uint64_t net_rx_bytes, net_tx_bytes, net_rx_packets, net_tx_packets;
-	double net_rx_gbit_s, net_tx_gbit_s;	/* averages, 10^9 bit/s */
-	double net_gbit_s;	/* the busier direction: a full-duplex link's bottleneck */
+	double net_rx_bits_per_s, net_tx_bits_per_s;	/* averages */
+	double net_bits_per_s;	/* the busier direction: a full-duplex link's bottleneck */
 
 	unsigned npoints;	/* at most SAMPLER_SERIES_MAX */
 	struct sampler_point series[SAMPLER_SERIES_MAX];

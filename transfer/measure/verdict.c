@@ -94,6 +94,43 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 				    r->local.procs_cpu_s - (one_machine ? r->remote.procs_cpu_s : 0);
 }
 
+/*
+ * Source and destination on one device: both ends on one machine (one
+ * boot id) and their samplers found one disk under the source and the
+ * destination's scratch root.
+ */
+static int one_device(const struct strategy_result *r)
+{
+	return r->have_local && r->have_remote && r->local.boot_id[0] &&
+	       !strcmp(r->local.boot_id, r->remote.boot_id) && r->local.has_disk &&
+	       r->remote.has_disk && r->local.disk_dev[0] &&
+	       !strcmp(r->local.disk_dev, r->remote.disk_dev);
+}
+
+/*
+ * Raw TCP streams held back by their window (the probe found one stream
+ * window-limited, and these streams carry clearly less than the link): the
+ * network ceiling is the link's swept capacity and what the streams carry
+ * at their count is their window's cap, so the difference is waited on the
+ * window (latency), not on the link. Through sshd the channel's own
+ * ceiling stands (ssh_bps).
+ */
+static void window_ceiling(unsigned flags, unsigned streams, const struct probe_results *p,
+			   struct ceilings *c)
+{
+	double at;
+
+	if (!p->window.limited || (flags & STRATEGY_SSH) || p->nsweep == 0)
+		return;
+	at = net_sweep_rate_at(p->sweep, p->nsweep, streams) / 8;
+	if (!(at > 0) || !(p->net_link_bps > at * (1 + NET_SWEEP_GAIN)))
+		return;
+	c->net_bps = p->net_link_bps;
+	c->stream_cap_bps = at;
+	if (p->window.sndbuf_bytes > 0)
+		c->window_bytes = p->window.sndbuf_bytes;
+}
+
 void verdict_inputs(const struct strategy_result *r, const struct probe_results *p,
 		    struct attribution_input *in, struct ceilings *c)
 {
@@ -115,6 +152,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->structure = s->serial ? ATTR_SERIAL : ATTR_PIPELINE;
 	in->dest_is_tmpfs = !strcmp(r->dest_fs, "tmpfs");
 	in->src_is_warm = r->warm_source;
+	in->shared_disk = one_device(r);
 	in->dest_disk_busy = r->have_remote && r->remote.has_disk ? r->remote.disk_busy : -1;
 	in->src_disk_busy = r->have_local && r->local.has_disk ? r->local.disk_busy : -1;
 	in->cpu_busy = r->have_local ? r->local.cpu_busy : -1;
@@ -124,6 +162,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	c->rtt_s = p->rtt_p50_s;
 	c->request_rtt_s = (flags & STRATEGY_SSH) ? p->sftp_rtt_s : 0;
 	c->window_bytes = (flags & STRATEGY_SSH) ? SSH_WINDOW_BYTES : TCP_WINDOW_BYTES;
+	window_ceiling(flags, streams, p, c);
 	c->disk_write_bps = p->disk_write_bps;
 	/* several streams read their ranges at once (parallel's large files) */
 	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;

@@ -174,8 +174,13 @@ static int host_has_copy(struct ssh_target *t, sftp_session sftp, const char *pa
 
 /* How many agents ~/.cache/xfercmp keeps: this one and the newest others. */
 #define AGENT_CACHE_KEEP 3
-/* A leftover upload (.tmpPID) older than this is from a run that died. */
-#define AGENT_TMP_STALE_S 3600
+/*
+ * A leftover upload (.tmpPID) older than this is from a run that died or
+ * lost its link mid-upload (its client could not remove it): even at
+ * 1 Mbit/s the 6 MiB agent takes under a minute, so no upload still under
+ * way is that old.
+ */
+#define AGENT_TMP_STALE_S 600
 
 /*
  * Removes older cached agents (all but the AGENT_CACHE_KEEP newest, never
@@ -274,6 +279,36 @@ static int sftp_install(sftp_session sftp, const char *tmp, const char *remote)
 	return -1;
 }
 
+/*
+ * After a failed copy to tmp: removes it, so nothing half-written stays
+ * behind, and turns the error (SFTP says only "Failure" for a full disk)
+ * into one line saying what happened: no room in dir, or the SFTP error;
+ * and, when tmp could not be removed either (the connection is gone), that
+ * it is left and where. Returns -1.
+ */
+static int upload_failed(sftp_session sftp, const char *dir, const char *tmp, const char *remote,
+			 uint64_t size)
+{
+	char why[ERR_MAX];
+	sftp_statvfs_t v;
+	int removed = sftp_unlink(sftp, tmp) == SSH_OK;
+
+	snprintf(why, sizeof(why), "%s", err_msg());
+	v = removed ? sftp_statvfs(sftp, dir) : NULL;
+	if (v && v->f_bavail * v->f_frsize < size)
+		err_set("cannot upload the agent to '%s' on the host: no room in '%s' (%llu KiB free, the agent needs %llu KiB): free some space there, or install xfercmp on the host",
+			remote, dir, (unsigned long long)(v->f_bavail * v->f_frsize >> 10),
+			(unsigned long long)((size + 1023) >> 10));
+	else if (removed)
+		err_set("cannot upload the agent to '%s' on the host: %s", remote, why);
+	else
+		err_set("cannot upload the agent to '%s' on the host: %s; its partial copy '%s' is left there (a run 10 minutes from now removes it, or remove it by hand)",
+			remote, why, tmp);
+	if (v)
+		sftp_statvfs_free(v);
+	return -1;
+}
+
 /* Uploads the agent to ~/.cache/xfercmp/ unless an identical-size copy is there. */
 static int upload_agent(struct ssh_target *t, const char *home, char *remote, size_t len)
 {
@@ -298,7 +333,10 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
 		goto out;
 	}
+	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
 	if (host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
+		/* what an earlier run left there goes all the same */
+		prune_agent_cache(sftp, dir, strrchr(remote, '/') + 1);
 		rc = 0;
 		goto out;
 	}
@@ -308,8 +346,7 @@ static int upload_agent(struct ssh_target *t, const char *home, char *remote, si
 	sftp_mkdir(sftp, dir, 0700);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", remote, (int)getpid());
 	if (sftp_put_file(sftp, local, tmp, buf) < 0) {
-		/* nothing half-written stays behind */
-		sftp_unlink(sftp, tmp);
+		upload_failed(sftp, dir, tmp, remote, (uint64_t)st.st_size);
 		goto out;
 	}
 	if (sftp_install(sftp, tmp, remote) < 0)

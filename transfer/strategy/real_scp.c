@@ -364,7 +364,7 @@ static int scp_legacy_available(const struct xfer_target *t, char *why, size_t l
 
 const struct strategy strategy_real_scp = {
 	.name = "real-scp",
-	.summary = "the system's scp -r (SFTP protocol): SRC/. to HOST:DEST, minus the links it refuses",
+	.summary = "the system's scp -r (SFTP protocol): SRC/. to HOST:DEST, less the links it refuses",
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH,
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = scp_available,

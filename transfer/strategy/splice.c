@@ -29,7 +29,7 @@ static int splice_run(struct xfer_run *run)
 
 const struct strategy strategy_splice = {
 	.name = "splice",
-	.summary = "one TCP stream to the agent, zero-copy splice; creates overlapped on the receiver",
+	.summary = "one TCP stream to the agent, zero-copy splice; the receiver overlaps creates",
 	.flags = STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.src_depth = STRATEGY_SENDER_DEPTH,

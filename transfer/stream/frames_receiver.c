@@ -719,13 +719,14 @@ int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
 	fl = fcntl(sock, F_GETFL);
 	r->sock_nonblock = fl >= 0 && (fl & O_NONBLOCK);
 	r->buf = malloc(READBUF);
-	r->dirfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* the tree's descriptor, not the path: nothing re-resolves dest */
+	r->dirfd = fcntl(frames_tree_dirfd(tree), F_DUPFD_CLOEXEC, 0);
 	if (fl < 0)
 		err_errno("bad socket");
 	else if (!r->buf)
 		err_set("out of memory");
 	else if (r->dirfd < 0)
-		err_errno("cannot open destination directory '%s'", dest);
+		err_errno("cannot duplicate the descriptor of '%s'", dest);
 	else {
 		/* without io_uring (disabled on this host) every file takes the plain path */
 		setup_ring(r);
@@ -760,9 +761,8 @@ int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
 	return rc;
 }
 
-int frames_receive(int sock, const char *dest, struct recv_stats *st)
+static int receive_alone(struct frames_tree *tree, int sock, const char *dest, struct recv_stats *st)
 {
-	struct frames_tree *tree = frames_tree_new(dest);
 	int rc;
 
 	if (!tree)
@@ -771,4 +771,14 @@ int frames_receive(int sock, const char *dest, struct recv_stats *st)
 	if (frames_tree_finish(tree, rc == 0) < 0)
 		rc = -1;
 	return rc;
+}
+
+int frames_receive_at(int sock, int dirfd, const char *dest, struct recv_stats *st)
+{
+	return receive_alone(frames_tree_new_at(dirfd, dest), sock, dest, st);
+}
+
+int frames_receive(int sock, const char *dest, struct recv_stats *st)
+{
+	return receive_alone(frames_tree_new(dest), sock, dest, st);
 }

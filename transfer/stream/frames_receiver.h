@@ -30,10 +30,11 @@
 struct frames_tree;
 
 /*
- * Reads records from sock until the END record and writes them below dest
- * (an existing directory), as one stream of a receive whose end is tree
- * (frames_tree.h: made with frames_tree_new(dest), finished once every
- * stream of it returned). Thread-safe: several streams may fill one dest.
+ * Reads records from sock until the END record and writes them beneath the
+ * tree's directory descriptor (frames_tree_new_at; dest names it in
+ * messages), as one stream of a receive whose end is tree (finished once
+ * every stream of it returned). Thread-safe: several streams may fill one
+ * dest.
  *
  * FILE records create their file (an existing one is an error); RANGE
  * records create it if needed and write at their offset, so several
@@ -65,6 +66,8 @@ int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
  * frames_tree_finish (hard links, mtimes, directory modes) when it succeeded.
  * Returns 0 or -1 (error set).
  */
+int frames_receive_at(int sock, int dirfd, const char *dest, struct recv_stats *st);
+/* The same into a path the caller trusts (tests, local use), opened once here. */
 int frames_receive(int sock, const char *dest, struct recv_stats *st);
 
 #endif

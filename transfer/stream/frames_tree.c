@@ -33,7 +33,8 @@ struct frames_later_item {
 };
 
 struct frames_tree {
-	const char *dest;
+	const char *dest;	/* for messages */
+	int dirfd;		/* the destination, opened once: everything is resolved beneath it */
 	pthread_mutex_t lock;
 	struct frames_later all;
 };
@@ -103,7 +104,7 @@ void frames_later_release(struct frames_later *l)
 	memset(l, 0, sizeof(*l));
 }
 
-struct frames_tree *frames_tree_new(const char *dest)
+struct frames_tree *frames_tree_new_at(int dirfd, const char *dest)
 {
 	struct frames_tree *t = calloc(1, sizeof(*t));
 
@@ -112,8 +113,33 @@ struct frames_tree *frames_tree_new(const char *dest)
 		return NULL;
 	}
 	t->dest = dest;
+	t->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (t->dirfd < 0) {
+		err_errno("cannot duplicate the descriptor of '%s'", dest);
+		free(t);
+		return NULL;
+	}
 	pthread_mutex_init(&t->lock, NULL);
 	return t;
+}
+
+struct frames_tree *frames_tree_new(const char *dest)
+{
+	int fd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct frames_tree *t;
+
+	if (fd < 0) {
+		err_errno("cannot open destination directory '%s'", dest);
+		return NULL;
+	}
+	t = frames_tree_new_at(fd, dest);
+	close(fd);
+	return t;
+}
+
+int frames_tree_dirfd(const struct frames_tree *t)
+{
+	return t->dirfd;
 }
 
 int frames_tree_add(struct frames_tree *t, struct frames_later *l)
@@ -277,16 +303,10 @@ int frames_tree_finish(struct frames_tree *t, int ok)
 {
 	int rc = 0;
 
-	if (ok && t->all.n > 0) {
-		int dirfd = open(t->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dirfd < 0) {
-			rc = err_errno("cannot open destination directory '%s'", t->dest);
-		} else {
-			rc = apply_all(t, dirfd);
-			close(dirfd);
-		}
-	}
+	/* the descriptor opened at the start: a path swapped since leads nowhere else */
+	if (ok && t->all.n > 0)
+		rc = apply_all(t, t->dirfd);
+	close(t->dirfd);
 	frames_later_release(&t->all);
 	pthread_mutex_destroy(&t->lock);
 	free(t);

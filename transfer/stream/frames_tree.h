@@ -38,8 +38,19 @@ void frames_later_release(struct frames_later *l);
 
 struct frames_tree;
 
-/* The shared end of a receive into dest (which must outlive it). NULL (error set) when out of memory. */
+/*
+ * The shared end of a receive into the directory dirfd (duplicated: the
+ * caller keeps its own); dest names it in messages and must outlive the
+ * tree. Every stream and the finish work beneath that descriptor, never by
+ * the path again. NULL (error set) when out of memory.
+ */
+struct frames_tree *frames_tree_new_at(int dirfd, const char *dest);
+
+/* The same for a path the caller trusts (tests, local use): opened here, once. */
 struct frames_tree *frames_tree_new(const char *dest);
+
+/* The destination's descriptor, owned by t. */
+int frames_tree_dirfd(const struct frames_tree *t);
 
 /* Takes over what l holds (l is left empty), from any thread. Returns 0 or -1 (error set). */
 int frames_tree_add(struct frames_tree *t, struct frames_later *l);

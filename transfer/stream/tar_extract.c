@@ -42,11 +42,11 @@
  * into tmpfs (destination 2 components deep, entries 3): SECURE_SYMLINKS
  * made 27 syscalls per entry (7 openat, 7 fstatat, 7 close, ...) and took
  * 0.75-0.81 s; this check 7 per entry plus 2 per directory, 0.42-0.50 s
- * (5 runs each). The destination's own components are not checked here:
- * realpath resolved them.
+ * (5 runs each). The destination's own components are not walked at all:
+ * names start at its descriptor (/proc/self/fd/N).
  *
  * SECURE_NOABSOLUTEPATHS is left out on purpose: every name is rewritten to
- * the absolute destination path plus the checked relative name, which that
+ * /proc/self/fd/N (the destination) plus the checked relative name, which that
  * flag would refuse; the original names are refused when absolute by
  * pathcheck_relative instead.
  */
@@ -154,7 +154,13 @@ static const char *tar_extract_refused_kind(struct archive_entry *e)
 
 struct tar_extract {
 	struct archive *a, *w;
-	const char *root;	/* resolved: no symbolic link on the way */
+	/*
+	 * /proc/self/fd/<rootfd>: libarchive takes names, and through that one
+	 * every name starts at the destination's descriptor, the very
+	 * directory opened at the start, whatever became of its path since.
+	 */
+	char root[32];
+	const char *dest;	/* for messages */
 	int rootfd;
 	struct recv_stats *st;
 	/*
@@ -234,7 +240,7 @@ static int tar_extract_hardlink(struct tar_extract *x, struct archive_entry *e, 
 	}
 	close(fd);
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", x->root, target) >= sizeof(full))
-		return err_set("tar stream: entry '%.200s': path too long under '%s'", name, x->root);
+		return err_set("tar stream: entry '%.200s': path too long under '%s'", name, x->dest);
 	archive_entry_copy_hardlink(e, full);
 	/* Content with a hard link (pax allows it) would be written into the file linked: none. */
 	archive_entry_set_size(e, 0);
@@ -297,7 +303,7 @@ static int tar_extract_name(struct tar_extract *x, struct archive_entry *e, char
 					 "in its place", name);
 	}
 	if ((size_t)snprintf(full, len, "%s/%s", x->root, relbuf) >= len)
-		return err_set("tar stream: entry '%.200s': path too long under '%s'", name, x->root);
+		return err_set("tar stream: entry '%.200s': path too long under '%s'", name, x->dest);
 	archive_entry_copy_pathname(e, full);
 	/* A stream from the network must not plant set-id programs for the agent's user. */
 	archive_entry_set_perm(e, archive_entry_perm(e) & ~(mode_t)(S_ISUID | S_ISGID));
@@ -402,20 +408,29 @@ static int tar_extract_entries(struct tar_extract *x)
 
 int tar_stream_extract(int fd, const char *dest, struct recv_stats *st)
 {
+	int dirfd = open(dest, O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dirfd < 0) {
+		memset(st, 0, sizeof(*st));
+		return err_errno("tar stream: cannot open '%s'", dest);
+	}
+	rc = tar_stream_extract_at(fd, dirfd, dest, st);
+	close(dirfd);
+	return rc;
+}
+
+int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats *st)
+{
 	struct tar_reader rd = { .fd = fd, .st = st };
-	struct tar_extract x = { .st = st, .rootfd = -1 };
+	struct tar_extract x = { .st = st, .rootfd = -1, .dest = dest };
 	struct archive *a = NULL, *w = NULL;
-	char root[PATH_MAX];
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
-	/* The names libarchive is given go through no link on the way to root either. */
-	if (!realpath(dest, root))
-		return err_errno("tar stream: cannot resolve '%s'", dest);
-	x.root = root;
-	x.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	x.rootfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if (x.rootfd < 0)
-		return err_errno("tar stream: cannot open '%s'", root);
+		return err_errno("tar stream: cannot duplicate the descriptor of '%s'", dest);
+	snprintf(x.root, sizeof(x.root), "/proc/self/fd/%d", x.rootfd);
 	rd.buf = malloc(TAR_READ_BLOCK);
 	a = archive_read_new();
 	w = archive_write_disk_new();

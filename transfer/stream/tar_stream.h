@@ -83,4 +83,13 @@ int tar_stream_write(const char *src_root, const struct manifest *m, bool drop_c
  */
 int tar_stream_extract(int fd, const char *dest, struct recv_stats *st);
 
+/*
+ * The same beneath the directory dirfd (kept open by the caller; dest names
+ * it in messages): every name is resolved from that descriptor, never from
+ * dest's path, so a path renamed or swapped for a link after dirfd was
+ * opened changes nothing. Needs /proc (the names libarchive is given start
+ * at /proc/self/fd/N).
+ */
+int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats *st);
+
 #endif

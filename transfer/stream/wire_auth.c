@@ -162,6 +162,27 @@ int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSI
 	return 0;
 }
 
+int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES])
+{
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) <= 0 || n != WIRE_MAC_BYTES)
+		return err_set("cannot hash the manifest: OpenSSL's SHA-256 failed");
+	return 0;
+}
+
+int wire_verdict_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t job, int verified,
+		     const unsigned char manifest_sha256[WIRE_MAC_BYTES], unsigned char out[WIRE_MAC_BYTES])
+{
+	static const char label[] = "verdict";
+	unsigned char j[8], v = verified ? 1 : 0;
+	struct part parts[] = { { label, sizeof(label) }, { j, 8 }, { &v, 1 },
+				{ manifest_sha256, WIRE_MAC_BYTES } };
+
+	put_u64(j, job);
+	return hmac_sha256(key, parts, 4, out);
+}
+
 int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY_BYTES],
 			   const struct wire_binding *b, int is_agent)
 {
@@ -278,43 +299,47 @@ int wire_auth_client(int fd, const unsigned char key[WIRE_KEY_BYTES], const char
 	return wire_chan_authenticate(c, key, &b, 0);
 }
 
-int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
-		    int timeout_ms, struct wire_chan *c)
+int wire_auth_agent_answer(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+			   struct wire_binding *b)
 {
-	struct wire_binding b = { 0 };
-	unsigned char proof[WIRE_MAC_BYTES], want[WIRE_MAC_BYTES];
-	json_object *o, *auth = NULL, *v;
-	enum wire_type type;
+	unsigned char proof[WIRE_MAC_BYTES];
+	json_object *o, *v;
 	const char *role;
 
+	memset(b, 0, sizeof(*b));
 	if (wire_get_str(hello, "role", &role) < 0 ||
-	    wire_get_hex(hello, "nonce", b.client_nonce, WIRE_NONCE_BYTES) < 0 ||
-	    (json_object_object_get_ex(hello, "job", &v) && wire_get_u64(hello, "job", &b.job) < 0) ||
+	    wire_get_hex(hello, "nonce", b->client_nonce, WIRE_NONCE_BYTES) < 0 ||
+	    (json_object_object_get_ex(hello, "job", &v) && wire_get_u64(hello, "job", &b->job) < 0) ||
 	    (json_object_object_get_ex(hello, "stream", &v) &&
-	     wire_get_u64(hello, "stream", &b.stream) < 0)) {
+	     wire_get_u64(hello, "stream", &b->stream) < 0)) {
 		wire_send_error(fd, err_msg());
 		return -1;
 	}
-	if (strlen(role) >= sizeof(b.role)) {
+	if (strlen(role) >= sizeof(b->role)) {
 		wire_send_error(fd, "protocol error: unknown role");
 		return err_set("protocol error: unknown role");
 	}
-	snprintf(b.role, sizeof(b.role), "%s", role);
-	if (fresh_nonce(b.agent_nonce) < 0 || wire_proof(key, "agent", &b, proof) < 0)
+	snprintf(b->role, sizeof(b->role), "%s", role);
+	if (fresh_nonce(b->agent_nonce) < 0 || wire_proof(key, "agent", b, proof) < 0)
 		return -1;
 	o = json_object_new_object();
 	json_object_object_add(o, "proto", json_object_new_int(WIRE_PROTO));
-	add_hex(o, "nonce", b.agent_nonce, WIRE_NONCE_BYTES);
+	add_hex(o, "nonce", b->agent_nonce, WIRE_NONCE_BYTES);
 	add_hex(o, "proof", proof, WIRE_MAC_BYTES);
-	if (send_consumed(fd, WIRE_OK, o) < 0 || wire_recv_json(fd, timeout_ms, &type, &auth) < 0)
-		return -1;
+	return send_consumed(fd, WIRE_OK, o);
+}
+
+int wire_auth_agent_finish(int fd, const unsigned char key[WIRE_KEY_BYTES],
+			   const struct wire_binding *b, enum wire_type type, json_object *auth,
+			   struct wire_chan *c)
+{
+	unsigned char proof[WIRE_MAC_BYTES], want[WIRE_MAC_BYTES];
+
 	if (type != WIRE_AUTH || wire_get_hex(auth, "proof", proof, WIRE_MAC_BYTES) < 0) {
-		json_object_put(auth);
 		wire_send_error(fd, "protocol error: expected the proof of the session key");
 		return err_set("protocol error: expected the proof of the session key");
 	}
-	json_object_put(auth);
-	if (wire_proof(key, "client", &b, want) < 0)
+	if (wire_proof(key, "client", b, want) < 0)
 		return -1;
 	if (!wire_mac_equal(proof, want)) {
 		wire_send_error(fd, "wrong proof of the session key");
@@ -323,5 +348,21 @@ int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object
 	if (send_consumed(fd, WIRE_OK, json_object_new_object()) < 0)
 		return -1;
 	wire_chan_init(c, fd);
-	return wire_chan_authenticate(c, key, &b, 1);
+	return wire_chan_authenticate(c, key, b, 1);
+}
+
+int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+		    int timeout_ms, struct wire_chan *c)
+{
+	struct wire_binding b;
+	json_object *auth = NULL;
+	enum wire_type type;
+	int rc;
+
+	if (wire_auth_agent_answer(fd, key, hello, &b) < 0 ||
+	    wire_recv_json(fd, timeout_ms, &type, &auth) < 0)
+		return -1;
+	rc = wire_auth_agent_finish(fd, key, &b, type, auth, c);
+	json_object_put(auth);
+	return rc;
 }

@@ -59,6 +59,19 @@ int wire_key_from_token(const char *token, unsigned char key[WIRE_KEY_BYTES]);
 #define WIRE_SESSION_ID_HEX 32
 int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1]);
 
+/* SHA-256 of data. Returns 0 or -1 (error set). */
+int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES]);
+
+/*
+ * The verdict of "verify", keyed: HMAC(K, "verdict" | job | verified |
+ * SHA-256 of the manifest as it was sent). The agent sends it with its
+ * answer and the client, which hashed the manifest it sent, checks it: a
+ * "verified" that is not the agent's, that is for another job or that was
+ * reached against another manifest fails. Returns 0 or -1 (error set).
+ */
+int wire_verdict_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t job, int verified,
+		     const unsigned char manifest_sha256[WIRE_MAC_BYTES], unsigned char out[WIRE_MAC_BYTES]);
+
 /* HMAC(K, who | B): who is "agent" or "client". Returns 0 or -1 (error set). */
 int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
 	       const struct wire_binding *b, unsigned char out[WIRE_MAC_BYTES]);
@@ -103,5 +116,18 @@ int wire_auth_client(int fd, const unsigned char key[WIRE_KEY_BYTES], const char
  */
 int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
 		    int timeout_ms, struct wire_chan *c);
+
+/*
+ * The same in two steps, for an agent that must not wait on one peer while
+ * others knock (agent_gate.h): _answer checks the HELLO's fields and sends
+ * the agent's nonce and proof, filling *b; _finish checks the frame that
+ * came next (type, auth: the client's AUTH) against *b, sends the final OK
+ * and authenticates *c. Each returns 0 or -1 (error set, the peer told).
+ */
+int wire_auth_agent_answer(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+			   struct wire_binding *b);
+int wire_auth_agent_finish(int fd, const unsigned char key[WIRE_KEY_BYTES],
+			   const struct wire_binding *b, enum wire_type type, json_object *auth,
+			   struct wire_chan *c);
 
 #endif

@@ -8,9 +8,12 @@
 #include "agent/agent.h"
 #include "agent/agent_gate.h"
 #include "netutil.h"
+#include "stream/wire_auth.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -83,12 +86,12 @@ static void test_hello_passes_strangers(void **state)
 	agent_gate_init(&g, lfd);
 	/* strangers alone: the time runs out, nothing is handed on */
 	send_hello(partial, 100, 10);
-	assert_int_equal(agent_gate_next(&g, 200), -2);
+	assert_int_equal(agent_gate_next(&g, 200, NULL), -2);
 	assert_int_equal(g.n, 2);
 	/* a whole hello passes them, and comes with the peer timeout set */
 	good = dial(&sa);
 	send_hello(good, 20, 20);
-	fd = agent_gate_next(&g, 2000);
+	fd = agent_gate_next(&g, 2000, NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, &len), 0);
 	assert_int_equal(v, NET_PEER_TIMEOUT_S * 1000);
@@ -96,7 +99,7 @@ static void test_hello_passes_strangers(void **state)
 	assert_int_equal(g.n, 2);
 	/* half a hello, then the end: dropped, not waited on until its deadline */
 	close(partial);
-	assert_int_equal(agent_gate_next(&g, 200), -2);
+	assert_int_equal(agent_gate_next(&g, 200, NULL), -2);
 	assert_int_equal(g.n, 1);
 	/* something that is not a hello is dropped at once */
 	{
@@ -104,7 +107,7 @@ static void test_hello_passes_strangers(void **state)
 
 		assert_int_equal(write(idle, h, sizeof(h)), (ssize_t)sizeof(h));
 	}
-	assert_int_equal(agent_gate_next(&g, 200), -2);
+	assert_int_equal(agent_gate_next(&g, 200, NULL), -2);
 	assert_int_equal(g.n, 0);
 	agent_gate_release(&g);
 	close(idle);
@@ -123,16 +126,16 @@ static void test_at_most_eight(void **state)
 	agent_gate_init(&g, lfd);
 	for (unsigned i = 0; i < ARRAY_LEN(fds); i++)
 		fds[i] = dial_from(&sa, 10 + i % 3);
-	assert_int_equal(agent_gate_next(&g, 300), -2);
+	assert_int_equal(agent_gate_next(&g, 300, NULL), -2);
 	assert_int_equal(g.n, AGENT_GATE_MAX);
 	/* young ones are not pushed out: the late ones were refused */
 	assert_false(closed_by_agent(fds[0]));
 	assert_true(closed_by_agent(fds[ARRAY_LEN(fds) - 1]));
 	/* once the waiting ones are a second old, a newcomer pushes out the oldest */
-	assert_int_equal(agent_gate_next(&g, AGENT_GATE_MIN_AGE_MS + 100), -2);
+	assert_int_equal(agent_gate_next(&g, AGENT_GATE_MIN_AGE_MS + 100, NULL), -2);
 	good = dial_from(&sa, 20);
 	send_hello(good, 20, 20);
-	fd = agent_gate_next(&g, 2000);
+	fd = agent_gate_next(&g, 2000, NULL);
 	assert_true(fd >= 0);
 	assert_true(closed_by_agent(fds[0]));
 	close(fd);
@@ -159,15 +162,15 @@ static void test_strangers_do_not_push_out_the_client(void **state)
 	(void)state;
 	agent_gate_init(&g, lfd);
 	client = dial_from(&sa, 2);
-	assert_int_equal(agent_gate_next(&g, 100), -2);
+	assert_int_equal(agent_gate_next(&g, 100, NULL), -2);
 	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
 		strangers[i] = dial_from(&sa, 3);
-	assert_int_equal(agent_gate_next(&g, 300), -2);
+	assert_int_equal(agent_gate_next(&g, 300, NULL), -2);
 	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
 		held += !closed_by_agent(strangers[i]);
 	assert_int_equal(held, AGENT_GATE_PER_ADDR);
 	send_hello(client, 20, 20);
-	fd = agent_gate_next(&g, 2000);
+	fd = agent_gate_next(&g, 2000, NULL);
 	assert_true(fd >= 0);
 	close(fd);
 	agent_gate_release(&g);
@@ -189,11 +192,11 @@ static void test_preferred_always_gets_in(void **state)
 	agent_gate_init(&g, lfd);
 	for (unsigned i = 0; i < ARRAY_LEN(strangers); i++)
 		strangers[i] = dial_from(&sa, 30 + i % 2);
-	assert_int_equal(agent_gate_next(&g, 300), -2);
+	assert_int_equal(agent_gate_next(&g, 300, NULL), -2);
 	assert_int_equal(g.n, AGENT_GATE_MAX);
 	client = dial_from(&sa, 9);
 	send_hello(client, 20, 20);
-	fd = agent_gate_next(&g, 2000);
+	fd = agent_gate_next(&g, 2000, NULL);
 	assert_true(fd >= 0);
 	assert_true(closed_by_agent(strangers[0]));
 	close(fd);
@@ -205,6 +208,104 @@ static void test_preferred_always_gets_in(void **state)
 	close(lfd);
 }
 
+#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* The real client's side, in a thread: the whole handshake with the key. */
+struct client_end {
+	const struct sockaddr_in *sa;
+	const unsigned char *key;
+	int fd, rc;
+	pthread_t tid;
+};
+
+static void *client_main(void *arg)
+{
+	struct client_end *c = arg;
+	struct wire_chan chan;
+
+	c->rc = wire_auth_client(c->fd, c->key, "control", 0, 0, 10000, &chan);
+	return NULL;
+}
+
+/* Sends a hello as the real client's, a fresh nonce and all. */
+static void send_json_hello(int fd, const char *role)
+{
+	char body[256];
+
+	snprintf(body, sizeof(body),
+		 "{\"proto\":%d,\"role\":\"%s\",\"nonce\":\"%064x\"}", WIRE_PROTO, role, 7);
+	assert_int_equal(wire_send(fd, WIRE_HELLO, body, strlen(body)), 0);
+}
+
+/*
+ * A stranger that says a good hello, takes the agent's answer and then
+ * never proves the key (or stalls) must not hold the door: the real client,
+ * connecting after it, completes its handshake while the stranger is still
+ * waiting in the gate. With the handshake made after the gate (the old
+ * agent), agent_gate_accept's first fd was the stranger's and the agent sat
+ * in its recv until the stranger's 5 s ran out.
+ */
+static void test_stalled_handshake_does_not_hold_the_door(void **state)
+{
+	struct sockaddr_in sa;
+	struct agent_gate g;
+	unsigned char key[WIRE_KEY_BYTES];
+	struct wire_chan chan;
+	struct wire_binding b;
+	struct client_end c;
+	enum wire_type type;
+	json_object *answer = NULL;
+	int lfd = listener(&sa), stalled = dial_from(&sa, 5), stalled2 = dial_from(&sa, 6), fd;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(wire_key_from_token(TOKEN, key), 0);
+	agent_gate_init(&g, lfd);
+	/* two strangers first: each a good hello, then nothing */
+	send_json_hello(stalled, "control");
+	send_json_hello(stalled2, "control");
+	assert_int_equal(agent_gate_accept(&g, key, 300, NULL, NULL, &chan, &b), -2);
+	/* both were answered with the agent's proof and wait for theirs */
+	assert_int_equal(wire_recv_json(stalled, 1000, &type, &answer), 0);
+	assert_int_equal(type, WIRE_OK);
+	json_object_put(answer);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.e[0].stage, AGENT_GATE_AUTH);
+	/* the real client comes after them and gets in at once */
+	c = (struct client_end){ .sa = &sa, .key = key, .fd = dial_from(&sa, 7) };
+	assert_int_equal(pthread_create(&c.tid, NULL, client_main, &c), 0);
+	fd = agent_gate_accept(&g, key, 10000, NULL, NULL, &chan, &b);
+	assert_true(fd >= 0);
+	assert_int_equal(pthread_join(c.tid, NULL), 0);
+	assert_int_equal(c.rc, 0);
+	assert_true(chan.authenticated);
+	assert_string_equal(b.role, "control");
+	/* the strangers are still waiting: the client did not wait for them */
+	assert_int_equal(g.n, 2);
+	assert_false(closed_by_agent(stalled));
+	/* a wrong proof from a stranger is told and dropped, not held */
+	{
+		char bad[200], *payload = NULL;
+		uint32_t len = 0;
+
+		snprintf(bad, sizeof(bad), "{\"proof\":\"%064x\"}", 1);
+		assert_int_equal(wire_send(stalled2, WIRE_AUTH, bad, strlen(bad)), 0);
+		assert_int_equal(agent_gate_accept(&g, key, 300, NULL, NULL, &chan, &b), -2);
+		assert_int_equal(g.n, 1);
+		assert_int_equal(wire_recv_json(stalled2, 1000, &type, &answer), 0);	/* its OK */
+		json_object_put(answer);
+		assert_int_equal(wire_recv(stalled2, 1000, &type, &payload, &len), 0);
+		assert_int_equal(type, WIRE_ERROR);
+		free(payload);
+	}
+	close(fd);
+	close(c.fd);
+	agent_gate_release(&g);
+	close(stalled);
+	close(stalled2);
+	close(lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_at_most_eight),
 		cmocka_unit_test(test_strangers_do_not_push_out_the_client),
 		cmocka_unit_test(test_preferred_always_gets_in),
+		cmocka_unit_test(test_stalled_handshake_does_not_hold_the_door),
 	};
 
 	return test_run("agent_gate", tests, ARRAY_LEN(tests), NULL, 0);

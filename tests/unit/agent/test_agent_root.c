@@ -124,6 +124,40 @@ static void test_parent_refused(void **state)
 	assert_int_equal(entries(open_dir), 0);
 }
 
+/*
+ * A parent below a directory another user owns, or below one others may
+ * write without the sticky bit: they could rename the parent away and put
+ * theirs in its place, so every path under the root (the host's tar, the
+ * probes) would lead into theirs. Refused, naming that directory.
+ */
+static void test_parent_below_anothers_directory_refused(void **state)
+{
+	struct agent_root r;
+	char theirs[128], parent[160], open_dir[128], below[160];
+
+	(void)state;
+	assert_int_equal(mkdir(in_base(theirs, sizeof(theirs), "theirs"), 0755), 0);
+	snprintf(parent, sizeof(parent), "%s/scratch", theirs);
+	assert_int_equal(mkdir(parent, 0755), 0);
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	assert_int_equal(agent_root_make(&r, parent, ID), -1);
+	assert_contains(err_msg(), "belongs to uid 65534, who could move it away");
+	assert_contains(err_msg(), theirs);
+	assert_int_equal(entries(parent), 0);
+	/* owned by root but open to all, without the sticky bit, one level up */
+	assert_int_equal(mkdir(in_base(open_dir, sizeof(open_dir), "open"), 0755), 0);
+	snprintf(below, sizeof(below), "%s/scratch", open_dir);
+	assert_int_equal(mkdir(below, 0755), 0);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	assert_int_equal(agent_root_make(&r, below, ID), -1);
+	assert_contains(err_msg(), "may be written by other users and has no sticky bit");
+	assert_int_equal(entries(below), 0);
+	/* sticky, as /tmp: fine */
+	assert_int_equal(chmod(open_dir, 01777), 0);
+	assert_int_equal(agent_root_make(&r, below, ID), 0);
+	assert_int_equal(agent_root_remove_all(&r), 0);
+}
+
 /* A parent that was missing is made, and goes again with the root. */
 static void test_missing_parent_made_and_removed(void **state)
 {
@@ -307,6 +341,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_made_fresh_and_ours, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_parent_refused, base_setup, base_teardown),
+		cmocka_unit_test_setup_teardown(test_parent_below_anothers_directory_refused, base_setup,
+						base_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_parent_made_and_removed, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_swapped_destination, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_remove_all_read_only, base_setup, base_teardown),

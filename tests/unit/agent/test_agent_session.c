@@ -14,6 +14,7 @@
 #include "client/raw_stream.h"
 #include "fsutil.h"
 #include "manifest.h"
+#include "stream/frames.h"
 
 #include <dirent.h>
 #include <poll.h>
@@ -84,16 +85,22 @@ static void agent_child_start(struct agent_child *a)
 
 static int destinations(const char *root);
 
-/* Waits for the agent to end its --once session; it must exit 0. */
-static void agent_child_wait(struct agent_child *a)
+/* Waits for the agent to end its --once session; it must exit 0 and leave no root. */
+static void agent_child_wait_keep_base(struct agent_child *a)
 {
 	int status;
 
 	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	/* the root went, and the parent the agent made for it: only the token is left */
+	/* the root went, and the parent the agent made for it */
 	assert_int_equal(access(a->root, F_OK), -1);
+}
+
+/* The same, and only the token is left in the base, which goes. */
+static void agent_child_wait(struct agent_child *a)
+{
+	agent_child_wait_keep_base(a);
 	assert_int_equal(destinations(a->base), 1);
 	assert_int_equal(fs_remove_tree(a->base), 0);
 }
@@ -311,6 +318,108 @@ static void test_silent_session_ends(void **state)
 	agent_child_wait(&a);
 }
 
+/* Appends a frames record (header, path, content) to buf at *len. */
+static void put_frame(unsigned char *buf, size_t *len, struct frame f, const char *path,
+		      const char *content)
+{
+	f.path_len = (uint16_t)strlen(path);
+	f.length = strlen(content);
+	frame_encode(&f, buf + *len);
+	*len += FRAME_HEADER;
+	memcpy(buf + *len, path, strlen(path));
+	*len += strlen(path);
+	memcpy(buf + *len, content, strlen(content));
+	*len += strlen(content);
+}
+
+/* Moves the job's directory aside (to DEST.moved) and puts a link to outside in its place. */
+static void swap_for_link(const char *dest, const char *outside)
+{
+	char moved[4200];
+
+	snprintf(moved, sizeof(moved), "%s.moved", dest);
+	assert_int_equal(rename(dest, moved), 0);
+	assert_int_equal(symlink(outside, dest), 0);
+}
+
+/*
+ * A job directory swapped for a symbolic link to a directory outside the
+ * root, by someone with the agent's own rights: before the receive, the
+ * receive, flush and verify are refused (the agent opens it beneath the
+ * root's descriptor, no link followed); in the middle of the receive, the
+ * stream goes on into the directory the receive opened, hard link and
+ * directory mode included (the agent never resolves the path again).
+ * Either way nothing is written outside, the cleanup removes the link and
+ * not what it points to, and the root goes at the end. The agent before
+ * this check opened the path: the receive wrote into outside.
+ */
+static void test_swapped_job_directory(void **state)
+{
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	struct agent_verify v;
+	struct recv_stats got;
+	struct manifest m;
+	char dest[4096], fs[32], outside[128], path[4300];
+	unsigned char buf[1024];
+	size_t len = 0;
+	struct stat st;
+	uint64_t job;
+	int fd;
+
+	(void)state;
+	agent_child_start(&a);
+	snprintf(outside, sizeof(outside), "%s/outside", a.base);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	manifest_init(&m);
+	assert_int_equal(manifest_add(&m, "d/f", 3, 0644, 42), 0);
+	assert_int_equal(agent_client_send_manifest(&c, &m), 0);
+
+	/* before the receive */
+	assert_int_equal(agent_client_prepare(&c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0);
+	swap_for_link(dest, outside);
+	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd), -1);
+	assert_contains(err_msg(), "is a symbolic link now, not the directory the agent made: refused");
+	assert_false(c.lost);
+	assert_int_equal(agent_client_flush(&c, job), -1);
+	assert_int_equal(agent_client_verify(&c, job, 0, &v), -1);
+	assert_contains(err_msg(), "is a symbolic link now, not the directory the agent made: refused");
+	assert_int_equal(destinations(outside), 0);
+	/* parked or removed: the link goes, never what it points to */
+	assert_int_equal(agent_client_cleanup(&c, job, NULL), 0);
+
+	/* in the middle of it: the data connection is open, the receiver has its directory */
+	assert_int_equal(agent_client_prepare(&c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0);
+	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd), 0);
+	swap_for_link(dest, outside);
+	put_frame(buf, &len, (struct frame){ .type = FRAME_DIR, .flags = FRAME_F_MTIME, .mode = 0555,
+					     .mtime = 1100000000 }, "d", "");
+	put_frame(buf, &len, (struct frame){ .type = FRAME_FILE, .mode = 0644 }, "d/f", "abc");
+	put_frame(buf, &len, (struct frame){ .type = FRAME_HARDLINK }, "d/g", "d/f");
+	frame_encode(&(struct frame){ .type = FRAME_END, .offset = 3, .length = 6 }, buf + len);
+	len += FRAME_HEADER;
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(raw_stream_finish(&c, &fd, 1, 0, &got), 0);
+	assert_int_equal(got.files, 1);
+	assert_int_equal(destinations(outside), 0);
+	/* all of it, the hard link and the mode too, went where the receive began */
+	snprintf(path, sizeof(path), "%s.moved/d/g", dest);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_nlink, 2);
+	snprintf(path, sizeof(path), "%s.moved/d", dest);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0555);
+	assert_int_equal(agent_client_cleanup(&c, job, NULL), 0);
+	assert_int_equal(destinations(outside), 0);
+	agent_client_close(&c);
+	manifest_release(&m);
+	/* the root went, the moved directories (a 0555 one inside) with it; outside is empty */
+	agent_child_wait_keep_base(&a);
+	assert_int_equal(rmdir(outside), 0);
+	assert_int_equal(fs_remove_tree(a.base), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_agent_names_the_address),
 		cmocka_unit_test(test_streams_over_the_memory_cap),
 		cmocka_unit_test(test_silent_session_ends),
+		cmocka_unit_test(test_swapped_job_directory),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -17,7 +17,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -358,6 +357,46 @@ static void test_forged_verified_refused(void **state)
 	expect_refused(p, "message 0 from the peer failed its MAC");
 }
 
+/*
+ * After a manifest was sent, "verify"'s verdict must carry its keyed hash
+ * over job, verdict and the manifest sent (wire_verdict_mac): missing, for
+ * another job, for the opposite verdict or for another manifest, the
+ * verdict is refused, even on the authenticated channel.
+ */
+static void test_verdict_bound_to_the_manifest(void **state)
+{
+	struct pair *p = *state;
+	const char *want = "{\"op\":\"verify\",\"job\":3}";
+	unsigned char mac[WIRE_MAC_BYTES], other_manifest[WIRE_MAC_BYTES];
+	char hex[2 * WIRE_MAC_BYTES + 1], reply[256];
+	struct agent_verify v;
+
+	p->c.have_manifest = true;
+	assert_int_equal(wire_sha256("manifest", 8, p->c.manifest_sha256), 0);
+	assert_int_equal(wire_sha256("another", 7, other_manifest), 0);
+	/* none */
+	EXPECT_CALL(p, "{\"verified\":true}", agent_client_verify(&p->c, 3, 0, &v), -1, want);
+	assert_contains(err_msg(), "its verdict for job 3 is not bound to the manifest this client sent");
+	/* the right one */
+	assert_int_equal(wire_verdict_mac(p->c.key, 3, 1, p->c.manifest_sha256, mac), 0);
+	wire_hex(mac, sizeof(mac), hex);
+	snprintf(reply, sizeof(reply), "{\"verified\":true,\"verdict_mac\":\"%s\"}", hex);
+	EXPECT_CALL(p, reply, agent_client_verify(&p->c, 3, 0, &v), 0, want);
+	assert_true(v.verified);
+	/* that one for "verified": false, the one of another job, of another manifest */
+	snprintf(reply, sizeof(reply), "{\"verified\":false,\"verdict_mac\":\"%s\"}", hex);
+	EXPECT_CALL(p, reply, agent_client_verify(&p->c, 3, 0, &v), -1, want);
+	assert_int_equal(wire_verdict_mac(p->c.key, 4, 1, p->c.manifest_sha256, mac), 0);
+	wire_hex(mac, sizeof(mac), hex);
+	snprintf(reply, sizeof(reply), "{\"verified\":true,\"verdict_mac\":\"%s\"}", hex);
+	EXPECT_CALL(p, reply, agent_client_verify(&p->c, 3, 0, &v), -1, want);
+	assert_int_equal(wire_verdict_mac(p->c.key, 3, 1, other_manifest, mac), 0);
+	wire_hex(mac, sizeof(mac), hex);
+	snprintf(reply, sizeof(reply), "{\"verified\":true,\"verdict_mac\":\"%s\"}", hex);
+	EXPECT_CALL(p, reply, agent_client_verify(&p->c, 3, 0, &v), -1, want);
+	assert_false(v.verified);
+}
+
 /* A genuine reply with one byte changed on the way: "false" becomes "true ". */
 static void test_altered_reply_refused(void **state)
 {
@@ -444,34 +483,6 @@ static void *flaky_main(void *arg)
 }
 
 /* A connection closed before the agent answered: the client tries its hello once more. */
-/*
- * Through ssh the control connection is a socket pair to the tunnel's pump:
- * the agent is not local for that, and the data is not in clear either, so
- * the cleartext gate lets a dir: tree through.
- */
-static void test_through_ssh_neither_local_nor_clear(void **state)
-{
-	struct pair *p = *state;
-
-	assert_int_equal(agent_client_is_local(&p->c), 1);
-	assert_int_equal(agent_client_in_clear(&p->c), 0);
-	p->c.via_ssh = 1;
-	assert_int_equal(agent_client_is_local(&p->c), 0);
-	assert_int_equal(agent_client_in_clear(&p->c), 0);
-}
-
-/* Which failures of the direct connection fall back to ssh. */
-static void test_can_tunnel(void **state)
-{
-	(void)state;
-	assert_int_equal(agent_client_can_tunnel(ECONNREFUSED), 1);	/* a firewall rejects */
-	assert_int_equal(agent_client_can_tunnel(ETIMEDOUT), 1);	/* ... or drops */
-	assert_int_equal(agent_client_can_tunnel(EHOSTUNREACH), 1);	/* behind a jump host */
-	assert_int_equal(agent_client_can_tunnel(ENETUNREACH), 1);
-	assert_int_equal(agent_client_can_tunnel(EMFILE), 0);	/* ours: ssh would not help */
-	assert_int_equal(agent_client_can_tunnel(ENOMEM), 0);
-}
-
 static void test_hello_retried_once_on_reset(void **state)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -511,14 +522,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_error, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_lost_connection_is_repeated, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_bound_to_the_manifest, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_forged_verified_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_altered_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reordered_replies_refused, pair_setup, pair_teardown),
 		cmocka_unit_test(test_hello_retried_once_on_reset),
-		cmocka_unit_test_setup_teardown(test_through_ssh_neither_local_nor_clear, pair_setup,
-						pair_teardown),
-		cmocka_unit_test(test_can_tunnel),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

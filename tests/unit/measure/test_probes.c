@@ -370,11 +370,14 @@ static void test_results_json(void **state)
 		const char *key;
 		double value;
 	} nums[] = {
-		{ "network_bps_1", 1e9 },     { "network_bps_n", 2e9 },  { "network_streams", 4 },
-		{ "rtt_p50_s", 5e-5 },	      { "rtt_p99_s", 2e-4 },	 { "disk_write_bps", 3e8 },
-		{ "create_per_s", 2e4 },      { "disk_read_bps", 1.5e9 }, { "source_open_per_s", 1e4 },
-		{ "zstd_bps", 6e8 },	      { "zstd_ratio", 2.5 },	 { "ssh_bps", 4e8 },
-		{ "sftp_rtt_s", 1.5e-4 },    { "disk_write_bytes", 1073741824.0 },
+		/* schema 2: the network in bits per second (the struct holds bytes) */
+		{ "network_1_stream_bits_per_s", 8e9 },	{ "network_n_streams_bits_per_s", 16e9 },
+		{ "network_streams", 4 },		{ "rtt_p50_seconds", 5e-5 },
+		{ "rtt_p99_seconds", 2e-4 },		{ "disk_write_bytes_per_s", 3e8 },
+		{ "create_files_per_s", 2e4 },		{ "disk_read_bytes_per_s", 1.5e9 },
+		{ "source_open_files_per_s", 1e4 },	{ "zstd_bytes_per_s", 6e8 },
+		{ "zstd_ratio", 2.5 },			{ "ssh_bytes_per_s", 4e8 },
+		{ "sftp_rtt_seconds", 1.5e-4 },		{ "disk_write_bytes", 1073741824.0 },
 	};
 	json_object *o = probe_results_json(&r), *v;
 
@@ -394,10 +397,32 @@ static void test_results_json(void **state)
 	assert_true(json_object_object_get_ex(o, "create_at", &v));
 	assert_int_equal(json_object_array_length(v), 2);
 	assert_true(get_num(json_object_array_get_idx(v, 1), "depth") == 16);
-	assert_true(get_num(json_object_array_get_idx(v, 1), "per_s") == 3e4);
+	assert_true(get_num(json_object_array_get_idx(v, 1), "files_per_s") == 3e4);
 	assert_true(json_object_object_get_ex(o, "open_at", &v));
 	assert_int_equal(json_object_array_length(v), 0);
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 7);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 8);
+	json_object_put(o);
+}
+
+/* What no probe measured (--warm, a probe skipped or failed) is null, never 0 or "". */
+static void test_results_json_unmeasured_null(void **state)
+{
+	struct probe_results r = { .disk_write_bps = 3e8, .dest_fs = "ext4" };
+	static const char *const unmeasured[] = {
+		"network_1_stream_bits_per_s", "network_n_streams_bits_per_s", "network_streams",
+		"rtt_p50_seconds", "disk_read_bytes_per_s", "zstd_bytes_per_s", "zstd_ratio",
+		"ssh_bytes_per_s", "sftp_rtt_seconds", "ssh_cipher", "network_peer",
+		"network_interface", "create_files_per_s", "disk_write_bytes",
+	};
+	json_object *o = probe_results_json(&r), *v;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(unmeasured); i++) {
+		assert_true(json_object_object_get_ex(o, unmeasured[i], &v));
+		if (v)
+			fail_msg("'%s' is %s, not null", unmeasured[i], json_object_get_string(v));
+	}
+	assert_true(get_num(o, "disk_write_bytes_per_s") == 3e8);
 	json_object_put(o);
 }
 
@@ -416,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_zstd_threads_and_fast_level),
 		cmocka_unit_test(test_zstd_empty_workload),
 		cmocka_unit_test(test_results_json),
+		cmocka_unit_test(test_results_json_unmeasured_null),
 	};
 
 	return cmocka_run_group_tests_name("probes", tests, group_setup, group_teardown);

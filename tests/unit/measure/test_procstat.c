@@ -562,16 +562,16 @@ static void test_sampler_live_window(void **state)
 	assert_true(sum->net_tx_bytes >= 8u << 20);
 	assert_true(sum->net_rx_bytes >= 8u << 20);
 	assert_true(sum->net_tx_packets > 0);
-	assert_true(fabs(sum->net_gbit_s - (double)sum->net_tx_bytes * 8 / sum->seconds / 1e9) <
-		    0.05 * sum->net_gbit_s + 1e-9);
+	assert_true(fabs(sum->net_bits_per_s - (double)sum->net_tx_bytes * 8 / sum->seconds) <
+		    0.05 * sum->net_bits_per_s + 1e-9);
 
 	assert_int_equal(sum->has_disk, have_disk);
 	if (have_disk) {
 		assert_string_equal(sum->disk_dev, dev);
 		assert_true(sum->disk_write_bytes >= 8u << 20);
 		assert_true(sum->disk_busy > 0 && sum->disk_busy <= 1);
-		assert_true(fabs(sum->disk_write_mb_s -
-				 (double)sum->disk_write_bytes / sum->seconds / 1e6) < 1e-6);
+		assert_true(fabs(sum->disk_write_bytes_per_s -
+				 (double)sum->disk_write_bytes / sum->seconds) < 1);
 	}
 
 	assert_true(sum->npoints >= 1 && sum->npoints <= SAMPLER_SERIES_MAX);
@@ -679,17 +679,17 @@ static void fill_summary(struct sampler_summary *s, int with_devices)
 		s->disk_read_bytes = UINT64_MAX;
 		s->disk_write_bytes = 2147483648ull;
 		s->disk_busy = 0.987654321;
-		s->disk_read_mb_s = 1800.5;
-		s->disk_write_mb_s = 380.25;
+		s->disk_read_bytes_per_s = 1800.5e6;
+		s->disk_write_bytes_per_s = 380.25e6;
 		s->has_net = 1;
 		strcpy(s->iface, "xfercmp0");
 		s->net_rx_bytes = 123;
 		s->net_tx_bytes = (uint64_t)INT64_MAX + 7;
 		s->net_rx_packets = 4;
 		s->net_tx_packets = 5000000000ull;
-		s->net_rx_gbit_s = 0.000001;
-		s->net_tx_gbit_s = 0.9876543210123;
-		s->net_gbit_s = s->net_tx_gbit_s;
+		s->net_rx_bits_per_s = 1000.5;
+		s->net_tx_bits_per_s = 987654321.0123;
+		s->net_bits_per_s = s->net_tx_bits_per_s;
 	}
 	s->nprocs = 3;
 	s->procs[0] = (struct sampler_proc){ "self", 1.25, 5 };
@@ -719,16 +719,16 @@ static void expect_same(const struct sampler_summary *a, const struct sampler_su
 	assert_true(a->disk_read_bytes == b->disk_read_bytes);
 	assert_true(a->disk_write_bytes == b->disk_write_bytes);
 	assert_true(a->disk_busy == b->disk_busy);
-	assert_true(a->disk_read_mb_s == b->disk_read_mb_s);
-	assert_true(a->disk_write_mb_s == b->disk_write_mb_s);
+	assert_true(a->disk_read_bytes_per_s == b->disk_read_bytes_per_s);
+	assert_true(a->disk_write_bytes_per_s == b->disk_write_bytes_per_s);
 	assert_int_equal(a->has_net, b->has_net);
 	assert_string_equal(a->iface, b->iface);
 	assert_true(a->net_rx_bytes == b->net_rx_bytes && a->net_tx_bytes == b->net_tx_bytes);
 	assert_true(a->net_rx_packets == b->net_rx_packets);
 	assert_true(a->net_tx_packets == b->net_tx_packets);
-	assert_true(a->net_rx_gbit_s == b->net_rx_gbit_s);
-	assert_true(a->net_tx_gbit_s == b->net_tx_gbit_s);
-	assert_true(a->net_gbit_s == b->net_gbit_s);
+	assert_true(a->net_rx_bits_per_s == b->net_rx_bits_per_s);
+	assert_true(a->net_tx_bits_per_s == b->net_tx_bits_per_s);
+	assert_true(a->net_bits_per_s == b->net_bits_per_s);
 	assert_int_equal(a->npoints, b->npoints);
 	assert_memory_equal(a->series, b->series, a->npoints * sizeof(a->series[0]));
 	assert_int_equal(a->nprocs, b->nprocs);

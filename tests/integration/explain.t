@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# --explain on the testbed, where the truth is known (issue 21): each case
+# reruns a strategy with one resource taken away at a time, and the removal
+# that saves most must be the resource the case is bound by, and the model's
+# verdict must agree with it.
+#
+# Sizes: the issue's own (1 GiB shaped, 2 GiB unshaped, 20,000 small files),
+# which this 2-vCPU VM moves in about 9 s, 2 s and 6 s a run; each case is
+# the comparison plus 3 or 4 removals, so the file runs in about 3 minutes
+# (its last line says how long it took).
+# Smaller would not do: below about 1 GiB the shaped run is short beside its
+# setup, and below some 10,000 files the creates no longer dominate splice.
+#
+# The disk case runs with --warm. Cold, the testbed's source and destination
+# are one disk, and taking either away saved about as much (seen: without
+# the source disk 4.30 s -> 1.88 s, -56%; without the destination disk
+# -> 2.13 s, -50%): which of the two "saves most" is a coin toss between two
+# halves of one disk. Warm, the destination's disk is the only one in the
+# path, which is what the case is about (seen: -21% without the destination
+# disk, the model disk-bound); and it is the test that --warm skips the source
+# removal with the reason.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tb="$top/scripts/testbed.sh"
+cfg="$top/build/testbed/ssh_config"
+tmp=$(mktemp -d /var/tmp/xfercmp-explain.XXXXXX)
+cleanup() {
+	"$tb" up >/dev/null 2>&1	# leave the link unshaped for whoever comes next
+	"$tb" down >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+on_exit cleanup
+private_client "$tmp"
+
+# ab JSON REMOVED FIELD: that field of the first result's ablation REMOVED
+ab() {
+	json_get "$1" "[a for a in d['results'][0]['explain'] if a['removed'] == '$2'][0]['$3']"
+}
+# most JSON: the removal that saved most among those that ran
+most() {
+	json_get "$1" "max((a for a in d['results'][0]['explain'] if a['status'] == 'ok'), key=lambda a: a['saved_fraction'])['removed']"
+}
+# causal NAME JSON WANT_CAUSAL WANT_VERDICT MOST[|MOST] [TIED]: the shared assertions of a case.
+# TIED (a removal that takes the same resource away): MOST must save most, or within
+# EXPLAIN_NOISE (0.10 of the time) of TIED when TIED saved most.
+causal() {
+	local name=$1 json=$2 want=$3 verdict=$4 want_most=$5 tied=${6:-} got m right
+	got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
+	[ "$got" = "$want" ]
+	ok $? "$name: causal verdict $got (want $want)"
+	m=$(most "$json" 2>&1)
+	right=1
+	case "|$want_most|" in *"|$m|"*) right=0 ;; esac
+	if [ "$right" != 0 ] && [ -n "$tied" ] && [ "$m" = "$tied" ]; then
+		python3 -c "import sys; sys.exit(0 if float('$(ab "$json" "$want_most" saved_fraction)') >= float('$(ab "$json" "$tied" saved_fraction)') - 0.10 else 1)" 2>/dev/null
+		right=$?
+		m="$m, $want_most $([ "$right" = 0 ] && echo within || echo NOT within) 0.10 of it"
+	fi
+	ok $right "$name: without $m saved most (want $want_most)"
+	# A model that could not measure the wanted resource must say so instead: on
+	# this VM creates right after a mass delete crawl, and the create probe then
+	# reads far below what the run does (a fresh-clone CI run: "metadata ran
+	# faster than its measured ceiling allows (8.7 s at the ceiling, 3.0 s in
+	# all)"); the model leaves that ceiling out, says it, and cannot name it.
+	local left_out
+	left_out=$(json_get "$json" "'${verdict%-bound} ran faster than its measured ceiling allows' in (d['results'][0]['note'] or '')" 2>&1)
+	got=$(json_get "$json" "d['results'][0]['verdict']" 2>&1)
+	[ "$got" = "$verdict" ] || [ "$left_out" = True ]
+	ok $? "$name: the model says $got (want $verdict, or its ceiling said to be understated: $left_out)"
+	[ "$got" = "$verdict" ] || json_get "$json" "(d['results'][0]['seconds'], d['results'][0]['shares'], d['results'][0]['reason'], d['results'][0]['note'])" 2>&1 | diag
+	got=$(json_get "$json" "d['results'][0].get('causal_agrees')" 2>&1)
+	[ "$got" = True ] || [ "$left_out" = True ]
+	ok $? "$name: model and causal verdicts agree ($got; ceiling understated: $left_out)"
+	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
+}
+
+plan 35
+
+# --- no strategy or option reaches the null sink
+run "$xf" -s null --no-probes local
+[ "$rc" -eq 2 ] && [[ $err == *"unknown strategy 'null'"* ]]
+ok $? "the null sink is not a strategy (-s null: exit 2)"
+run "$xf" --explain=null --no-probes local
+[ "$rc" -eq 2 ] && [[ $err == *"--explain: unknown strategy 'null'"* ]]
+ok $? "nor a strategy to explain (--explain=null: exit 2)"
+! "$xf" --list-strategies | grep -qi null
+ok $? "--list-strategies names no null sink"
+
+# --- 1 GiB through a link shaped to 1 Gbit/s: network
+check "testbed up, shaped to 1 Gbit/s" "$tb" up --rate 1gbit
+ensure_testbed "network case"
+json="$tmp/network.json"
+check "network: runs and verifies" "$xf" -F "$cfg" --probe-seconds 1 -w largefile --size 1G -s splice \
+	--explain --json "$json" testbed
+saved=$(ab "$json" dest_disk saved_fraction 2>&1)
+python3 -c "import sys; sys.exit(0 if float('$saved') < 0.20 else 1)" 2>/dev/null
+ok $? "network: without the destination disk saves $saved (< 0.20)"
+causal network "$json" network network-bound network
+[ "$(ab "$json" dest_disk verified)" = False ] && [ "$(ab "$json" dest_disk stream_checked)" = True ]
+ok $? "network: the null-sink run is checked in the stream, never verified"
+[ "$(ab "$json" network verified)" = True ]
+ok $? "network: the loopback run verified"
+
+# --- 2 GiB unshaped to durable ext4, source warm: disk
+check "testbed unshaped" "$tb" up
+ensure_testbed "disk case"
+json="$tmp/disk.json"
+check "disk: runs and verifies" "$xf" -F "$cfg" --probe-seconds 1 -w largefile --size 2G -s splice \
+	--warm --explain --json "$json" testbed
+[ "$(ab "$json" source_disk status)" = skipped ] && [[ $(ab "$json" source_disk reason) == *"--warm"* ]]
+ok $? "disk: --warm skips the source disk removal, naming --warm"
+causal disk "$json" disk disk-bound 'dest_disk|durable_write'
+
+# --- 20,000 small files through splice: metadata
+json="$tmp/metadata.json"
+run "$xf" -F "$cfg" --probe-seconds 1 -w smallfiles --files 20000 -s splice --explain --json "$json" testbed
+ok "$rc" "metadata: runs and verifies"
+[ "$rc" -eq 0 ] || show
+# tmpfs takes the destination's creates away too, and as cheaply: seen 5.69 s -> 0.31 s
+# on tmpfs and -> 0.32 s through the null sink (and 0.38 s against 0.30 s in another
+# run). Which of the two is first is noise (14 ms of 5.69 s), below the 10% any removal
+# must save to count; the source or the network saving most would fail.
+causal metadata "$json" metadata metadata-bound dest_disk durable_write
+# the report's own words: the null-sink line says it is not a copy and never "verified"
+# (the line and its wrapped continuation: output is wrapped at 100 columns)
+line=$(awk '/^    without the destination disk/ { on = 1; printf "%s", $0; next }
+	on && /^     +[^ ]/ && !/^    without / { printf " %s", $0; next } { on = 0 }' <<<"$out")
+[[ $line == *"not a copy"* ]] && [[ $line != *verified* ]]
+ok $? "metadata: the null-sink line says not a copy, not verified ($line)"
+grep -q "causal verdict: metadata" <<<"$out"
+ok $? "metadata: the table prints the causal verdict"
+
+# --- an SSH strategy: the cipher removal runs on its own connection; the null sink and
+# loopback do not apply, each skipped with the reason (2,000 files: enough for a run of
+# a second or two, the removals' rules are what is tested here)
+json="$tmp/ssh.json"
+check "ssh: runs and verifies" "$xf" -F "$cfg" --no-probes -w smallfiles --files 2000 -s tar-ssh \
+	--explain --json "$json" testbed
+st=$(json_get "$json" "[(a['removed'], a['status'], a['verified']) for a in d['results'][0]['explain']]" 2>&1)
+[[ $st == *"('cipher', 'ok', True)"* ]] && [[ $st == *"('durable_write', 'ok', True)"* ]]
+ok $? "ssh: the cipher and tmpfs removals ran and verified ($st)"
+[[ $(ab "$json" dest_disk reason) == *"a program on the host"* ]] && [[ $(ab "$json" network reason) == *"sshd"* ]]
+ok $? "ssh: the null sink and loopback skipped with their reasons"
+
+# --- Ctrl-C during the removals keeps what finished
+check "testbed shaped again" "$tb" up --rate 1gbit
+json="$tmp/partial.json"
+"$xf" -v -F "$cfg" --no-probes -w largefile --size 1G -s splice --explain --json "$json" testbed \
+	>"$tmp/partial.out" 2>"$tmp/partial.err" &
+pid=$!
+for _ in $(seq 1200); do
+	grep -q "explain 2/" "$tmp/partial.err" 2>/dev/null && break
+	sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ]
+ok $? "interrupted: exit 130 ($rc)"
+st=$(json_get "$json" "(d['partial'], [a['status'] for a in d['results'][0]['explain']])" 2>&1)
+[[ $st == "(True, ['ok', 'not_run', "* ]]
+ok $? "interrupted: partial, the first removal kept, the one running not run ($st)"
+grep -q "partial: interrupted" "$tmp/partial.out"
+ok $? "interrupted: the report says partial"
+grep -Eq "^--explain will run 4 more transfers of about [0-9]+ s each" "$tmp/partial.err"
+ok $? "the estimate came first: $(grep -m1 -e '--explain will run' "$tmp/partial.err")"
+# the tmpfs agent's root goes with its SSH channel (the host is this machine: its /dev/shm is ours)
+for _ in $(seq 100); do
+	left=$(ls -d /dev/shm/xfercmp.* 2>/dev/null)
+	[ -z "$left" ] && break
+	sleep 0.2
+done
+[ -z "$left" ]
+ok $? "interrupted: nothing left on the host's tmpfs (${left:-none})"
+echo "# done at ${SECONDS} s"
+finish

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# JSON schema 2 (issue 23, item 5): real --json output validates against
+# docs/report.schema.json (with tests/tools/json_schema_check, a validator of
+# the subset the file uses: its rejections are unit-tested in
+# tests/unit/tools/test_json_schema.c); what was not measured is null; the
+# network ceilings are bits per second (the table's Gbit/s); `xfercmp diff`
+# reads a schema-1 report (tests/fixtures/report-schema1.json, written by the
+# xfercmp before schema 2) beside a schema-2 one. A local run, a --no-probes
+# run, and a small run to the testbed host with an SSH strategy (the SSH
+# probes). Needs root for the testbed part. Only talks to loopback and 198.18.0.2.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tb="$top/scripts/testbed.sh"
+cfg="$top/build/testbed/ssh_config"
+schema="$top/docs/report.schema.json"
+check_json="$top/build/tests/json_schema_check"
+fixture1="$top/tests/fixtures/report-schema1.json"
+
+[ -x "$check_json" ] || { echo "Bail out! no $check_json (make unit-tests builds it)"; exit 1; }
+own_work schema
+
+# valid JSON: passes when the validator says the file is valid, shows why not otherwise
+valid() {
+	local desc=$1 out rc
+	out=$("$check_json" "$schema" "$2" 2>&1)
+	rc=$?
+	ok $rc "$desc"
+	[ $rc -eq 0 ] || head -20 <<<"$out" | diag
+}
+
+# ---------------------------------------------------------------- a local run
+bad='cmd:bad=echo {src} {dst} >&2; false'
+json="$work/local.json"
+check_rc 1 "local run: splice and a failing cmd: strategy, probes, a what-if (exit 1: one failed)" \
+	"$xf" -w smallfiles --files 300 -s "splice,$bad" --probe-seconds 0.3 \
+	--what-if rate=1gbit --json "$json"
+valid "local run: the JSON validates against docs/report.schema.json" "$json"
+got=$(json_get "$json" "d['schema']")
+[ "$got" = 2 ]
+ok $? "it says schema 2 ($got)"
+got=$(json_get "$json" "[k for k in ('seconds', 'phases', 'min_seconds', 'bytes', 'files', 'bytes_per_s', 'files_per_s', 'shares', 'verdict') if d['results'][1][k] is not None]")
+[ "$got" = "[]" ]
+ok $? "the failed strategy's times, counts, rates and attribution are null (not null: $got)"
+got=$(json_get "$json" "[d['ceilings'][k] for k in ('ssh_bytes_per_s', 'sftp_rtt_seconds', 'ssh_cipher')]")
+[ "$got" = "[None, None, None]" ]
+ok $? "the SSH probes that did not run (no SSH strategy) are null ($got)"
+got=$(json_get "$json" "(d['what_if'][0]['rate_bits_per_s'], d['what_if'][0]['rtt_seconds'])")
+[ "$got" = "(1000000000.0, None)" ]
+ok $? "--what-if rate only: the round trip kept as measured is null ($got)"
+got=$(json_get "$json" "(lambda r: abs(r['bytes_per_s'] * r['seconds'] - r['bytes']) < 1 and abs(r['files_per_s'] * r['seconds'] - r['files']) < 0.01 and r['files'] == 300)(d['results'][0])")
+[ "$got" = True ]
+ok $? "splice's bytes_per_s and files_per_s are its bytes and files over its seconds"
+got=$(json_get "$json" "[k for k in d['ceilings'] if k.endswith(('_bps', '_s')) and not k.endswith(('_per_s', '_seconds'))]")
+[ "$got" = "[]" ]
+ok $? "no ceiling is named in schema 1's units (_bps, _s) any more ($got)"
+
+json="$work/noprobes.json"
+check "local run, --no-probes" "$xf" -w smallfiles --files 100 -s splice --no-probes --json "$json"
+valid "--no-probes: the JSON validates" "$json"
+got=$(json_get "$json" "(d['ceilings'], d['results'][0]['shares'], d['results'][0]['predicted_seconds'])")
+[ "$got" = "(None, None, None)" ]
+ok $? "--no-probes: ceilings and the attribution are null ($got)"
+
+# ---------------------------------------------------------------- the validator says no
+python3 - "$work/local.json" "$work/broken.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"][0]["seconds"] = "fast"
+del d["results"][0]["files_per_s"]
+d["results"][0]["status"] = "done"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+run_out=$("$check_json" "$schema" "$work/broken.json" 2>&1)
+rc=$?
+[ $rc -eq 1 ]
+ok $? "a real report with a string for seconds, a field missing and a bad status fails (exit $rc)"
+check_grep "naming the string" "^/results/0/seconds: is a string, want number or null" "$run_out"
+check_grep "naming the field missing" "^/results/0: \"files_per_s\" is missing" "$run_out"
+check_grep "naming the bad status" "^/results/0/status: \"done\" is not one of" "$run_out"
+run_out=$("$check_json" "$schema" "$fixture1" 2>&1)
+check_grep "the schema-1 fixture is not schema 2" "^/schema: 1 is not one of \[2\]" "$run_out"
+
+# ---------------------------------------------------------------- diff reads schema 1 and 2
+run_out=$("$xf" diff "$fixture1" "$work/local.json" 2>&1)
+rc=$?
+[ $rc -eq 0 ]
+ok $? "diff of a schema-1 and a schema-2 report: exit 0 ($rc)"
+[ $rc -eq 0 ] || diag <<<"$run_out"
+check_grep "diff: splice in both, with both times" "^splice +0\.[0-9]+ +0\.[0-9]+ +[-+][0-9.]+% " "$run_out"
+check_grep "diff: the failed strategy is not compared" "^bad +not ok +not ok " "$run_out"
+# schema 1's network_bps_1 was bytes/s: read as schema 2, it is bits, 8 times the number
+python3 - "$fixture1" "$work/v1-half.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["ceilings"]["network_bps_1"] /= 2
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+run_out=$("$xf" diff "$fixture1" "$work/v1-half.json" 2>&1)
+check_grep "diff of two schema-1 reports: the network in bits under its schema-2 name" \
+	"^  network_1_stream_bits_per_s +2\.286e\+09 → 1\.143e\+09 +-50%" "$run_out"
+! grep -q "network_bps" <<<"$run_out"
+ok $? "and not under its schema-1 name"
+printf '{"schema": 3, "results": []}\n' >"$work/v3.json"
+check_rc 1 "diff of a schema-3 report fails" "$xf" diff "$fixture1" "$work/v3.json"
+check_grep "naming the file and the schemas it reads" "'$work/v3.json' is schema 3; this xfercmp reads schemas 1 to 2" "$LAST_OUT"
+
+# ---------------------------------------------------------------- the testbed
+testbed_part "testbed run" "testbed JSON validates" "network ceilings in bits"
+json="$work/testbed.json"
+check_rc 0 "testbed run: splice and scp, 2000 files, probes" \
+	"$xf" -F "$cfg" -w smallfiles --files 2000 -s splice,scp --probe-seconds 0.3 --json "$json" testbed
+table=$LAST_OUT
+valid "testbed run: the JSON validates against docs/report.schema.json" "$json"
+# the table prints "network  X.XX Gbit/s one stream": the JSON's bits, over 10^9
+want=$(sed -n 's/^ *network *\([0-9.]*\) Gbit\/s one stream.*/\1/p' <<<"$table")
+got=$(json_get "$json" "'%.2f' % (d['ceilings']['network_1_stream_bits_per_s'] / 1e9)")
+[ -n "$want" ] && [ "$got" = "$want" ]
+ok $? "network_1_stream_bits_per_s is bits: the table's $want Gbit/s (JSON $got)"
+
+finish

@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# Issue 22's attacks that need a real agent, a real host or another user:
+#  1. a stranger that says a good hello to `xfercmp serve`, takes the agent's
+#     proof and never proves the key: the real client, connecting after it,
+#     still gets in and verifies, and does so while the stranger still waits
+#     (the agent did not sit on the stranger's handshake);
+#  2. an upload of the agent that fails (the host's ~/.cache/xfercmp on a
+#     full 1 MiB tmpfs): one clear line, and no .tmp file left there;
+#  3. a job directory swapped for a symbolic link by the agent's own user, as
+#     root and as a user the test creates, before the receive and in the
+#     middle of it: refused or harmless, nothing written outside the root.
+# Needs root (the testbed, useradd, mount). Talks only to 127.0.0.1 and
+# 198.18.0.2.
+#
+#   bash tests/integration/security.t
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tb="$top/scripts/testbed.sh"
+tbdir="$top/build/testbed"
+cfg="$tbdir/ssh_config"
+user=xfercmp-sec
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
+	exit 0
+fi
+
+work=$(mktemp -d /var/tmp/xfercmp-security.XXXXXX) || exit 1
+chmod 755 "$work"
+home="$work/home"
+serve_pid=
+stranger_pid=
+cleanup() {
+	[ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null
+	[ -n "$stranger_pid" ] && kill -TERM "$stranger_pid" 2>/dev/null
+	"$tb" down >/dev/null 2>&1
+	pkill -KILL -u "$user" 2>/dev/null
+	if mountpoint -q "$home/.cache/xfercmp" 2>/dev/null; then
+		umount "$home/.cache/xfercmp" 2>/dev/null || umount -l "$home/.cache/xfercmp"
+	fi
+	userdel "$user" >/dev/null 2>&1
+	chmod -R u+rwx "$work" 2>/dev/null
+	rm -rf "$work"
+}
+on_exit cleanup
+
+private_client "$work"
+chmod -R a+rX "$work/bin"
+now_ms() { date +%s%3N; }
+
+# ---------------------------------------------------------------- 0. what serve --help says
+check_grep "serve --help says the raw strategies' data is not encrypted, and why, and the SSH ones' is" \
+	"data is NOT encrypted \(that is what they measure: the link without a cipher\);" \
+	"$("$xf" serve --help | tr '\n' ' ' | sed 's/  */ /g')"
+check_grep "serve --help says the token never crosses the network and every control message is authenticated" \
+	"never crosses the network\); every control message is authenticated" \
+	"$("$xf" serve --help | tr '\n' ' ' | sed 's/  */ /g')"
+
+# ---------------------------------------------------------------- 1. a stalled handshake
+echo "# a stranger that stops after the agent's proof, at ${SECONDS} s"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+"$xf" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/serve-root" \
+	>"$work/serve.out" 2>&1 &
+serve_pid=$!
+for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve.out" && break; sleep 0.1; done
+port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve.out")
+[ -n "$port" ]
+ok $? "serve: listening on 127.0.0.1:${port:-?}"
+
+# The stranger: a hello exactly as the client's, the agent's answer read, then
+# nothing. It writes "answered" once the agent proved itself and "closed" when
+# the agent closes the connection.
+# The strangers: $strangers connections, each a hello exactly as the client's,
+# then nothing: never the proof of the key; the first alone, the others once
+# the agent answered it, then at once the client. The log has "answered" once
+# the agent proved itself to one, "closed" when the agent closed one. An agent
+# that waits on each stranger's proof in turn (5 s each, the others queued
+# before the client) keeps the client out for 15 s, past its 10 s wait for
+# the agent's answer: the old agent's client failed here.
+strangers=3
+cat >"$work/stranger.py" <<'EOF'
+import json, os, select, socket, struct, sys
+port, n, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def say(w):
+    with open(log, "a") as f:
+        f.write(w + "\n")
+def knock():
+    s = socket.create_connection(("127.0.0.1", port))
+    body = json.dumps({"proto": 2, "role": "control", "nonce": os.urandom(32).hex()}).encode()
+    s.sendall(struct.pack(">IB3x", len(body), 1) + body)
+    return s
+# the first, and once the agent is on it (its answer has come), the others
+socks = [knock()]
+select.select(socks, [], [], 3)
+socks += [knock() for _ in range(n - 1)]
+say("connected")
+bufs = {s: b"" for s in socks}
+alive = list(socks)
+while alive:
+    r, _, _ = select.select(alive, [], [], 60)
+    if not r:
+        break
+    for s in r:
+        try:
+            c = s.recv(4096)
+        except OSError:
+            c = b""
+        if not c:
+            say("closed")
+            alive.remove(s)
+            continue
+        bufs[s] += c
+        b = bufs[s]
+        if len(b) >= 8 and len(b) >= 8 + struct.unpack(">I", b[:4])[0] and b[4] == 3:
+            p = json.loads(b[8:8 + struct.unpack(">I", b[:4])[0]])
+            if "proof" in p and "nonce" in p:
+                say("answered")
+            bufs[s] = b"\xff" * 4
+EOF
+: >"$work/stranger.log"
+python3 "$work/stranger.py" "$port" "$strangers" "$work/stranger.log" &
+stranger_pid=$!
+count() { grep -c "$1" "$work/stranger.log"; }
+for ((i = 0; i < 50; i++)); do [ "$(count connected)" -ge 1 ] && break; sleep 0.1; done
+[ "$(count connected)" -eq 1 ]
+ok $? "stalled handshakes: $strangers strangers connected and said hello"
+timeout 60 "$xf" --agent "127.0.0.1:$port" --token-file "$work/token" --no-probes \
+	-w smallfiles --files 50 --source-dir "$work/s50" -s splice >"$work/client.out" 2>"$work/client.err"
+rc=$?
+[ "$rc" -eq 0 ]
+ok $? "stalled handshakes: the real client, connecting after the strangers, ran and verified (exit $rc)"
+[ "$rc" -eq 0 ] || tail -3 "$work/client.err" | diag
+answered=$(count answered)
+[ "$answered" -eq "$strangers" ]
+ok $? "stalled handshakes: each stranger had the agent's proof meanwhile ($answered of $strangers)"
+for ((i = 0; i < 150; i++)); do [ "$(count closed)" -ge "$strangers" ] && break; sleep 0.1; done
+[ "$(count closed)" -eq "$strangers" ]
+ok $? "stalled handshakes: the agent closed every stranger in the end"
+{ wait "$stranger_pid"; } 2>/dev/null
+stranger_pid=
+kill -0 "$serve_pid" 2>/dev/null
+ok $? "stalled handshakes: the agent still runs"
+kill -TERM "$serve_pid"
+{ wait "$serve_pid"; } 2>/dev/null
+serve_pid=
+[ ! -e "$work/serve-root" ]
+ok $? "stalled handshakes: the agent stopped and removed its root"
+
+# ---------------------------------------------------------------- a user the test creates
+# the testbed's key and config exist once it has been up
+"$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+"$tb" down >/dev/null 2>&1
+make_test_user "$user" "$home"
+uid_user=$(id -u "$user")
+mkdir -p "$home/.cache/xfercmp"
+chown "$user:" "$home/.cache" "$home/.cache/xfercmp"
+
+# ---------------------------------------------------------------- 2. a failed upload of the agent
+echo "# the agent's upload fails: the host's cache on a full 1 MiB tmpfs, at ${SECONDS} s"
+# mounted before sshd starts: it sees the mounts of its start (faults.t)
+mount -t tmpfs -o size=1m,mode=0700,uid="$uid_user" tmpfs "$home/.cache/xfercmp"
+ok $? "upload: a 1 MiB tmpfs on $home/.cache/xfercmp (the agent is $(stat -c %s "$work/bin/xfercmp-agent") bytes)"
+"$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+as_user "$xf" -F "$home/ssh_config" --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice testbed >"$work/upload.out" 2>"$work/upload.err"
+rc=$?
+[ "$rc" -ne 0 ]
+ok $? "upload: the run fails (exit $rc)"
+lines=$(grep -c . "$work/upload.err")
+last=$(tail -n 1 "$work/upload.err")
+[ "$lines" -eq 1 ]
+ok $? "upload: one line on stderr ($lines)"
+[ "$lines" -eq 1 ] || diag <"$work/upload.err"
+check_grep "upload: it says the host's cache has no room for the agent, and what to do" \
+	"^xfercmp: .*cannot upload the agent to '$home/\.cache/xfercmp/xfercmp-agent-[^']*' on the host: no room in '$home/\.cache/xfercmp' \([0-9]+ KiB free, the agent needs [0-9]+ KiB\): free some space there, or install xfercmp on the host$" \
+	"$last"
+left=$(ls -A "$home/.cache/xfercmp")
+[ -z "$left" ]
+ok $? "upload: nothing left in the host's cache (no .tmp file)"
+[ -z "$left" ] || printf '%s\n' "$left" | diag
+"$tb" down >/dev/null 2>&1
+umount "$home/.cache/xfercmp"
+ok $? "upload: unmounted"
+
+# a cached agent cut short (an upload a crash stopped, a full disk): replaced, never started
+"$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+check_rc 0 "upload: with room, the agent is uploaded and the run verifies" \
+	as_user "$xf" -F "$home/ssh_config" -v --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice testbed
+cached=$(find "$home/.cache/xfercmp" -name 'xfercmp-agent-*' ! -name '*.tmp*' | head -n 1)
+[ -n "$cached" ] && cmp -s "$cached" "$work/bin/xfercmp-agent"
+ok $? "upload: the host's cache holds this agent (${cached##*/})"
+truncate -s $(($(stat -c %s "$cached") / 2)) "$cached"
+check_rc 0 "upload: a cached agent cut to half its size: the run still verifies" \
+	as_user "$xf" -F "$home/ssh_config" -v --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice testbed
+check_grep "upload: the cut-short agent was replaced by an upload" "uploaded the agent to testbed:" "$LAST_OUT"
+cmp -s "$cached" "$work/bin/xfercmp-agent" && [ -z "$(find "$home/.cache/xfercmp" -name '*.tmp*')" ]
+ok $? "upload: the cache holds this agent again, and no .tmp file"
+"$tb" down >/dev/null 2>&1
+
+# ---------------------------------------------------------------- 3. a job directory swapped
+echo "# job directories swapped for links, at ${SECONDS} s"
+"$tb" up --rate 200mbit >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
+# wait_dest DIR PID: until DIR holds a job directory with something in it (0), or PID ended
+wait_dest() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		compgen -G "$1/xfercmp.*/*-splice/*" >/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	compgen -G "$1/xfercmp.*/*-splice/*" >/dev/null
+}
+# leftovers DIR: the scratch roots left in DIR
+leftovers() { find "$1" -mindepth 1 -maxdepth 1 -name 'xfercmp.*' 2>/dev/null; }
+
+echo "# at ${SECONDS} s"
+# 3a. root's agent, with a parent inside the user's home: the user could swap it, so refused
+mkdir -p "$home/scratch"
+chown "$user:" "$home/scratch"
+"$xf" -F "$cfg" --no-probes -w smallfiles --files 20 --source-dir "$work/s20" -s splice \
+	--remote-dir "$home/scratch" testbed >"$work/3a.out" 2>"$work/3a.err"
+rc=$?
+[ "$rc" -ne 0 ]
+ok $? "as root, parent in $user's home: refused (exit $rc)"
+check_grep "as root, parent in $user's home: one line naming the directory $user owns" \
+	"^xfercmp: .*scratch parent '$home/scratch': '$home' belongs to uid $uid_user, who could move it away" \
+	"$(tail -n 1 "$work/3a.err")"
+[ -z "$(ls -A "$home/scratch")" ]
+ok $? "as root, parent in $user's home: nothing made there"
+
+echo "# at ${SECONDS} s"
+# 3b. root's agent: the user tries to swap the job directory in the middle of the run
+rd="$work/remote"
+mkdir -p "$rd" "$work/outside-root"
+chmod 755 "$work/outside-root"
+chown "$user:" "$work/outside-root"
+"$xf" -F "$cfg" --no-probes -w largefile --size 64M --source-dir "$work/big" -s splice \
+	--remote-dir "$rd" --json "$work/3b.json" testbed >"$work/3b.out" 2>"$work/3b.err" &
+pid=$!
+wait_dest "$rd" "$pid"
+ok $? "as root: splice is writing into its root in $rd (at ${SECONDS} s)"
+# the agent listens where the SSH connection came in (SSH_CONNECTION's third field), no wider
+listens=$(ip netns exec xfercmp-host ss -Hltnp 2>/dev/null | grep xfercmp-agent | awk '{print $4}')
+[ -n "$listens" ] && ! grep -vq '^198\.18\.0\.2:[0-9]*$' <<<"$listens"
+ok $? "as root: the agent listens only on the address SSH reached, 198.18.0.2 ($(tr '\n' ' ' <<<"$listens"))"
+job=$(compgen -G "$rd/xfercmp.*/*-splice" | head -n 1)
+as_user sh -c "mv '$job' '$job.moved' || exit 1; ln -s '$work/outside-root' '$job'" 2>"$work/3b.swap"
+src=$?
+{ wait "$pid"; } 2>/dev/null
+rc=$?
+[ "$src" -ne 0 ]
+ok $? "as root: $user cannot touch the job directory ($(head -c 120 "$work/3b.swap"))"
+[ "$rc" -eq 0 ]
+ok $? "as root: the run verifies (exit $rc, at ${SECONDS} s)"
+[ -z "$(ls -A "$work/outside-root")" ]
+ok $? "as root: nothing written in the link's target"
+[ -z "$(leftovers "$rd")" ]
+ok $? "as root: its root in $rd removed"
+
+echo "# at ${SECONDS} s"
+# 3c. the user's agent: the user (the agent's own rights) swaps the job directory mid-run
+mkdir -p "$home/outside"
+chown "$user:" "$home/outside"
+as_user "$xf" -F "$home/ssh_config" --no-probes -w largefile --size 64M --source-dir "$home/big" \
+	-s splice --remote-dir "$home/scratch" --json "$home/3c.json" testbed \
+	>"$work/3c.out" 2>"$work/3c.err" &
+pid=$!
+wait_dest "$home/scratch" "$pid"
+ok $? "as $user: splice is writing into its root in $home/scratch (at ${SECONDS} s)"
+job=$(compgen -G "$home/scratch/xfercmp.*/*-splice" | head -n 1)
+as_user sh -c "mv '$job' '$job.moved' && ln -s '$home/outside' '$job'"
+ok $? "as $user: the job directory $job swapped for a link to $home/outside"
+{ wait "$pid"; } 2>/dev/null
+rc=$?
+[ "$rc" -eq 1 ]
+ok $? "as $user: the run fails (exit $rc, at ${SECONDS} s)"
+why=$(json_get "$home/3c.json" "d['results'][0]['error']")
+check_grep "as $user: the agent refused the link, saying so" \
+	"is a symbolic link now, not the directory the agent made: refused" "$why"
+[ -z "$(ls -A "$home/outside")" ]
+ok $? "as $user: nothing written in the link's target"
+left=
+for ((i = 0; i < 30; i++)); do
+	left=$(leftovers "$home/scratch")
+	[ -z "$left" ] && break
+	sleep 0.5
+done
+[ -z "$left" ]
+ok $? "as $user: its root removed, the moved directory with it"
+[ -z "$left" ] || printf '%s\n' "$left" | diag
+
+# ---------------------------------------------------------------- 4. two runs, one --remote-dir
+echo "# two runs at once sharing --remote-dir, at ${SECONDS} s"
+shared="$work/shared"
+mkdir -p "$shared"
+echo precious >"$shared/data.txt"
+for k in 1 2; do
+	"$xf" -F "$cfg" --no-probes -w smallfiles --files 2000 --source-dir "$work/two$k" \
+		-s splice,tar-ssh --remote-dir "$shared" >"$work/two$k.out" 2>"$work/two$k.err" &
+	eval "two_pid$k=\$!"
+done
+{ wait "$two_pid1"; } 2>/dev/null
+rc1=$?
+{ wait "$two_pid2"; } 2>/dev/null
+rc2=$?
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ]
+ok $? "two runs sharing --remote-dir: both verify (exit $rc1 and $rc2)"
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || tail -n 2 "$work/two1.err" "$work/two2.err" | diag
+[ "$(ls -A "$shared")" = data.txt ] && [ "$(cat "$shared/data.txt")" = precious ]
+ok $? "two runs sharing --remote-dir: each removed only its own root; the data there is untouched"
+
+# ---------------------------------------------------------------- 5. 0555 and 0000 directories, a user's agent
+echo "# a tree with 0555 and 0000 directories to an agent run by $user, at ${SECONDS} s"
+# read as root (only root reads a 0000 directory), received by the user's agent on
+# loopback: it must verify what it cannot walk as it is, and remove all of it
+t5="$work/ro-tree"
+mkdir -p "$t5/d555/sub" "$t5/d000/in" "$t5/e000"
+echo a >"$t5/d555/a"
+echo c >"$t5/d555/sub/c"
+echo b >"$t5/d000/b"
+echo d >"$t5/d000/in/d"
+chmod 0000 "$t5/d000/in"
+chmod 0555 "$t5/d555"
+chmod 0000 "$t5/d000" "$t5/e000"
+cp "$work/token" "$home/token"
+chown "$user:" "$home/token"
+mkdir -p "$home/serve-parent"
+chown "$user:" "$home/serve-parent"
+as_user timeout 120 "$xf" serve --once --listen 127.0.0.1:0 --token-file "$home/token" \
+	--root "$home/serve-parent" >"$work/serve5.out" 2>&1 &
+serve_pid=$!
+for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve5.out" && break; sleep 0.1; done
+port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve5.out")
+timeout 120 "$xf" --agent "127.0.0.1:$port" --token-file "$work/token" --no-probes -w "dir:$t5" \
+	-s splice,zstd,parallel --json "$work/ro.json" >"$work/ro.out" 2>"$work/ro.err"
+rc=$?
+[ "$rc" -eq 0 ]
+ok $? "0000 directories to $user's agent: splice, zstd and parallel verify (exit $rc)"
+[ "$rc" -eq 0 ] || grep -E "^(splice|zstd|parallel) " "$work/ro.out" | cut -c1-200 | diag
+kept=$(json_get "$work/ro.json" "','.join(str((r.get('preserved') or {}).get('modes')) for r in d['results'])" 2>/dev/null)
+[ "$kept" = "True,True,True" ]
+ok $? "0000 directories to $user's agent: each kept the modes, 0000 ones included ($kept)"
+# --once: the agent ends with the client's session, removing its root
+{ wait "$serve_pid"; } 2>/dev/null
+src=$?
+serve_pid=
+[ "$src" -eq 0 ] && [ -z "$(ls -A "$home/serve-parent")" ]
+ok $? "0000 directories to $user's agent: it ended (exit $src) and nothing is left in its parent"
+[ -z "$(ls -A "$home/serve-parent")" ] || find "$home/serve-parent" | head -5 | diag
+
+finish
