@@ -5,7 +5,8 @@
 # that listens on IPv6; the samplers on both ends and the probe find the
 # interfaces of the IPv6 route; the probe reports the path and a round trip;
 # a literal IPv6 HOST works in each of its spellings; an agent port that
-# cannot be reached is named, bracketed, with what to do. Needs root. Only
+# cannot be reached is named, bracketed, and reached through ssh instead.
+# Needs root. Only
 # ever talks to 2001:2::2 (and loopback).
 #
 #   flock /tmp/xfercmp-testbed.lock bash tests/integration/ipv6.t
@@ -147,15 +148,20 @@ done
 
 # ---------------------------------------------------------------- an agent that cannot be reached
 # The host rejects every TCP port but ssh's: the agent starts, but its port is
-# closed to us. The error names the address tried, bracketed, and what to do.
+# closed to us. The client says so in one line naming the address tried,
+# bracketed, and reaches the agent through ssh (a direct-tcpip channel to the
+# IPv6 address) instead: the run verifies.
 ip netns exec "$ns" ip6tables -A INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
 remote="/var/tmp/xfercmp-ipv6-remote.$$"
-check_rc 1 "an agent port the host's firewall rejects: the run fails" \
-	"$xf" -F "$cfg" -w smallfiles --files 20 --no-probes -s splice --remote-dir "$remote" testbed6
-check_grep "... naming the address tried, in brackets, with the port" \
-	"cannot connect to \[$host6\]:[1-9][0-9]*: connection refused" "$LAST_OUT"
-check_grep "... and what to do" "firewall on the host rejects the port.*--agent ADDR:PORT" "$LAST_OUT"
-check_grep "... and which host's agent it was" "the agent started on 'testbed6' cannot be reached" "$LAST_OUT"
+json="$work/closed.json"
+check_rc 0 "an agent port the host's firewall rejects: the run goes through ssh" \
+	"$xf" -F "$cfg" -w smallfiles --files 20 --no-probes -s splice --remote-dir "$remote" \
+	--json "$json" testbed6
+check_grep "... saying so, naming the address tried, in brackets, with the port" \
+	"the agent's port on testbed6 cannot be reached directly \(cannot connect to \[$host6\]:[1-9][0-9]*: connection refused\)" "$LAST_OUT"
+[ "$(jq -r '[.agent_via_ssh, .results[0].agent_via_ssh, .results[0].verified] | join(",")' "$json")" = true,true,true ]
+ok $? "... and splice verified through ssh (JSON agent_via_ssh)"
+check_grep "... the table says it" "^through ssh to the agent .*: splice;" "$LAST_OUT"
 ip netns exec "$ns" ip6tables -D INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
 [ ! -e "$remote" ]
 ok $? "... and nothing is left on the host ($remote)"

@@ -48,7 +48,7 @@ static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
 		return -1;
 	}
 	if (avail == SSH_EOF) {
-		snprintf(p->error, sizeof(p->error), "the host closed the sftp channel");
+		snprintf(p->error, sizeof(p->error), "the host closed the channel");
 		return -1;
 	}
 	if (avail == 0)
@@ -56,7 +56,7 @@ static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
 	n = ssh_channel_read_nonblocking(p->ch, buf, avail < (int)PUMP_CHUNK ? (uint32_t)avail :
 									       PUMP_CHUNK, 0);
 	if (n == SSH_ERROR) {
-		stopped(p, "cannot read the sftp channel");
+		stopped(p, "cannot read the ssh channel");
 		return -1;
 	}
 	/*
@@ -74,13 +74,23 @@ static int caller_to_channel(struct channel_pump *p, uint8_t *buf)
 	if (n < 0 && errno == EINTR)
 		return 0;
 	if (n <= 0) {
-		/* the caller is done: the host's sftp-server sees EOF and exits */
+		/* the caller is done: the far end (sftp-server, the agent) sees EOF */
 		ssh_channel_send_eof(p->ch);
 		return -1;
 	}
-	if (ssh_channel_write(p->ch, buf, (uint32_t)n) != (int)n) {
-		stopped(p, "cannot write the sftp channel (or the ssh session has a timeout)");
-		return -1;
+	/*
+	 * a write can be short: libssh waits for the peer's window for its
+	 * default 10 s at most (the session has no timeout of its own), which a
+	 * bulk stream into a slow receiver (a tunnel to the agent) reaches
+	 */
+	for (ssize_t done = 0; done < n;) {
+		int w = ssh_channel_write(p->ch, buf + done, (uint32_t)(n - done));
+
+		if (w == SSH_ERROR || ssh_channel_is_closed(p->ch)) {
+			stopped(p, "cannot write the ssh channel");
+			return -1;
+		}
+		done += w;
 	}
 	return 0;
 }

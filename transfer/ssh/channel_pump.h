@@ -5,7 +5,8 @@
  * A thread that carries bytes both ways between one end of a socket pair and
  * an SSH channel: the ssh client process that OpenSSH's scp talks to over a
  * socket pair. With it in the path, each request and each reply crosses a
- * local socket and wakes another task, as it does for the real scp.
+ * local socket and wakes another task, as it does for the real scp. Also
+ * the pump of a direct-tcpip tunnel to the agent (ssh_tunnel.h).
  *
  * While the pump runs it alone uses the channel's session: the caller reads
  * and writes only its own end of the pair.
