@@ -138,19 +138,23 @@ stop_pid() {
 	kill -KILL "$1" 2>/dev/null || true
 }
 
-# Prints the pid from the pid file if that process is still our sshd: its name is
-# sshd and its command line names our config (guards against a stale file and pid reuse).
-pidfile_sshd() {
-	local pid comm
-	[ -r "$PID_FILE" ] || return 1
-	read -r pid <"$PID_FILE" || return 1
+# pidfile_ours FILE NAME TEXT: prints the pid in FILE if that process is still
+# ours: alive, named NAME, its command line holding TEXT (guards against a stale
+# file and pid reuse).
+pidfile_ours() {
+	local pid
+	[ -r "$1" ] || return 1
+	read -r pid <"$1" || return 1
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
 	pid_alive "$pid" || return 1
-	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
-	[ "$comm" = sshd ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$SSHD_CONFIG" >/dev/null || return 1
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$3" >/dev/null || return 1
 	echo "$pid"
 }
+
+# Prints the pid from the pid file if that process is still our sshd (its
+# command line names our config).
+pidfile_sshd() { pidfile_ours "$PID_FILE" sshd "$SSHD_CONFIG"; }
 
 # Prints the pid of our sshd if it is alive and lives in our namespace.
 sshd_pid() {
@@ -178,16 +182,7 @@ far_link_exists() { ns_exists && in_ns ip link show dev "$IF_FAR_HOST" >/dev/nul
 
 # Prints the pid of the jump host's sshd if the pid file names a live sshd of ours
 # (its command line names our config).
-jump_sshd_pid() {
-	local pid
-	[ -r "$JUMP_PID_FILE" ] || return 1
-	read -r pid <"$JUMP_PID_FILE" || return 1
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	pid_alive "$pid" || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sshd ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$JUMP_SSHD_CONFIG" >/dev/null || return 1
-	echo "$pid"
-}
+jump_sshd_pid() { pidfile_ours "$JUMP_PID_FILE" sshd "$JUMP_SSHD_CONFIG"; }
 
 # True if anything of the jump host is left: its namespace, links, route or sshd.
 jump_present() {
@@ -406,16 +401,7 @@ delay_rules() {
 
 # Prints the delayer's pid if the pid file names a live delayer of ours (its
 # name is delayer and its command line names our pid file).
-delayer_pid() {
-	local pid
-	[ -r "$DELAYER_PID_FILE" ] || return 1
-	read -r pid <"$DELAYER_PID_FILE" || return 1
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	pid_alive "$pid" || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = delayer ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$DELAYER_PID_FILE" >/dev/null || return 1
-	echo "$pid"
-}
+delayer_pid() { pidfile_ours "$DELAYER_PID_FILE" delayer "$DELAYER_PID_FILE"; }
 
 # Removes the rule first (so no packet is queued to a queue nobody holds, which
 # drops it), then stops the delayer (it accepts what it still holds on SIGTERM).
