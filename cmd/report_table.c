@@ -56,15 +56,23 @@ static void share_bar(const struct attribution *a, FILE *out, bool color)
 static void report_flagged(const struct report *r, FILE *out, size_t flag, const char *head,
 			   const char *tail)
 {
+	char line[4096];
+	size_t len = 0;
 	int n = 0;
 
 	for (size_t i = 0; i < r->nresults; i++) {
 		if (!*(const bool *)((const char *)&r->results[i] + flag))
 			continue;
-		fprintf(out, "%s%s", n++ ? ", " : head, r->results[i].strategy->name);
+		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0, "%s%s",
+					n++ ? ", " : head, r->results[i].strategy->name);
 	}
-	if (n)
-		fprintf(out, "%s\n", tail);
+	if (!n)
+		return;
+	if (len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "%s", tail);
+	/* its own paragraph, wrapped to the report's width, the rest hanging */
+	fputc('\n', out);
+	text_wrap(out, "", 2, line, TEXT_WIDTH);
 }
 
 /*
@@ -74,9 +82,9 @@ static void report_flagged(const struct report *r, FILE *out, size_t flag, const
 static void report_cleartext(const struct report *r, FILE *out)
 {
 	report_flagged(r, out, offsetof(struct strategy_result, cleartext),
-		       "\nsent unencrypted over TCP (readable on the way): ", "; the SSH strategies encrypt");
+		       "sent unencrypted over TCP (readable on the way): ", "; the SSH strategies encrypt");
 	report_flagged(r, out, offsetof(struct strategy_result, agent_via_ssh),
-		       "\nthrough ssh to the agent (its port closed to us, or --agent-via-ssh): ",
+		       "through ssh to the agent (its port closed to us, or --agent-via-ssh): ",
 		       "; their times include the cipher and the tunnel");
 }
 
