@@ -15,7 +15,7 @@ set -uo pipefail
 
 tb="$top/scripts/testbed.sh"
 cfg="$top/build/testbed/ssh_config"
-plan_root 27
+plan_root 34
 work=$(mktemp -d /var/tmp/xfercmp-jump.XXXXXX) || exit 1
 tmp=$work
 cleanup() {
@@ -79,8 +79,20 @@ bad=$(jq -r '.results[] | select((.strategy | test("ssh")) == .agent_via_ssh) | 
 ok $? "agent_via_ssh true for each raw-TCP strategy, false for the SSH ones (wrong: ${bad:-none})"
 [ "$(jq -r '.agent_via_ssh' "$json")" = true ] && [ "$(jq '[.results[] | select(.cleartext)] | length' "$json")" -eq 0 ]
 ok $? "JSON: agent_via_ssh true at the top, no result marked cleartext"
+# (its lines joined: the note is wrapped at 100 columns, continued two spaces in)
 check_grep "the table names them, through ssh" \
-	"^through ssh to the agent .*: splice, zstd, parallel, real-tar-nc; their times include the cipher" "$out"
+	"^through ssh to the agent .*: splice, zstd, parallel, real-tar-nc; their times include the cipher" \
+	"$(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  / /g' <<<"$out")"
+wide=$(python3 -c 'import re, sys
+for l in sys.stdin.read().splitlines():
+    l = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", l)
+    if len(l) > 100: print(len(l), l)' <<<"$out")
+[ -z "$wide" ]
+ok $? "the report through ssh fits 100 columns"
+[ -z "$wide" ] || printf '%s\n' "$wide" | diag
+"$top/build/tests/json_schema_check" "$top/docs/report.schema.json" "$json" >"$work/schema.check" 2>&1
+ok $? "its JSON validates against docs/report.schema.json (agent_via_ssh true)"
+grep -v ': valid$' "$work/schema.check" | head -20 | diag
 [ "$(grep -c "cannot be reached directly" <<<"$err")" -eq 1 ]
 ok $? "the fallback note is one line"
 left=$(find "$remote" -mindepth 1 -maxdepth 1 | head -n 5)
@@ -93,6 +105,34 @@ ok $? "no proxy child (ssh -W, ProxyJump's ssh) left running"
 left=$(ns_procs_with "serve --listen")
 [ -z "$left" ]
 ok $? "no agent left on the host"
+
+# ---------------------------------------------------------------- volume through the tunnels
+# Every byte must reach the agent before a tunnel ends its SSH session: in a
+# fresh-clone CI run the tunnels cut streams short (32,781 bytes of the tree's
+# 3 MiB sparse file, 1 MiB of a 1 GiB splice, "Truncated tar archive"): the
+# session was ended while the host's sshd still held data for the agent, and
+# sshd drops it when the client disconnects. A large file, then a many-file
+# tree, each verified byte for byte at the agent, through several tunnels.
+json="$work/large.json"
+run "$xf" -F "$cfg" --no-probes -w largefile --size 512M --compressibility 0 \
+	--source-dir "$work/large" -s splice,parallel -P 3 --remote-dir "$remote" --json "$json" testbed-far
+[ "$rc" -eq 0 ]
+ok $? "a 512 MiB file through the jump host: splice and parallel -P 3 exit 0"
+[ "$rc" -eq 0 ] || show
+ok_results "... each ok and verified, every byte of the 512 MiB" "$json" splice,parallel
+rm -rf "$work/large"
+json="$work/many.json"
+many=splice,zstd,parallel,real-tar-nc
+run "$xf" -F "$cfg" --no-probes -w smallfiles --files 20000 --source-dir "$work/many" -s "$many" -P 3 \
+	--remote-dir "$remote" --json "$json" testbed-far
+[ "$rc" -eq 0 ]
+ok $? "20,000 small files through the jump host: $many exit 0"
+[ "$rc" -eq 0 ] || show
+ok_results "... each ok and verified, every file and byte" "$json" "$many"
+rm -rf "$work/many"
+left=$(proxies)
+[ -z "$left" ]
+ok $? "no proxy child left after them"
 
 # ---------------------------------------------------------------- forced, and the gate
 "$tb" status >/dev/null 2>&1 || "$tb" up --jump 2>&1 | diag

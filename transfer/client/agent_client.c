@@ -642,9 +642,10 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 	json_object *reply = NULL;
 	/*
 	 * the data connections are closed (raw_stream_finish): their pumps end
-	 * once they have passed on what is left. Closed before the agent is
-	 * waited for: a pump that stopped early never sent its EOF, and the
-	 * channel's close is then what ends the agent's stream.
+	 * once the agent has read to the end and closed its side (it does so
+	 * before its reply). Closed before the agent is waited for: a pump that
+	 * stopped early never sent its EOF, and the channel's close is then
+	 * what ends the agent's stream.
 	 */
 	struct err_saved tunnel_failed;
 	int tunnels_rc = reap_data_tunnels(c), rc;

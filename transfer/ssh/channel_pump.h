@@ -31,9 +31,16 @@ struct channel_pump {
 int channel_pump_start(struct channel_pump *p, ssh_channel ch, int *caller_fd);
 
 /*
- * Waits for the pump to end and closes its end. The caller closes its own end
- * first, which tells the pump to send EOF on the channel and stop. Safe on a
- * zeroed pump that was never started, and twice.
+ * Waits for the pump to end and closes its end. The caller closes (or
+ * shuts down for writing) its own end first, which tells the pump to send
+ * EOF on the channel; the pump ends when the far end has ended too (its EOF
+ * or close: sftp-server exited, the agent closed the connection), passing
+ * on what comes until then, or dropping it once the caller's end is closed.
+ * So when this returns the far end has read every byte (sshd drops what it
+ * still holds for the far end when the session is disconnected). The far
+ * end's EOF before the caller's shuts the caller's end down for writing: it
+ * reads EOF and may still write, as with TCP. Safe on a zeroed pump that was
+ * never started, and twice.
  */
 void channel_pump_stop(struct channel_pump *p);
 

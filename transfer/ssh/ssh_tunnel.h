@@ -36,8 +36,9 @@ int ssh_tunnel_open(struct ssh_tunnel *t, const struct ssh_conn_opts *o, const c
 /*
  * Waits for the pump to end, then closes the channel and the session (a
  * proxy child is reaped there). The caller closes its end first: the pump
- * then sends EOF on the channel, so the far end sees the end of the stream.
- * Safe on a zeroed t, and twice.
+ * then sends EOF on the channel, so the far end sees the end of the stream,
+ * and ends once the far end has closed the connection, having read it all
+ * (channel_pump_stop). Safe on a zeroed t, and twice.
  */
 void ssh_tunnel_close(struct ssh_tunnel *t);
 
