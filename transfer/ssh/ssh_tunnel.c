@@ -24,8 +24,14 @@ int ssh_tunnel_open(struct ssh_tunnel *t, const struct ssh_conn_opts *o, const c
 	/* the originator address is informational only (sshd logs it) */
 	rc = ssh_channel_open_forward(t->channel, host, (int)port, "127.0.0.1", 0);
 	if (rc != SSH_OK) {
+		/*
+		 * sshd connects from the host to its own address: a firewall
+		 * rule on the host that does not spare loopback rejects that
+		 * too (seen on the testbed: "Connection refused")
+		 */
 		err_set("the ssh server of %s did not open a connection to %s port %u for us (%s): "
-			"its AllowTcpForwarding, PermitOpen or a firewall on the host may forbid it",
+			"its AllowTcpForwarding or PermitOpen may forbid it, or a firewall on the host "
+			"that does not spare the host's own (loopback) traffic",
 			o->target, host, port,
 			ssh_conn_error_text(t->session, e, sizeof(e), "refused"));
 		goto fail;
