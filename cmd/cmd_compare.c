@@ -48,7 +48,11 @@
 	"                           DIR/xfercmp.XXXXXX (0700) removed at the end (default /var/tmp)\n" \
 	"      --agent ADDR:PORT    use an agent started by hand (xfercmp serve) at ADDR:PORT\n"  \
 	"                           ([ADDR]:PORT for IPv6)\n"                                   \
-	"      --token-file FILE    the token that agent was given (with --agent)\n"
+	"      --token-file FILE    the token that agent was given (with --agent)\n"            \
+	"      --agent-via-ssh      reach the agent's TCP port through ssh (a direct-tcpip\n"   \
+	"                           channel a stream), as is done by itself when the port\n"  \
+	"                           cannot be reached directly; the cipher is then in the\n"  \
+	"                           raw-TCP strategies' path\n"
 #define PROBE_OPTIONS_HELP                                                                     \
 	"      --probe-seconds S    time budget of each probe (default 2)\n"                      \
 	"      --disk-probe-size SIZE  the destination disk probe writes SIZE, whatever the\n"     \
@@ -438,6 +442,7 @@ enum {
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
 	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF, OPT_EXPLAIN,
+	OPT_AGENT_VIA_SSH,
 };
 
 /* --what-if: one or several ';'-separated scenarios. Returns 0, or cmd_usage_error's code. */
@@ -527,6 +532,9 @@ static int check_opts(struct compare_opts *o, int argc, char **argv)
 		return cmd_usage_error("probe", "--no-probes leaves nothing to do");
 	if (!!o->agent != !!o->token_file)
 		return cmd_usage_error(NULL, "--agent and --token-file go together");
+	if (o->agent_via_ssh && (o->agent || !strcmp(o->host, "local")))
+		return cmd_usage_error(NULL, "--agent-via-ssh needs a HOST reached over ssh (the agent is then "
+					     "started there), not %s", o->agent ? "--agent" : "a local run");
 	if (o->remote_dir && o->remote_dir[0] != '/')
 		return cmd_usage_error(NULL, "--remote-dir: give an absolute path, not '%s'", o->remote_dir);
 	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
@@ -547,6 +555,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		{ "accept-new-hostkey", no_argument, NULL, OPT_ACCEPT_NEW },
 		{ "remote-dir", required_argument, NULL, OPT_REMOTE_DIR },
 		{ "allow-cleartext", no_argument, NULL, OPT_ALLOW_CLEARTEXT },
+		{ "agent-via-ssh", no_argument, NULL, OPT_AGENT_VIA_SSH },
 		{ "token-file", required_argument, NULL, OPT_TOKEN },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "warm", no_argument, NULL, OPT_WARM },
@@ -599,6 +608,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
 		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
 		case OPT_ALLOW_CLEARTEXT: o->run.allow_cleartext = true; break;
+		case OPT_AGENT_VIA_SSH: o->agent_via_ssh = 1; break;
 		case OPT_TOKEN: o->token_file = optarg; break;
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;
 		case OPT_JSON: o->json = optarg; break;
@@ -757,10 +767,16 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			return -1;
 		if ((o->verbose || isatty(2)) && ssh->uploaded)
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
-		if (agent_client_connect(c, ssh->agent_host, ssh->agent_port, ssh->token) < 0)
+		if (agent_client_connect_ssh(c, ssh->agent_host, ssh->agent_port, ssh->token, &so.conn,
+					     o->agent_via_ssh) < 0)
 			return err_wrap("the agent started on '%s' cannot be reached", o->host);
 		ssh_target_set_agent_root(ssh, c->root);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
+		/* one line: it changes what the raw-TCP strategies measure */
+		if (c->direct_failed[0] && !o->quiet)
+			fprintf(stderr, "xfercmp: the agent's port on %s cannot be reached directly (%s): "
+				"the raw-TCP strategies go through ssh, the cipher in their path\n",
+				o->host, c->direct_failed);
 		return 0;
 	}
 	if (agent_launch_local(proc, NULL) < 0)
@@ -925,6 +941,7 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 		.client_lifetime_peak_rss_bytes = rss_lifetime_peak(),
 		.explain = partial_explain,
 		.streams_auto = o->streams_auto, .streams_why = o->streams_why,
+		.agent_via_ssh = s->agent.via_ssh,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {

@@ -41,6 +41,7 @@ struct compare_opts {
 	const char *ssh_config;
 	const char *remote_dir;
 	int accept_new_hostkey;
+	int agent_via_ssh;	/* --agent-via-ssh: every connection to the agent through ssh */
 	struct runner_opts run;
 	int streams_auto;	/* -P auto (the default): run.strategy.streams chosen after the network probe */
 	char streams_why[256];	/* how the streams were chosen, for the report */

@@ -46,6 +46,7 @@ struct report {
 	const struct explain_report *explain;	/* --explain's removals; NULL without it */
 	bool streams_auto;	/* -P auto chose it */
 	const char *streams_why;	/* how: "-P auto chose 8: ..." (may be NULL) */
+	bool agent_via_ssh;	/* every connection to the agent went through ssh (agent_client.h) */
 	char recommendation[1024];		/* "" when there is none */
 	char compression_hint[512];
 };

@@ -152,6 +152,7 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
 	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
 	json_object_object_add(o, "cleartext", json_object_new_boolean(res->cleartext));
+	json_object_object_add(o, "agent_via_ssh", json_object_new_boolean(res->agent_via_ssh));
 	json_object_object_add(o, "preserved", 
 			       res->verify_summary[0] ? report_preserved_json(res) : NULL);
 	json_object_object_add(o, "seconds", number_or_null(seconds, ran));
@@ -235,6 +236,7 @@ json_object *report_json(const struct report *r)
 	json_object_object_add(doc, "streams_auto", json_object_new_boolean(r->streams_auto));
 	json_object_object_add(doc, "streams_reason",
 			       r->streams_why && r->streams_why[0] ? json_object_new_string(r->streams_why) : NULL);
+	json_object_object_add(doc, "agent_via_ssh", json_object_new_boolean(r->agent_via_ssh));
 	/* null: no agent (a local run, --no-agent strategies only), no probes (--no-probes) */
 	json_object_object_add(doc, "agent", r->agent_info ? json_object_get(r->agent_info) : NULL);
 	json_object_object_add(doc, "environment",

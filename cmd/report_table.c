@@ -5,6 +5,7 @@
 #include "text_wrap.h"
 #include "units.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,19 +49,43 @@ static void share_bar(const struct attribution *a, FILE *out, bool color)
 	fputc(']', out);
 }
 
-/* Once: which strategies sent their data unencrypted across the network. */
-static void report_cleartext(const struct report *r, FILE *out)
+/*
+ * One line naming the strategies whose result has the flag at offset flag
+ * (a bool of struct strategy_result), between head and tail; none: nothing.
+ */
+static void report_flagged(const struct report *r, FILE *out, size_t flag, const char *head,
+			   const char *tail)
 {
+	char line[4096];
+	size_t len = 0;
 	int n = 0;
 
 	for (size_t i = 0; i < r->nresults; i++) {
-		if (!r->results[i].cleartext)
+		if (!*(const bool *)((const char *)&r->results[i] + flag))
 			continue;
-		fprintf(out, "%s%s", n++ ? ", " : "\nsent unencrypted over TCP (readable on the way): ",
-			r->results[i].strategy->name);
+		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0, "%s%s",
+					n++ ? ", " : head, r->results[i].strategy->name);
 	}
-	if (n)
-		fprintf(out, "; the SSH strategies encrypt\n");
+	if (!n)
+		return;
+	if (len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, "%s", tail);
+	/* its own paragraph, wrapped to the report's width, the rest hanging */
+	fputc('\n', out);
+	text_wrap(out, "", 2, line, TEXT_WIDTH);
+}
+
+/*
+ * Once: which strategies sent their data unencrypted across the network,
+ * and which went to the agent through ssh (so measured the cipher too).
+ */
+static void report_cleartext(const struct report *r, FILE *out)
+{
+	report_flagged(r, out, offsetof(struct strategy_result, cleartext),
+		       "sent unencrypted over TCP (readable on the way): ", "; the SSH strategies encrypt");
+	report_flagged(r, out, offsetof(struct strategy_result, agent_via_ssh),
+		       "through ssh to the agent (its port closed to us, or --agent-via-ssh): ",
+		       "; their times include the cipher and the tunnel");
 }
 
 static void report_shares(const struct report *r, FILE *out, bool color)

@@ -3,10 +3,11 @@
 # a network namespace joined to the root namespace by a veth pair, with Debian's sshd
 # running inside it on generated keys, and optional tbf shaping of the link.
 #
-#   scripts/testbed.sh up [--rate RATE] [--delay D]
+#   scripts/testbed.sh up [--rate RATE] [--delay D] [--jump]
 #                                         create (or re-use) the testbed; RATE e.g. 1gbit,
 #                                         D e.g. 0.5ms, 2ms, 20ms (or 500us): a round trip
-#                                         through the link takes D longer
+#                                         through the link takes D longer; --jump adds the
+#                                         jump host (below), an up without it removes it
 #   scripts/testbed.sh down               stop everything, remove namespace and link
 #   scripts/testbed.sh status             exit 0 if namespace, link, sshd (and the
 #                                         delayer, when a delay is set) are all up
@@ -22,6 +23,16 @@
 # always beside them (dual stack), 2001:2::1/64 and 2001:2::2/64 from 2001:2::/48,
 # the range set aside for IPv6 benchmarking (RFC 5180). sshd listens on both. Nothing
 # here ever sends traffic anywhere else.
+#
+# The jump host (--jump): a second namespace, xfercmp-jump, with an sshd of its own
+# at 198.18.2.2 (veth xfercmp2 198.18.2.1 <-> xfercmp3), joined to the host by a
+# third link (xfercmp4 198.18.1.1 <-> xfercmp5 198.18.1.2, the host's far side,
+# where its sshd listens too). This machine reaches the jump host only: an
+# unreachable route for 198.18.1.0/24 in the root namespace makes a connection to
+# the far side fail at once (EHOSTUNREACH) instead of leaving by the default route.
+# So `ssh -F build/testbed/ssh_config testbed-far` goes through ProxyJump
+# testbed-jump, and an agent started through it listens where only the host and
+# the jump host can connect. Nothing forwards between the links.
 #
 # Files (build/testbed/ under the repository top): host key, user key pair,
 # authorized_keys, known_hosts, sshd_config, sshd.pid, sshd.log, ssh_config and env
@@ -40,6 +51,16 @@ readonly PREFIX=24
 readonly ADDR6_ROOT=2001:2::1
 readonly ADDR6_NS=2001:2::2
 readonly PREFIX6=64
+readonly NS_JUMP=xfercmp-jump
+readonly IF_JUMP_ROOT=xfercmp2
+readonly IF_JUMP_NS=xfercmp3
+readonly IF_FAR_JUMP=xfercmp4
+readonly IF_FAR_HOST=xfercmp5
+readonly ADDR_JUMP_ROOT=198.18.2.1
+readonly ADDR_JUMP=198.18.2.2
+readonly ADDR_FAR_JUMP=198.18.1.1
+readonly ADDR_FAR=198.18.1.2
+readonly FAR_NET=198.18.1.0/24
 readonly SSHD=/usr/sbin/sshd
 readonly SFTP_SERVER=/usr/lib/openssh/sftp-server
 
@@ -58,7 +79,7 @@ on_err() {
 }
 trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
 
-usage() { die 2 "usage: testbed.sh up [--rate RATE] [--delay D] | down | status"; }
+usage() { die 2 "usage: testbed.sh up [--rate RATE] [--delay D] [--jump] | down | status"; }
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (network namespaces, veth and tc need it)"
 
@@ -78,6 +99,9 @@ readonly DELAYER="$TOP/build/tests/delayer"
 readonly DELAYER_PID_FILE="$DIR/delayer.pid"
 readonly DELAYER_LOG="$DIR/delayer.log"
 readonly DELAY_FILE="$DIR/delay"
+readonly JUMP_SSHD_CONFIG="$DIR/sshd_jump_config"
+readonly JUMP_PID_FILE="$DIR/sshd_jump.pid"
+readonly JUMP_SSHD_LOG="$DIR/sshd_jump.log"
 # The NFQUEUE queue the delayer binds (queues are per namespace: any number works).
 readonly QUEUE_NUM=18
 user=$(id -un)
@@ -114,19 +138,23 @@ stop_pid() {
 	kill -KILL "$1" 2>/dev/null || true
 }
 
-# Prints the pid from the pid file if that process is still our sshd: its name is
-# sshd and its command line names our config (guards against a stale file and pid reuse).
-pidfile_sshd() {
-	local pid comm
-	[ -r "$PID_FILE" ] || return 1
-	read -r pid <"$PID_FILE" || return 1
+# pidfile_ours FILE NAME TEXT: prints the pid in FILE if that process is still
+# ours: alive, named NAME, its command line holding TEXT (guards against a stale
+# file and pid reuse).
+pidfile_ours() {
+	local pid
+	[ -r "$1" ] || return 1
+	read -r pid <"$1" || return 1
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
 	pid_alive "$pid" || return 1
-	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
-	[ "$comm" = sshd ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$SSHD_CONFIG" >/dev/null || return 1
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$3" >/dev/null || return 1
 	echo "$pid"
 }
+
+# Prints the pid from the pid file if that process is still our sshd (its
+# command line names our config).
+pidfile_sshd() { pidfile_ours "$PID_FILE" sshd "$SSHD_CONFIG"; }
 
 # Prints the pid of our sshd if it is alive and lives in our namespace.
 sshd_pid() {
@@ -143,6 +171,143 @@ tbf_rate() {
 	shift
 	"$@" tc qdisc show dev "$dev" 2>/dev/null |
 		sed -n '/^qdisc tbf /s/^.* rate \([^ ]*\) .*/\1/p'
+}
+
+# ---------------------------------------------------------------- the jump host
+
+jump_ns_exists() { [ -e "/var/run/netns/$NS_JUMP" ] || ip netns list 2>/dev/null | grep -E -- "^$NS_JUMP( |\$)" >/dev/null; }
+in_jump() { ip netns exec "$NS_JUMP" "$@"; }
+far_route_exists() { [ -n "$(ip route show type unreachable "$FAR_NET" 2>/dev/null)" ]; }
+far_link_exists() { ns_exists && in_ns ip link show dev "$IF_FAR_HOST" >/dev/null 2>&1; }
+
+# Prints the pid of the jump host's sshd if the pid file names a live sshd of ours
+# (its command line names our config).
+jump_sshd_pid() { pidfile_ours "$JUMP_PID_FILE" sshd "$JUMP_SSHD_CONFIG"; }
+
+# True if anything of the jump host is left: its namespace, links, route or sshd.
+jump_present() {
+	jump_ns_exists || ip link show dev "$IF_JUMP_ROOT" >/dev/null 2>&1 || far_route_exists ||
+		jump_sshd_pid >/dev/null || far_link_exists
+}
+
+# Removes the jump host: its sshd and whatever runs in its namespace, both links
+# (by their outer ends first: a namespace's devices go asynchronously, and a
+# fresh up could find the old names still taken), the route, the namespace.
+remove_jump() {
+	local pid pids i
+	if pid=$(jump_sshd_pid); then
+		stop_pid "$pid"
+	fi
+	rm -f "$JUMP_PID_FILE"
+	if jump_ns_exists; then
+		pids=$(ip netns pids "$NS_JUMP" 2>/dev/null || true)
+		if [ -n "$pids" ]; then
+			# shellcheck disable=SC2086
+			kill -TERM $pids 2>/dev/null || true
+			for ((i = 0; i < 30; i++)); do
+				pids=$(ip netns pids "$NS_JUMP" 2>/dev/null || true)
+				[ -n "$pids" ] || break
+				sleep 0.1
+			done
+			for pid in $pids; do
+				kill -KILL "$pid" 2>/dev/null || true
+			done
+		fi
+	fi
+	if ip link show dev "$IF_JUMP_ROOT" >/dev/null 2>&1; then
+		ip link del dev "$IF_JUMP_ROOT" || die 1 "cannot delete $IF_JUMP_ROOT"
+	fi
+	if far_link_exists; then
+		in_ns ip link del dev "$IF_FAR_HOST" || die 1 "cannot delete $IF_FAR_HOST in $NS"
+	fi
+	if far_route_exists; then
+		ip route del unreachable "$FAR_NET" || die 1 "cannot delete the unreachable route for $FAR_NET"
+	fi
+	if jump_ns_exists; then
+		ip netns del "$NS_JUMP" || die 1 "cannot delete network namespace $NS_JUMP"
+	fi
+}
+
+# The jump namespace, its two links and the route (made afresh: remove_jump first).
+setup_jump_network() {
+	ip netns add "$NS_JUMP" || die 1 "cannot create network namespace $NS_JUMP"
+	ip link add "$IF_JUMP_ROOT" type veth peer name "$IF_JUMP_NS" ||
+		die 1 "cannot create veth pair $IF_JUMP_ROOT/$IF_JUMP_NS"
+	ip link set dev "$IF_JUMP_NS" netns "$NS_JUMP" || die 1 "cannot move $IF_JUMP_NS into $NS_JUMP"
+	ip addr replace "$ADDR_JUMP_ROOT/24" dev "$IF_JUMP_ROOT" || die 1 "cannot address $IF_JUMP_ROOT"
+	ip link set dev "$IF_JUMP_ROOT" up || die 1 "cannot bring up $IF_JUMP_ROOT"
+	in_jump ip addr replace "$ADDR_JUMP/24" dev "$IF_JUMP_NS" || die 1 "cannot address $IF_JUMP_NS"
+	in_jump ip link set dev "$IF_JUMP_NS" up || die 1 "cannot bring up $IF_JUMP_NS"
+	in_jump ip link set dev lo up || die 1 "cannot bring up loopback in $NS_JUMP"
+	in_jump ip link add "$IF_FAR_JUMP" type veth peer name "$IF_FAR_HOST" ||
+		die 1 "cannot create veth pair $IF_FAR_JUMP/$IF_FAR_HOST"
+	in_jump ip link set dev "$IF_FAR_HOST" netns "$NS" || die 1 "cannot move $IF_FAR_HOST into $NS"
+	in_jump ip addr replace "$ADDR_FAR_JUMP/24" dev "$IF_FAR_JUMP" || die 1 "cannot address $IF_FAR_JUMP"
+	in_jump ip link set dev "$IF_FAR_JUMP" up || die 1 "cannot bring up $IF_FAR_JUMP"
+	in_ns ip addr replace "$ADDR_FAR/24" dev "$IF_FAR_HOST" || die 1 "cannot address $IF_FAR_HOST"
+	in_ns ip link set dev "$IF_FAR_HOST" up || die 1 "cannot bring up $IF_FAR_HOST"
+	ip route add unreachable "$FAR_NET" || die 1 "cannot add the unreachable route for $FAR_NET"
+}
+
+start_jump_sshd() {
+	cat >"$JUMP_SSHD_CONFIG" <<JEOF
+# Generated by scripts/testbed.sh; the jump host's sshd inside namespace $NS_JUMP.
+ListenAddress $ADDR_JUMP:22
+HostKey $HOST_KEY
+PidFile $JUMP_PID_FILE
+AuthorizedKeysFile $AUTH_KEYS
+StrictModes no
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+MaxStartups 100:30:200
+LogLevel INFO
+PrintMotd no
+X11Forwarding no
+AllowTcpForwarding yes
+JEOF
+	"$SSHD" -t -f "$JUMP_SSHD_CONFIG" || die 1 "sshd -t rejects $JUMP_SSHD_CONFIG"
+	echo "=== testbed.sh: starting the jump host's sshd $(date '+%F %T')" >>"$JUMP_SSHD_LOG"
+	in_jump "$SSHD" -f "$JUMP_SSHD_CONFIG" -E "$JUMP_SSHD_LOG" ||
+		die 1 "the jump host's sshd failed to start in $NS_JUMP (see $JUMP_SSHD_LOG)"
+}
+
+# Polls (bounded, ~5 s) until the jump host's sshd greets on $ADDR_JUMP:22 and the
+# host's does on the far side (seen from the jump namespace); then ssh through it.
+wait_jump() {
+	local i out
+	for ((i = 0; i < 50; i++)); do
+		# shellcheck disable=SC2016 # $1 and $b belong to the inner bash
+		if jump_sshd_pid >/dev/null && sshd_greets "$ADDR_JUMP" &&
+			in_jump timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/22" && read -r -t 1 b <&3 && [[ $b == SSH-* ]]' _ "$ADDR_FAR" 2>/dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
+	[ "$i" -lt 50 ] ||
+		die 1 "the jump host ($ADDR_JUMP:22), or the host's far side ($ADDR_FAR:22 seen from $NS_JUMP), does not answer after 5 s"
+	if ! out=$(ssh -F "$SSH_CONFIG" testbed-far true 2>&1 </dev/null); then
+		echo "--- ssh said: ${out:-(nothing)}" >&2
+		die 1 "ssh -F $SSH_CONFIG testbed-far true (ProxyJump testbed-jump) failed"
+	fi
+}
+
+# Prints the jump line; returns 1 when the jump host is there only in part.
+status_jump() {
+	local pid
+	if ! jump_present; then
+		echo "jump: none"
+		return 0
+	fi
+	if jump_ns_exists && far_route_exists && far_link_exists && pid=$(jump_sshd_pid) &&
+		ip netns pids "$NS_JUMP" 2>/dev/null | grep -x -- "$pid" >/dev/null; then
+		echo "jump: $NS_JUMP up, sshd pid $pid at $ADDR_JUMP:22; the host's far side $ADDR_FAR, $FAR_NET unreachable from here"
+		return 0
+	fi
+	echo "jump: there only in part (namespace, link, route or sshd missing; up --jump or down fixes it)"
+	return 1
 }
 
 # ---------------------------------------------------------------- rate handling
@@ -236,16 +401,7 @@ delay_rules() {
 
 # Prints the delayer's pid if the pid file names a live delayer of ours (its
 # name is delayer and its command line names our pid file).
-delayer_pid() {
-	local pid
-	[ -r "$DELAYER_PID_FILE" ] || return 1
-	read -r pid <"$DELAYER_PID_FILE" || return 1
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	pid_alive "$pid" || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = delayer ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$DELAYER_PID_FILE" >/dev/null || return 1
-	echo "$pid"
-}
+delayer_pid() { pidfile_ours "$DELAYER_PID_FILE" delayer "$DELAYER_PID_FILE"; }
 
 # Removes the rule first (so no packet is queued to a queue nobody holds, which
 # drops it), then stops the delayer (it accepts what it still holds on SIGTERM).
@@ -411,8 +567,12 @@ setup_keys() {
 	cat "$USER_KEY.pub" >"$AUTH_KEYS"
 	local type key
 	read -r type key _ <"$HOST_KEY.pub"
-	echo "$ADDR_NS $type $key" >"$KNOWN_HOSTS"
-	echo "$ADDR6_NS $type $key" >>"$KNOWN_HOSTS"
+	{
+		echo "$ADDR_NS $type $key"
+		echo "$ADDR6_NS $type $key"
+		echo "$ADDR_JUMP $type $key"
+		echo "$ADDR_FAR $type $key"
+	} >"$KNOWN_HOSTS"
 }
 
 write_configs() {
@@ -423,6 +583,7 @@ write_configs() {
 # $(cut -d' ' -f1,2 "$HOST_KEY.pub")
 ListenAddress $ADDR_NS:22
 ListenAddress [$ADDR6_NS]:22
+${JUMP:+ListenAddress $ADDR_FAR:22}
 AddressFamily any
 HostKey $HOST_KEY
 PidFile $PID_FILE
@@ -441,8 +602,14 @@ X11Forwarding no
 # No AcceptEnv: the client's environment is not passed through.
 Subsystem sftp $SFTP_SERVER
 EOF
-	ssh_host_block testbed "$ADDR_NS" >"$SSH_CONFIG"
-	ssh_host_block testbed6 "$ADDR6_NS" >>"$SSH_CONFIG"
+	{
+		ssh_host_block testbed "$ADDR_NS"
+		ssh_host_block testbed6 "$ADDR6_NS"
+		# the jump host, and the host through it (up --jump)
+		ssh_host_block testbed-jump "$ADDR_JUMP"
+		ssh_host_block testbed-far "$ADDR_FAR"
+		echo "    ProxyJump testbed-jump"
+	} >"$SSH_CONFIG"
 	cat >"$ENV_FILE" <<EOF
 TESTBED_HOST=$ADDR_NS
 TESTBED_LOCAL=$ADDR_ROOT
@@ -452,6 +619,8 @@ TESTBED_KEY=$(printf %q "$USER_KEY")
 TESTBED_KNOWN_HOSTS=$(printf %q "$KNOWN_HOSTS")
 TESTBED_HOST6=$ADDR6_NS
 TESTBED_LOCAL6=$ADDR6_ROOT
+TESTBED_JUMP=$ADDR_JUMP
+TESTBED_FAR=$ADDR_FAR
 EOF
 }
 
@@ -588,6 +757,7 @@ cmd_up() {
 			if [ "$1" = --rate ]; then rate=$2; else delay=$2; fi
 			shift 2
 			;;
+		--jump) JUMP=1 && shift ;;
 		--rate=*) rate=${1#--rate=} && shift ;;
 		--delay=*) delay=${1#--delay=} && shift ;;
 		*) usage ;;
@@ -607,12 +777,19 @@ cmd_up() {
 	setup_network
 	apply_rate "$rate"
 	apply_delay "$delay" "$us"
+	# made afresh each time, before sshd starts (with it, sshd listens on the far side too)
+	remove_jump
+	[ -z "$JUMP" ] || setup_jump_network
 	setup_keys
 	write_configs
 	start_sshd
 	wait_sshd
 	verify_ssh
-	echo "testbed: up: $USER_NAME@$ADDR_NS and [$ADDR6_NS] (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}, delay ${delay:-none}; ssh -F $SSH_CONFIG testbed (or testbed6)"
+	if [ -n "$JUMP" ]; then
+		start_jump_sshd
+		wait_jump
+	fi
+	echo "testbed: up: $USER_NAME@$ADDR_NS and [$ADDR6_NS] (ns $NS), sshd pid $(sshd_pid), rate ${rate:-unshaped}, delay ${delay:-none}${JUMP:+, jump host $ADDR_JUMP to $ADDR_FAR}; ssh -F $SSH_CONFIG testbed (or testbed6${JUMP:+, testbed-far})"
 }
 
 # ---------------------------------------------------------------- down
@@ -624,6 +801,7 @@ cmd_down() {
 		apply_delay "" ""
 	fi
 	rm -f "$DELAYER_PID_FILE" "$DELAY_FILE"
+	remove_jump
 	stop_sshd
 	if ns_exists; then
 		# Anything still running in the namespace was started into it by us.
@@ -682,6 +860,7 @@ cmd_status() {
 		ok=1
 	fi
 	status_delay || ok=1
+	status_jump || ok=1
 	return "$ok"
 }
 
@@ -710,6 +889,8 @@ status_delay() {
 	echo "delay: $DELAY ($DELAY_US us) on what $ADDR_NS sends (delayer pid $pid, queue $QUEUE_NUM, holds $HOLD_US us; round trip $BASE_RTT_US us without the delay, $RTT_US us holding D)"
 }
 
+# up --jump sets it
+JUMP=""
 [ $# -ge 1 ] || usage
 cmd=$1
 shift

@@ -5,7 +5,8 @@
 # that listens on IPv6; the samplers on both ends and the probe find the
 # interfaces of the IPv6 route; the probe reports the path and a round trip;
 # a literal IPv6 HOST works in each of its spellings; an agent port that
-# cannot be reached is named, bracketed, with what to do. Needs root. Only
+# cannot be reached is named, bracketed, and reached through ssh instead.
+# Needs root. Only
 # ever talks to 2001:2::2 (and loopback).
 #
 #   flock /tmp/xfercmp-testbed.lock bash tests/integration/ipv6.t
@@ -27,7 +28,7 @@ fi
 work=$(mktemp -d /var/tmp/xfercmp-ipv6.XXXXXX) || exit 1
 tmp=$work
 cleanup() {
-	ip netns exec "$ns" ip6tables -D INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset 2>/dev/null
+	ip netns exec "$ns" ip6tables -D INPUT ! -i lo -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset 2>/dev/null
 	"$tb" down >/dev/null 2>&1
 	rm -rf "$work"
 }
@@ -146,17 +147,35 @@ for target in "[$host6]" "$host6" "$user@[$host6]:22"; do
 done
 
 # ---------------------------------------------------------------- an agent that cannot be reached
-# The host rejects every TCP port but ssh's: the agent starts, but its port is
-# closed to us. The error names the address tried, bracketed, and what to do.
-ip netns exec "$ns" ip6tables -A INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
+# The host rejects every TCP port but ssh's from the network: the agent
+# starts, but its port is closed to us. The client says so in one line naming
+# the address tried, bracketed, and reaches the agent through ssh (a
+# direct-tcpip channel to the IPv6 address) instead: the run verifies. Like
+# every host firewall (ufw, firewalld) the rule spares loopback, which sshd's
+# connection to the agent on the host's own address takes: a rule on lo too
+# rejected it ("did not open a connection to 2001:2::2", a CI run).
 remote="/var/tmp/xfercmp-ipv6-remote.$$"
-check_rc 1 "an agent port the host's firewall rejects: the run fails" \
-	"$xf" -F "$cfg" -w smallfiles --files 20 --no-probes -s splice --remote-dir "$remote" testbed6
-check_grep "... naming the address tried, in brackets, with the port" \
-	"cannot connect to \[$host6\]:[1-9][0-9]*: connection refused" "$LAST_OUT"
-check_grep "... and what to do" "firewall on the host rejects the port.*--agent ADDR:PORT" "$LAST_OUT"
-check_grep "... and which host's agent it was" "the agent started on 'testbed6' cannot be reached" "$LAST_OUT"
+# First a rule that rejects the host's own traffic too: ssh cannot carry it
+# either, and the error says both ways and what to look at.
+ip netns exec "$ns" ip6tables -A INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
+run "$xf" -F "$cfg" -w smallfiles --files 20 --no-probes -s splice --remote-dir "$remote" testbed6
 ip netns exec "$ns" ip6tables -D INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
+[ "$rc" -ne 0 ]
+ok $? "a firewall that rejects loopback too: the run fails (exit $rc)"
+check_grep "... naming the tunnel's refusal, the host's own traffic, and the direct failure" \
+	"did not open a connection to $host6 port [1-9][0-9]* .*loopback.*; directly: cannot connect to \[$host6\]:[1-9][0-9]*: connection refused" \
+	"$out $err"
+ip netns exec "$ns" ip6tables -A INPUT ! -i lo -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
+json="$work/closed.json"
+check_rc 0 "an agent port the host's firewall rejects: the run goes through ssh" \
+	"$xf" -F "$cfg" -w smallfiles --files 20 --no-probes -s splice --remote-dir "$remote" \
+	--json "$json" testbed6
+check_grep "... saying so, naming the address tried, in brackets, with the port" \
+	"the agent's port on testbed6 cannot be reached directly \(cannot connect to \[$host6\]:[1-9][0-9]*: connection refused\)" "$LAST_OUT"
+[ "$(jq -r '[.agent_via_ssh, .results[0].agent_via_ssh, .results[0].verified] | join(",")' "$json")" = true,true,true ]
+ok $? "... and splice verified through ssh (JSON agent_via_ssh)"
+check_grep "... the table says it" "^through ssh to the agent .*: splice;" "$LAST_OUT"
+ip netns exec "$ns" ip6tables -D INPUT ! -i lo -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
 [ ! -e "$remote" ]
 ok $? "... and nothing is left on the host ($remote)"
 rm -rf "$remote"

@@ -9,8 +9,10 @@
 #include "netaddr.h"
 #include "agent/agent_gate.h"
 #include "netutil.h"
+#include "ssh/ssh_tunnel.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -87,6 +89,8 @@ int agent_client_is_local(const struct agent_client *c)
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 
+	if (c->via_ssh)
+		return 0;
 	if (getpeername(c->ctl.fd, (struct sockaddr *)&ss, &len) < 0)
 		return 0;
 	if (ss.ss_family == AF_UNIX)
@@ -99,6 +103,99 @@ int agent_client_is_local(const struct agent_client *c)
 		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return 0;
+}
+
+int agent_client_in_clear(const struct agent_client *c)
+{
+	return !c->via_ssh && !agent_client_is_local(c);
+}
+
+int agent_client_can_tunnel(int e)
+{
+	return e == ECONNREFUSED || e == ETIMEDOUT || e == ENETUNREACH || e == EHOSTUNREACH;
+}
+
+/*
+ * A connection to the agent through ssh: a tunnel of its own (a new SSH
+ * session, so parallel streams each have their own connection and
+ * cipher, as N `ssh -W` would). The control connection's tunnel is kept
+ * in c->ctl_tunnel, a data connection's in c->data_tunnels (reaped once
+ * its stream has ended, agent_client_receive_end). Returns the caller's
+ * end of the tunnel or -1 (error set).
+ */
+static int tunnel_connect(struct agent_client *c, int control)
+{
+	/*
+	 * raw_stream.c opens data connections from several threads at once: each
+	 * tunnel is a session of its own, but the list they join is shared
+	 */
+	static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct ssh_tunnel *t = calloc(1, sizeof(*t));
+	unsigned long port = strtoul(c->port, NULL, 10);
+	int fd, rc = 0;
+
+	if (!t)
+		return err_set("out of memory for an ssh tunnel");
+	if (ssh_tunnel_open(t, &c->ssh, c->host, (unsigned)port, &fd) < 0) {
+		free(t);
+		return err_wrap("cannot reach the agent on %s through ssh", c->label);
+	}
+	if (control) {
+		c->ctl_tunnel = t;
+		return fd;
+	}
+	pthread_mutex_lock(&list_lock);
+	if (c->ndata_tunnels == c->data_tunnels_cap) {
+		size_t cap = c->data_tunnels_cap ? 2 * c->data_tunnels_cap : 8;
+		struct ssh_tunnel **more = realloc(c->data_tunnels, cap * sizeof(*more));
+
+		if (more) {
+			c->data_tunnels = more;
+			c->data_tunnels_cap = cap;
+		} else {
+			rc = -1;
+		}
+	}
+	if (rc == 0)
+		c->data_tunnels[c->ndata_tunnels++] = t;
+	pthread_mutex_unlock(&list_lock);
+	if (rc < 0) {
+		close(fd);
+		ssh_tunnel_close(t);
+		free(t);
+		return err_set("out of memory for an ssh tunnel");
+	}
+	return fd;
+}
+
+/* Ends the control connection's tunnel, if any (its fd closed first). */
+static void drop_ctl_tunnel(struct agent_client *c)
+{
+	if (c->ctl_tunnel) {
+		ssh_tunnel_close(c->ctl_tunnel);
+		free(c->ctl_tunnel);
+		c->ctl_tunnel = NULL;
+	}
+}
+
+/*
+ * Ends the data connections' tunnels, whose callers closed their ends.
+ * Returns 0, or -1 (error set) when a tunnel's pump stopped early: then
+ * what the sender wrote may not all have reached the agent.
+ */
+static int reap_data_tunnels(struct agent_client *c)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < c->ndata_tunnels; i++) {
+		ssh_tunnel_close(c->data_tunnels[i]);
+		if (c->data_tunnels[i]->pump.error[0] && rc == 0)
+			rc = err_set("the ssh tunnel of data stream %zu stopped: %s", i,
+				     c->data_tunnels[i]->pump.error);
+		free(c->data_tunnels[i]);
+	}
+	c->ndata_tunnels = 0;
+	return rc;
 }
 
 int tcp_connect(const char *host, const char *port, int timeout_ms)
@@ -225,9 +322,25 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 
 	for (int attempt = 0;; attempt++) {
 		/* the control connection finds the agent; the others go where it went */
-		int fd = tcp_connect(c->addr[0] ? c->addr : c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
+		int fd = c->via_ssh ? tunnel_connect(c, !job) :
+			 tcp_connect(c->addr[0] ? c->addr : c->host, c->port, AGENT_CONNECT_TIMEOUT_MS);
 
-		if (fd < 0 && !job) {
+		if (fd < 0 && !job && !c->via_ssh && c->ssh.target && agent_client_can_tunnel(errno)) {
+			/* the agent runs (it said where it listens): its port is closed to us, ssh's is not */
+			int e = errno;
+
+			snprintf(c->direct_failed, sizeof(c->direct_failed), "%s", err_msg());
+			c->via_ssh = 1;
+			fd = tunnel_connect(c, 1);
+			if (fd < 0) {
+				struct err_saved why;
+
+				err_save(&why);
+				return err_set("%s; directly: %s; %s", why.msg, c->direct_failed,
+					       unreachable_hint(e));
+			}
+		}
+		if (fd < 0 && !job && !c->via_ssh) {
 			int e = errno;
 			struct err_saved why;
 
@@ -239,6 +352,8 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 		if (wire_auth_client(fd, c->key, role, job, stream, AGENT_CONNECT_TIMEOUT_MS, chan) == 0)
 			return fd;
 		close(fd);
+		if (!job)
+			drop_ctl_tunnel(c);
 		if (attempt > 0 || wire_last_fault() != WIRE_FAULT_CLOSED) {
 			if (job)
 				return err_wrap("agent on %s refused data connection %llu", c->label,
@@ -253,6 +368,12 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
+	return agent_client_connect_ssh(c, host, port, token, NULL, 0);
+}
+
+int agent_client_connect_ssh(struct agent_client *c, const char *host, const char *port,
+			     const char *token, const struct ssh_conn_opts *ssh, int force)
+{
 	struct sockaddr_storage ss;
 	socklen_t salen;
 	int fd;
@@ -262,20 +383,30 @@ int agent_client_connect(struct agent_client *c, const char *host, const char *p
 	snprintf(c->label, sizeof(c->label), "%s", host);
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	snprintf(c->port, sizeof(c->port), "%s", port);
+	if (ssh) {
+		c->ssh = *ssh;
+		c->via_ssh = force;
+	}
 	if (wire_key_from_token(token, c->key) < 0)
 		return -1;
 	fd = connect_authenticated(c, "control", 0, 0, &c->ctl);
 	if (fd < 0)
 		return -1;
-	/* every later connection (data, probes) goes where this one went, whatever a name resolves to */
+	/*
+	 * every later connection (data, probes) goes where this one went,
+	 * whatever a name resolves to; through ssh, the host resolves it
+	 */
 	salen = sizeof(ss);
-	if (getpeername(fd, (struct sockaddr *)&ss, &salen) < 0 ||
+	if (c->via_ssh || getpeername(fd, (struct sockaddr *)&ss, &salen) < 0 ||
 	    net_sockaddr_addr((struct sockaddr *)&ss, c->addr, sizeof(c->addr)) < 0)
 		snprintf(c->addr, sizeof(c->addr), "%s", host);
 	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
+	if (c->via_ssh && strlen(c->where) + sizeof(" through ssh") <= sizeof(c->where))
+		strcat(c->where, " through ssh");
 	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
+		agent_client_close(c);
 		return -1;
 	}
 	return 0;
@@ -392,6 +523,11 @@ int agent_client_close(struct agent_client *c)
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 	}
+	reap_data_tunnels(c);
+	free(c->data_tunnels);
+	c->data_tunnels = NULL;
+	c->data_tunnels_cap = 0;
+	drop_ctl_tunnel(c);
 	explicit_bzero(c->key, sizeof(c->key));
 	json_object_put(c->info);
 	c->info = NULL;
@@ -522,8 +658,24 @@ int agent_client_receive(struct agent_client *c, uint64_t job, const char *recei
 int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 {
 	json_object *reply = NULL;
-	int rc = agent_client_await(c, &reply);
+	/*
+	 * the data connections are closed (raw_stream_finish): their pumps end
+	 * once the agent has read to the end and closed its side (it does so
+	 * before its reply). Closed before the agent is waited for: a pump that
+	 * stopped early never sent its EOF, and the channel's close is then
+	 * what ends the agent's stream.
+	 */
+	struct err_saved tunnel_failed;
+	int tunnels_rc = reap_data_tunnels(c), rc;
 	json_object *buf;
+
+	if (tunnels_rc < 0)
+		err_save(&tunnel_failed);
+	rc = agent_client_await(c, &reply);
+	if (tunnels_rc < 0) {
+		json_object_put(reply);
+		return err_restore(&tunnel_failed);
+	}
 
 	memset(got, 0, sizeof(*got));
 	/* an agent that sized its receive buffers says how (agent_receive.c) */

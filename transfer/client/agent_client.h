@@ -6,6 +6,7 @@
 #include "err.h"
 #include "manifest.h"
 #include "netaddr.h"
+#include "ssh/ssh_conn.h"
 #include "stream/wire.h"
 #include "stream/xfer_stats.h"
 
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 struct sampler_summary;
+struct ssh_tunnel;
 
 struct agent_client {
 	struct wire_chan ctl;	/* the authenticated control connection; fd -1 once lost */
@@ -22,7 +24,8 @@ struct agent_client {
 	char port[16];
 	char addr[NET_ADDR_TEXT_MAX];	/* the numeric address the control connection reached
 					 * (IPv6 without brackets); data connections go there */
-	char where[NET_ADDR_TEXT_MAX];	/* addr:port for messages, "[2001:2::2]:42277" */
+	char where[NET_ADDR_TEXT_MAX + 16];	/* addr:port for messages, "[2001:2::2]:42277", with
+						 * " through ssh" when via_ssh */
 	unsigned char key[WIRE_KEY_BYTES];	/* the session key, from the token (wire_auth.h) */
 	json_object *info;	/* the agent's answer to "info" */
 	char root[4096];	/* its scratch root, from that answer: every dest is beneath */
@@ -35,6 +38,20 @@ struct agent_client {
 	 * never by an option; such a run is checked in the stream, not verified.
 	 */
 	bool null_sink;
+	/*
+	 * The way through ssh (agent_client_connect_ssh): ssh.target NULL when
+	 * there is none. via_ssh: every connection (control and each data
+	 * stream) is a direct-tcpip channel of an SSH session of its own
+	 * (ssh/ssh_tunnel.h), so what crosses the network is encrypted and the
+	 * cipher is in the path. direct_failed: why the direct connection
+	 * failed when the client fell back to ssh ("" when it did not).
+	 */
+	struct ssh_conn_opts ssh;
+	int via_ssh;
+	char direct_failed[ERR_MAX];
+	struct ssh_tunnel *ctl_tunnel;	/* the control connection's, when via_ssh */
+	struct ssh_tunnel **data_tunnels;	/* the data connections' still open */
+	size_t ndata_tunnels, data_tunnels_cap;
 };
 
 #define AGENT_CONNECT_TIMEOUT_MS 10000
@@ -48,6 +65,26 @@ struct agent_client {
  */
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token);
+
+/*
+ * The same for an agent started over ssh (ssh/ssh_target.h), host:port
+ * being where it listens as the host sees it. With force (--agent-via-ssh)
+ * every connection goes through ssh from the start; else the control
+ * connection is tried directly first, and when that is refused, times out
+ * or finds no route (agent_client_can_tunnel), through ssh, c->direct_failed
+ * saying why (the caller tells the user: it changes what the raw-TCP
+ * strategies measure). ssh's strings must outlive c. Returns 0 or -1
+ * (error set; when both ways failed, it names both).
+ */
+int agent_client_connect_ssh(struct agent_client *c, const char *host, const char *port,
+			     const char *token, const struct ssh_conn_opts *ssh, int force);
+
+/*
+ * 1 when a direct connection that failed with errno e may be made through
+ * ssh instead: refused, timed out, or no route (a jump host's far side, a
+ * firewall that admits only ssh); 0 for other failures.
+ */
+int agent_client_can_tunnel(int e);
 
 /*
  * Sends a request; *reply (owned by the caller) is the OK object. -1 (error set) on ERROR.
@@ -175,9 +212,18 @@ int agent_client_close(struct agent_client *c);
 
 /*
  * 1 when the agent is on this machine (its control connection's peer is a
- * loopback address, or a local socket), 0 when data to it crosses a network.
+ * loopback address, or a local socket), 0 when data to it crosses a network
+ * (always 0 through ssh: the socket pair to the tunnel is local, the agent
+ * is not).
  */
 int agent_client_is_local(const struct agent_client *c);
+
+/*
+ * 1 when what goes to the agent crosses a network unencrypted: neither on
+ * this machine nor through ssh. The cleartext gate (--allow-cleartext)
+ * asks this.
+ */
+int agent_client_in_clear(const struct agent_client *c);
 
 /*
  * A TCP connection with a bounded connect time to each address host

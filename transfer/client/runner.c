@@ -451,7 +451,7 @@ static bool cleartext_refused(const struct runner_opts *o, const struct xfer_tar
 			      const struct strategy *s, struct strategy_result *r)
 {
 	if (!(s->flags & STRATEGY_CLEARTEXT) || !o->user_tree || o->allow_cleartext ||
-	    agent_client_is_local(t->agent))
+	    !agent_client_in_clear(t->agent))
 		return false;
 	snprintf(r->error, sizeof(r->error),
 		 "would send your files unencrypted over TCP to %s (the SSH strategies encrypt); pass --allow-cleartext to run it",
@@ -497,7 +497,8 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 			rc = -1;
 			break;
 		}
-		r->cleartext = (s->flags & STRATEGY_CLEARTEXT) && !agent_client_is_local(target->agent);
+		r->cleartext = (s->flags & STRATEGY_CLEARTEXT) && agent_client_in_clear(target->agent);
+		r->agent_via_ssh = (s->flags & STRATEGY_CLEARTEXT) && target->agent->via_ssh;
 		if (o->progress)
 			o->progress(o->progress_ctx, s, r->runs, all.repeat, r);
 	}

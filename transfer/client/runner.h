@@ -42,6 +42,9 @@ struct strategy_result {
 	char dest_fs[32];
 	bool warm_source;	/* the source was read from the page cache (--warm) */
 	bool cleartext;		/* it ran and its data crossed a network unencrypted */
+	bool agent_via_ssh;	/* a raw-TCP strategy whose streams went through ssh (the
+				 * agent's port closed to us, or --agent-via-ssh): the
+				 * cipher and one more hop were in its path */
 	/* the run whose total time is the median; min/max over all runs */
 	struct run_sample median;
 	double min_seconds, max_seconds;

@@ -37,8 +37,22 @@ static void stopped(struct channel_pump *p, const char *what)
 				     "connection lost"));
 }
 
-/* Replies: whatever the channel holds goes to the caller. 1 moved, 0 none, -1 stop. */
-static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
+/*
+ * How far each way has got. A stream ends as TCP's does, one way at a time:
+ * the caller's EOF goes on as the channel's EOF, the channel's EOF as a
+ * half-close of the caller's end, and the pump ends only when both have.
+ */
+struct pump_state {
+	int sent_eof;		/* the caller finished writing: EOF sent on the channel */
+	int remote_eof;		/* the far end finished: the caller's end is half-closed */
+	int caller_gone;	/* the caller no longer reads: what comes is dropped */
+};
+
+/*
+ * Replies: whatever the channel holds goes to the caller. 1 moved, 0 none,
+ * 2 the far end has ended (SSH_EOF, nothing left unread), -1 stop.
+ */
+static int channel_to_caller(struct channel_pump *p, struct pump_state *st, uint8_t *buf)
 {
 	int avail = ssh_channel_poll(p->ch, 0);
 	int n;
@@ -47,40 +61,68 @@ static int channel_to_caller(struct channel_pump *p, uint8_t *buf)
 		stopped(p, "the ssh connection broke");
 		return -1;
 	}
-	if (avail == SSH_EOF) {
-		snprintf(p->error, sizeof(p->error), "the host closed the sftp channel");
-		return -1;
-	}
+	if (avail == SSH_EOF)
+		return 2;
 	if (avail == 0)
 		return 0;
 	n = ssh_channel_read_nonblocking(p->ch, buf, avail < (int)PUMP_CHUNK ? (uint32_t)avail :
 									       PUMP_CHUNK, 0);
 	if (n == SSH_ERROR) {
-		stopped(p, "cannot read the sftp channel");
+		stopped(p, "cannot read the ssh channel");
 		return -1;
 	}
+	if (st->caller_gone)
+		return 1;
 	/*
-	 * the caller closed its end: it stops, so does the pump (send, not
-	 * write: EPIPE rather than SIGPIPE, which once killed a test tool in CI)
+	 * send, not write: EPIPE rather than SIGPIPE, which once killed a test
+	 * tool in CI. The caller closed its end: it stops; so does the pump,
+	 * unless the caller had finished writing, and the pump only waits for
+	 * the far end's EOF.
 	 */
-	return fs_send_all(p->fd, buf, (size_t)n) < 0 ? -1 : 1;
+	if (fs_send_all(p->fd, buf, (size_t)n) < 0) {
+		if (!st->sent_eof)
+			return -1;
+		st->caller_gone = 1;
+	}
+	return 1;
 }
 
 /* Requests: what the caller wrote goes on the channel. 0 went on, -1 stop. */
-static int caller_to_channel(struct channel_pump *p, uint8_t *buf)
+static int caller_to_channel(struct channel_pump *p, struct pump_state *st, uint8_t *buf)
 {
 	ssize_t n = read(p->fd, buf, PUMP_CHUNK);
 
 	if (n < 0 && errno == EINTR)
 		return 0;
 	if (n <= 0) {
-		/* the caller is done: the host's sftp-server sees EOF and exits */
-		ssh_channel_send_eof(p->ch);
-		return -1;
+		/*
+		 * The caller is done: the far end (sftp-server, the agent) sees
+		 * EOF once sshd has passed on all it holds. The session must
+		 * live until then: sshd drops what it holds for the far end
+		 * when the client disconnects, and a fresh-clone CI run lost so
+		 * the last 32 KiB of a 3 MiB file and 1 MiB of a 1 GiB splice.
+		 * The pump waits for the far end's EOF (pump_main).
+		 */
+		if (ssh_channel_send_eof(p->ch) == SSH_ERROR) {
+			stopped(p, "cannot send EOF on the ssh channel");
+			return -1;
+		}
+		st->sent_eof = 1;
+		return 0;
 	}
-	if (ssh_channel_write(p->ch, buf, (uint32_t)n) != (int)n) {
-		stopped(p, "cannot write the sftp channel (or the ssh session has a timeout)");
-		return -1;
+	/*
+	 * a write can be short: libssh waits for the peer's window for its
+	 * default 10 s at most (the session has no timeout of its own), which a
+	 * bulk stream into a slow receiver (a tunnel to the agent) reaches
+	 */
+	for (ssize_t done = 0; done < n;) {
+		int w = ssh_channel_write(p->ch, buf + done, (uint32_t)(n - done));
+
+		if (w == SSH_ERROR || ssh_channel_is_closed(p->ch)) {
+			stopped(p, "cannot write the ssh channel");
+			return -1;
+		}
+		done += w;
 	}
 	return 0;
 }
@@ -88,12 +130,13 @@ static int caller_to_channel(struct channel_pump *p, uint8_t *buf)
 static void *pump_main(void *arg)
 {
 	struct channel_pump *p = arg;
+	struct pump_state st = { 0 };
 	uint8_t *buf = malloc(PUMP_CHUNK);
 	int rc = buf ? 0 : -1;
 
 	if (!buf)
 		snprintf(p->error, sizeof(p->error), "out of memory for the ssh pump");
-	while (rc == 0) {
+	while (rc == 0 && !(st.sent_eof && st.remote_eof)) {
 		ssh_session s = ssh_channel_get_session(p->ch);
 		struct pollfd pf[2] = {
 			{ .fd = p->fd, .events = POLLIN },
@@ -101,11 +144,27 @@ static void *pump_main(void *arg)
 		};
 
 		/* libssh may hold replies it read while writing: hand those over before sleeping */
-		rc = channel_to_caller(p, buf);
-		if (rc != 0) {
-			rc = rc > 0 ? 0 : -1;
+		rc = st.remote_eof ? 0 : channel_to_caller(p, &st, buf);
+		if (rc == 1) {
+			rc = 0;
 			continue;
 		}
+		if (rc == 2) {
+			if (st.sent_eof)
+				break;	/* both ways have ended: every byte went on */
+			/*
+			 * the caller reads EOF and may still write (a half-close);
+			 * libssh reads the session no more for this channel, so
+			 * its socket is not watched for input (it would wake the
+			 * pump for nothing); a write still waits for the window
+			 */
+			shutdown(p->fd, SHUT_WR);
+			st.remote_eof = 1;
+			rc = 0;
+			continue;
+		}
+		if (rc < 0)
+			break;
 		/*
 		 * ... and bytes it queued because the socket was full then (a non-
 		 * blocking read sends window adjusts). Sleeping on input alone can
@@ -114,8 +173,18 @@ static void *pump_main(void *arg)
 		 * and both TCP queues empty. Wake when the socket can take them too,
 		 * and send them (timeout 0: without blocking).
 		 */
+		if (st.remote_eof)
+			pf[1].events = 0;
 		if (ssh_get_poll_flags(s) & SSH_WRITE_PENDING)
 			pf[1].events |= POLLOUT;
+		/*
+		 * a way that has ended is not watched: a closed end reports
+		 * POLLHUP whatever is asked, and would wake the pump for nothing
+		 */
+		if (st.sent_eof)
+			pf[0].fd = -1;
+		if (!pf[1].events)
+			pf[1].fd = -1;
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -127,7 +196,7 @@ static void *pump_main(void *arg)
 			break;
 		}
 		if (pf[0].revents)
-			rc = caller_to_channel(p, buf);
+			rc = caller_to_channel(p, &st, buf);
 	}
 	free(buf);
 	/* the caller, blocked on its end, sees EOF */

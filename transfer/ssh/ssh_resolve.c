@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,64 @@ static int set_text(char *dst, size_t cap, const char *v)
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
+/* Every word of a space-separated list of files appended to r->known_files. */
+static int add_known_files(struct ssh_resolved *r, const char *list)
+{
+	while (*list) {
+		char word[1024];
+		size_t n = strcspn(list, " ");
+
+		if (n >= sizeof(word))
+			return -1;
+		if (n && r->nknown_files < SSH_RESOLVE_MAX_KNOWN_FILES) {
+			memcpy(word, list, n);
+			word[n] = '\0';
+			if (copy_path(r->known_files[r->nknown_files], sizeof(r->known_files[0]), word) < 0)
+				return -1;
+			r->nknown_files++;
+		}
+		list += n + (list[n] == ' ');
+	}
+	return 0;
+}
+
+/*
+ * The IdentityFile tokens ssh -G prints unexpanded (%d home, %u local user,
+ * %r remote user, %h host name, %%) expanded in place; 0, or -1 (path left
+ * as it was) for another token or a result that does not fit.
+ */
+static int expand_tokens(char *path, size_t cap, const struct ssh_resolved *r)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	const char *home = getenv("HOME");
+	char out[1024];
+	size_t n = 0;
+
+	if (!home || !home[0])
+		home = pw ? pw->pw_dir : "/";
+	for (const char *p = path; *p; p++) {
+		const char *with = NULL;
+		char one[2] = { *p, '\0' };
+		int k;
+
+		if (*p == '%') {
+			switch (*++p) {
+			case 'd': with = home; break;
+			case 'u': with = pw ? pw->pw_name : ""; break;
+			case 'r': with = r->user; break;
+			case 'h': with = r->hostname; break;
+			case '%': with = "%"; break;
+			default: return -1;
+			}
+		}
+		k = snprintf(out + n, sizeof(out) - n, "%s", with ? with : one);
+		if (k < 0 || (size_t)k >= sizeof(out) - n)
+			return -1;
+		n += (size_t)k;
+	}
+	return set_text(path, cap, out);
+}
+
 int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
 {
 	const char *line = text;
@@ -85,9 +144,11 @@ int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
 				bad = copy_path(r->identity[r->nidentity], sizeof(r->identity[0]), value);
 				r->nidentity++;
 			} else if (!strcmp(key, "userknownhostsfile")) {
-				bad = first_word(r->known_hosts, sizeof(r->known_hosts), value);
+				bad = first_word(r->known_hosts, sizeof(r->known_hosts), value) ||
+				      add_known_files(r, value);
 			} else if (!strcmp(key, "globalknownhostsfile")) {
-				bad = first_word(r->global_known_hosts, sizeof(r->global_known_hosts), value);
+				bad = first_word(r->global_known_hosts, sizeof(r->global_known_hosts), value) ||
+				      add_known_files(r, value);
 			} else if (!strcmp(key, "hostkeyalias")) {
 				bad = set_text(r->host_key_alias, sizeof(r->host_key_alias), value);
 			} else if (!strcmp(key, "proxyjump") && strcmp(value, "none")) {
@@ -106,6 +167,10 @@ int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
 	}
 	if (!have_host || !have_port || !have_user)
 		return err_set("ssh -G printed no %s", !have_host ? "hostname" : !have_port ? "port" : "user");
+	/* after the loop: %r and %h may come after the IdentityFile lines */
+	for (unsigned i = 0; i < r->nidentity; i++)
+		if (strchr(r->identity[i], '%'))
+			expand_tokens(r->identity[i], sizeof(r->identity[i]), r);
 	return 0;
 }
 

@@ -14,15 +14,24 @@
 #include <stddef.h>
 
 #define SSH_RESOLVE_MAX_IDENTITIES 16
+#define SSH_RESOLVE_MAX_KNOWN_FILES 8
 
 struct ssh_resolved {
 	char hostname[256];
 	unsigned port;
 	char user[256];
-	char identity[SSH_RESOLVE_MAX_IDENTITIES][1024];	/* ~ expanded */
+	/*
+	 * As listed, ~ and the tokens %d (home), %u (local user), %r (remote
+	 * user), %h (host name) and %% expanded; one with another token is
+	 * kept as printed (no such file: passed over)
+	 */
+	char identity[SSH_RESOLVE_MAX_IDENTITIES][1024];
 	unsigned nidentity;
 	char known_hosts[1024];		/* the first UserKnownHostsFile, ~ expanded */
 	char global_known_hosts[1024];	/* the first GlobalKnownHostsFile */
+	/* every file of both lists, ~ expanded, in the order ssh -G prints them */
+	char known_files[SSH_RESOLVE_MAX_KNOWN_FILES][1024];
+	unsigned nknown_files;
 	char host_key_alias[256];	/* "" when none */
 	char proxy_jump[512];		/* "" when none */
 	char proxy_command[1024];	/* "" when none */

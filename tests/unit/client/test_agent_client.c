@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -483,6 +484,34 @@ static void *flaky_main(void *arg)
 }
 
 /* A connection closed before the agent answered: the client tries its hello once more. */
+/*
+ * Through ssh the control connection is a socket pair to the tunnel's pump:
+ * the agent is not local for that, and the data is not in clear either, so
+ * the cleartext gate lets a dir: tree through.
+ */
+static void test_through_ssh_neither_local_nor_clear(void **state)
+{
+	struct pair *p = *state;
+
+	assert_int_equal(agent_client_is_local(&p->c), 1);
+	assert_int_equal(agent_client_in_clear(&p->c), 0);
+	p->c.via_ssh = 1;
+	assert_int_equal(agent_client_is_local(&p->c), 0);
+	assert_int_equal(agent_client_in_clear(&p->c), 0);
+}
+
+/* Which failures of the direct connection fall back to ssh. */
+static void test_can_tunnel(void **state)
+{
+	(void)state;
+	assert_int_equal(agent_client_can_tunnel(ECONNREFUSED), 1);	/* a firewall rejects */
+	assert_int_equal(agent_client_can_tunnel(ETIMEDOUT), 1);	/* ... or drops */
+	assert_int_equal(agent_client_can_tunnel(EHOSTUNREACH), 1);	/* behind a jump host */
+	assert_int_equal(agent_client_can_tunnel(ENETUNREACH), 1);
+	assert_int_equal(agent_client_can_tunnel(EMFILE), 0);	/* ours: ssh would not help */
+	assert_int_equal(agent_client_can_tunnel(ENOMEM), 0);
+}
+
 static void test_hello_retried_once_on_reset(void **state)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -528,6 +557,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replayed_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reordered_replies_refused, pair_setup, pair_teardown),
 		cmocka_unit_test(test_hello_retried_once_on_reset),
+		cmocka_unit_test_setup_teardown(test_through_ssh_neither_local_nor_clear, pair_setup,
+						pair_teardown),
+		cmocka_unit_test(test_can_tunnel),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -39,6 +39,11 @@ static void test_parse(void **state)
 	/* the first file of each list, ~ expanded */
 	assert_string_equal(r.known_hosts, "/home/bob/kh");
 	assert_string_equal(r.global_known_hosts, "/etc/ssh/ssh_known_hosts");
+	/* and every file of both lists, in ssh -G's order (real-rclone merges them all) */
+	assert_int_equal(r.nknown_files, 4);
+	assert_string_equal(r.known_files[1], "/etc/ssh/ssh_known_hosts2");
+	assert_string_equal(r.known_files[2], "/home/bob/kh");
+	assert_string_equal(r.known_files[3], "/x/kh2");
 	assert_string_equal(r.host_key_alias, "my-alias");
 	assert_string_equal(r.proxy_jump, "jumper,second");
 	assert_string_equal(r.proxy_command, "");	/* "none" */

@@ -1,16 +1,18 @@
 /*
  * Unit tests for the command lines of real-rclone and real-fpsync
  * (real_parallel.h): ssh -G's output parsed into rclone's SFTP settings
- * (identity file tokens, several known_hosts files, a proxy, missing
- * fields), rclone's words, fpsync's words and its refusal of paths that
+ * (identity file tokens, several known_hosts files, a proxy), as
+ * ssh_resolve.h reads it, rclone's words, fpsync's words and its refusal of paths that
  * its shell command lines would break on. No network, no programs run.
  */
 #include "testutil.h"
 
 #include "err.h"
+#include "ssh/ssh_resolve.h"
 #include "strategy/real_parallel.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* Joins a's words with single spaces into buf. */
@@ -53,12 +55,18 @@ static int home_teardown(void **state)
 	return rmdir(home);
 }
 
-static void test_resolved_parse(void **state)
+/*
+ * What rclone is given of ssh -G's output, as ssh_resolve.h reads it: the
+ * first identity file that exists (its tokens expanded), every known_hosts
+ * file of both lists.
+ */
+static void test_resolved_for_rclone(void **state)
 {
-	char text[2048];
-	struct rclone_host r;
+	char text[2048], want[PATH_MAX];
+	struct ssh_resolved r;
 
 	(void)state;
+	setenv("HOME", home, 1);
 	snprintf(text, sizeof(text),
 		 "user alice\nhostname 198.18.0.2\nport 2222\n"
 		 "identityfile ~/.ssh/id_missing\n"
@@ -68,54 +76,33 @@ static void test_resolved_parse(void **state)
 		 "userknownhostsfile /home/a/kh /home/a/kh2\n"
 		 "proxycommand none\n"
 		 "stricthostkeychecking true\n");
-	assert_int_equal(rclone_host_parse(text, home, "bob", &r), 0);
-	assert_string_equal(r.hostname, "198.18.0.2");
-	assert_string_equal(r.user, "alice");
-	assert_int_equal(r.port, 2222);
+	assert_int_equal(ssh_resolve_parse(text, &r), 0);
 	/* the first that exists, its tokens expanded (%d, %r, %h) */
-	char want[PATH_MAX];
 	snprintf(want, sizeof(want), "%s/k_alice_198.18.0.2", home);
-	assert_string_equal(r.identity, want);
-	assert_int_equal(r.nknown, 4);
-	assert_string_equal(r.known_hosts[0], "/etc/ssh/ssh_known_hosts");
-	assert_string_equal(r.known_hosts[1], "/etc/ssh/ssh_known_hosts2");
-	assert_string_equal(r.known_hosts[2], "/home/a/kh");
-	assert_string_equal(r.known_hosts[3], "/home/a/kh2");
-	assert_string_equal(r.proxy, "");
-}
+	assert_string_equal(real_rclone_identity(&r), want);
+	assert_int_equal(r.nknown_files, 4);
+	assert_string_equal(r.known_files[0], "/etc/ssh/ssh_known_hosts");
+	assert_string_equal(r.known_files[1], "/etc/ssh/ssh_known_hosts2");
+	assert_string_equal(r.known_files[2], "/home/a/kh");
+	assert_string_equal(r.known_files[3], "/home/a/kh2");
+	assert_string_equal(r.proxy_command, "");
 
-static void test_resolved_parse_edges(void **state)
-{
-	struct rclone_host r;
-
-	(void)state;
-	/* no identity file that exists: rclone then asks the agent */
-	assert_int_equal(rclone_host_parse("hostname h\nuser u\nport 22\nidentityfile ~/none\n"
-					    "identityfile %d/k_%C\nproxyjump jump.example\n",
-					    home, "bob", &r), 0);
-	assert_string_equal(r.identity, "");
-	assert_string_equal(r.proxy, "proxyjump");
-	assert_int_equal(r.nknown, 0);
-
-	err_clear();
-	assert_int_equal(rclone_host_parse("hostname h\nuser u\n", home, "bob", &r), -1);
-	assert_contains(err_msg(), "no host name, user or port");
-	assert_int_equal(rclone_host_parse("user u\nport 22", home, "bob", &r), -1);
-	assert_int_equal(rclone_host_parse("hostname h\nuser u\nport 70000\n", home, "bob", &r), -1);
-	/* the last line without its newline still counts */
-	assert_int_equal(rclone_host_parse("hostname h\nuser u\nport 22", home, "bob", &r), 0);
-	assert_int_equal(r.port, 22);
+	/* no identity file that exists (one with a token ssh -G leaves, %C): rclone asks the agent */
+	assert_int_equal(ssh_resolve_parse("hostname h\nuser u\nport 22\nidentityfile ~/none\n"
+					   "identityfile %d/k_%C\nproxyjump jump.example\n", &r), 0);
+	assert_string_equal(real_rclone_identity(&r), "");
+	assert_string_equal(r.proxy_jump, "jump.example");
+	assert_int_equal(r.nknown_files, 0);
 }
 
 static void test_rclone_args(void **state)
 {
-	struct rclone_host r = { .hostname = "198.18.0.2", .user = "root", .port = 22,
-				  .identity = "/k/id_ed25519" };
+	struct ssh_resolved r = { .hostname = "198.18.0.2", .user = "root", .port = 22 };
 	struct pipeline_argv a = { 0 };
 	char buf[2048];
 
 	(void)state;
-	real_rclone_args(&a, &r, "/var/tmp/x/known_hosts", 8, "/src dir", "/dst/a b");
+	real_rclone_args(&a, &r, "/k/id_ed25519", "/var/tmp/x/known_hosts", 8, "/src dir", "/dst/a b");
 	assert_false(a.failed);
 	assert_string_equal(joined(&a, buf, sizeof(buf)),
 			    "rclone copy --config /dev/null -q --transfers 8 --create-empty-src-dirs "
@@ -127,8 +114,7 @@ static void test_rclone_args(void **state)
 	pipeline_argv_free(&a);
 
 	/* no identity file: no --sftp-key-file (rclone asks ssh-agent) */
-	r.identity[0] = '\0';
-	real_rclone_args(&a, &r, "/kh", 1, "/s", "/d");
+	real_rclone_args(&a, &r, "", "/kh", 1, "/s", "/d");
 	assert_null(strstr(joined(&a, buf, sizeof(buf)), "--sftp-key-file"));
 	assert_contains(buf, "--transfers 1 ");
 	pipeline_argv_free(&a);
@@ -136,7 +122,7 @@ static void test_rclone_args(void **state)
 	/* an IPv6 host in brackets: rclone joins host and port with ':' (seen over IPv6:
 	 * "dial tcp: address 2001:2::2:22: too many colons in address") */
 	snprintf(r.hostname, sizeof(r.hostname), "2001:2::2");
-	real_rclone_args(&a, &r, "/kh", 1, "/s", "/d");
+	real_rclone_args(&a, &r, "", "/kh", 1, "/s", "/d");
 	assert_contains(joined(&a, buf, sizeof(buf)), "--sftp-host [2001:2::2] ");
 	pipeline_argv_free(&a);
 }
@@ -178,8 +164,7 @@ static void test_fpsync_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_resolved_parse, home_setup, home_teardown),
-		cmocka_unit_test_setup_teardown(test_resolved_parse_edges, home_setup, home_teardown),
+		cmocka_unit_test_setup_teardown(test_resolved_for_rclone, home_setup, home_teardown),
 		cmocka_unit_test(test_rclone_args),
 		cmocka_unit_test(test_fpsync_args),
 	};
