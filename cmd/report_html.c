@@ -328,8 +328,9 @@ int report_html_write(const struct report *r, const char *path)
 	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
 	      "text-align:left;vertical-align:top}th{background:#f2f2f2}\n"
 	      /* the reason is a paragraph: squeezed into the last column's share of a
-	       * 14-column table it ran a word a line, one row taller than the screen */
-	      "td.why{min-width:28em;max-width:44em}\n"
+	       * 14-column table it ran a word a line, one row taller than the screen; 28em
+	       * pushed the table past a 1300 px window */
+	      "td.why{min-width:16em;max-width:40em}\n"
 	      ".ok{color:#1a7f37}.fail{color:#c62828}.skip{color:#777}\n"
 	      "svg text{font-size:13px}.label{font-weight:bold}.legend{font-size:12px}\n"
 	      ".tick{font-size:11px;fill:#555}.axis{stroke:#555}.grid{stroke:#e4e4e4}\n"
