@@ -60,9 +60,11 @@ static void test_scan_reads_this_process(void **state)
 /*
  * The zstd run of 2026-12-02: 20,000 files in 9.41 s; the agent's process
  * used 8.8 s of CPU with 3 threads at the end of the window, its stream
- * thread 8.46 s of it. The CPU stage is that thread, not 8.8 s over 3.
+ * thread 8.46 s of it. The busiest thread is measured, but not yet a stage
+ * of its own (verdict.c says why: a thread writing into the page cache
+ * burns CPU for the disk): the CPU stage stays the process over its threads.
  */
-static void test_verdict_takes_the_busiest_thread(void **state)
+static void test_verdict_keeps_the_process_stage(void **state)
 {
 	static const struct strategy s = { .name = "zstd" };
 	static struct strategy_result r;
@@ -85,10 +87,9 @@ static void test_verdict_takes_the_busiest_thread(void **state)
 	r.remote.procs_cpu_s = 8.8;
 	r.remote.busiest_thread_cpu_s = 8.46;
 	verdict_inputs(&r, &p, &in, &c);
-	assert_true(fabs(in.cpu_stage_s - 8.46) < 1e-9);
-	assert_string_equal(in.cpu_stage, "the agent's busiest thread on the host");
+	assert_true(fabs(in.cpu_stage_s - 4.4) < 1e-9);
 
-	/* not measured (an older agent): the process over its threads, as before */
+	/* not measured (an older agent): the same */
 	r.remote.busiest_thread_cpu_s = -1;
 	r.local.busiest_thread_cpu_s = -1;
 	verdict_inputs(&r, &p, &in, &c);
@@ -100,7 +101,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_busiest_of_the_window),
 		cmocka_unit_test(test_scan_reads_this_process),
-		cmocka_unit_test(test_verdict_takes_the_busiest_thread),
+		cmocka_unit_test(test_verdict_keeps_the_process_stage),
 	};
 
 	return test_run("thread_watch", tests, ARRAY_LEN(tests), NULL, 0);

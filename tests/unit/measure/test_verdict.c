@@ -10,6 +10,7 @@
 
 #include "measure/verdict.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct strategy splice_like = { .name = "splice-like", .dest_depth = 64 };
@@ -87,6 +88,29 @@ static void test_the_rate_measured_after_the_run_stands(void **state)
 	assert_int_equal(r.attribution.verdict, RES_METADATA);
 }
 
+/*
+ * A second measurement faster than the run went (the crawl after a mass
+ * delete ended after the run): the run's own rate bounds it, and metadata
+ * is what set the run's time.
+ */
+static void test_a_recheck_faster_than_the_run_is_bounded_by_it(void **state)
+{
+	struct probe_results p = probes();
+	struct strategy_result r = run();
+	struct attribution_input in;
+	struct ceilings c;
+
+	(void)state;
+	/* the run: 2,857 creates/s, past the probe's 2,300/s; the recheck 18,084/s */
+	r.median.transfer = 7.0;
+	r.create_rechecked_per_s = 18084;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(c.create_per_s - 20000 / 7.0) < 1e-6);
+	verdict_compute(&r, &p);
+	assert_true(r.have_attribution);
+	assert_int_equal(r.attribution.verdict, RES_METADATA);
+}
+
 /* a second measurement slower than the first changes nothing: the faster stands */
 static void test_a_slower_second_measurement_is_not_taken(void **state)
 {
@@ -108,6 +132,7 @@ int main(void)
 		cmocka_unit_test(test_understated_without_a_second_measurement),
 		cmocka_unit_test(test_the_rate_measured_after_the_run_stands),
 		cmocka_unit_test(test_a_slower_second_measurement_is_not_taken),
+		cmocka_unit_test(test_a_recheck_faster_than_the_run_is_bounded_by_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
