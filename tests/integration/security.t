@@ -219,8 +219,11 @@ for ((i = 0; i < 300; i++)); do
 done
 [ -n "$part" ]
 ok $? "upload killed: the upload is under way (${part##*/}, $(stat -c %s "$part" 2>/dev/null) of $size bytes)"
-# the client itself, a child of runuser
-kill -KILL $(pgrep -P "$runner" -x xfercmp) 2>/dev/null
+# the client itself: the user's xfercmp, a grandchild of $runner (the
+# function's subshell, then runuser); `pgrep -P $runner` found none, the
+# upload ran to its end and the test failed in a fresh-clone CI run
+pkill -KILL -u "$user" -x xfercmp
+ok $? "upload killed: the client was killed mid-upload"
 { wait "$runner"; } 2>/dev/null
 t0=$SECONDS
 until_empty 100 0.2 find "$home/.cache/xfercmp" -name '*.tmp*'
