@@ -89,15 +89,21 @@ share=$(json_get "$dj" "d['results'][0]['shares']['latency']" 2>&1)
 python3 -c "import sys; sys.exit(0 if float('$share') >= 0.6 else 1)" 2>/dev/null
 ok $? "scp, 5,000 files at 2 ms: latency share $share >= 0.6"
 reason=$(json_get "$dj" "d['results'][0]['reason']" 2>&1)
-# (the round trip as measured: 1.98 ms in one run, 2.02 ms in another)
-[[ $reason == *"requests"*[12].[0-9][0-9]" ms round trips"* ]]
+# (the round trip as measured: 1.98 ms in one run, 2.02 ms in another). Two
+# forms are right: "N requests waited on the host's per-request work (...)
+# and 2.02 ms round trips" when the host's CPU adds to the waits, "N requests
+# x 2.46 ms waited" when the request round trip alone explains them (a
+# fresh-clone CI run)
+[[ $reason == *"requests"*[0-9].[0-9][0-9]" ms "* ]]
 ok $? "scp at 2 ms: the reason names the requests and the round trip: $reason"
 ratio=$(json_get "$dj" "d['results'][0]['predicted_ratio']" 2>&1)
 python3 -c "import sys; sys.exit(0 if 0.75 <= float('$ratio') <= 1.25 else 1)" 2>/dev/null
 ok $? "scp at 2 ms: predicted from the delayed link's own ceilings / measured $ratio within 25%"
-# the delayed link as the probes saw it: the round trip 2 ms (+-5%) and the rate 1 Gbit/s
+# the delayed link as the probes saw it: the round trip 2 ms and the rate 1 Gbit/s.
+# The delayer (tests/tools/delayer.c) holds its delay within a few percent on a
+# quiet machine, but a fresh-clone CI run's probe read a p50 of 1.77 ms: +-25%
 rtt=$(json_get "$dj" "d['ceilings']['rtt_p50_seconds']" 2>&1)
-python3 -c "import sys; sys.exit(0 if 0.0019 <= float('$rtt') <= 0.0021 + 0.0001 else 1)" 2>/dev/null
+python3 -c "import sys; sys.exit(0 if 0.0015 <= float('$rtt') <= 0.0025 else 1)" 2>/dev/null
 ok $? "the delayed link's measured round trip $rtt s is 2 ms"
 rate=$(json_get "$dj" "d['ceilings']['network_1_stream_bits_per_s']" 2>&1)
 python3 -c "import sys; sys.exit(0 if 0.85e9 <= float('$rate') <= 1.05e9 else 1)" 2>/dev/null
