@@ -159,6 +159,11 @@ static void window_ceiling(const struct strategy_result *r, unsigned streams,
 		c->window_bytes = window;
 }
 
+static double positive_or_zero(double v)
+{
+	return v > 0 ? v : 0;
+}
+
 unsigned verdict_create_depth(const struct strategy *s, const struct probe_results *p)
 {
 	return (s->dest_depth ? s->dest_depth : 1) * streams_of(s, p);
@@ -216,11 +221,12 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	 * read 18,084 files/s for 20,000 creates the run made in 9.0 s (its
 	 * CPU in the kernel's create path; the probe read 1,638/s): creates
 	 * fast after the run say nothing of the run. Two measurements on either
-	 * side of the run's rate bound it by that rate.
+	 * side of the run's rate bound it by that rate, taken as the probe takes
+	 * its own: to durable, the flush included (creates, then syncfs).
 	 */
 	if (r->create_rechecked_per_s > c->create_per_s) {
-		double run_rate = r->median.transfer > 0 && r->sent.files > 0 ?
-					  (double)r->sent.files / r->median.transfer : 0;
+		double made = r->median.transfer + positive_or_zero(r->median.flush);
+		double run_rate = made > 0 && r->sent.files > 0 ? (double)r->sent.files / made : 0;
 
 		c->create_per_s = run_rate > c->create_per_s ? fmin(r->create_rechecked_per_s, run_rate)
 							     : r->create_rechecked_per_s;
