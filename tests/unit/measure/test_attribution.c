@@ -455,6 +455,28 @@ static void test_serial_request_path(void **state)
 	assert_contains(a.reason, "waited on the host's per-request work (25.0 s of CPU");
 	c.request_rtt_s = 135e-6;
 
+	/*
+	 * The path overshooting the wall is still the path: a fresh-clone CI
+	 * run's 20,000 files through scp added up to 26.8 s in 23.5 s (the
+	 * kernel's packet work in the round trips and in the processes' CPU
+	 * alike) and read cpu-bound from the CPU stage (10.3 s) that fitted.
+	 */
+	in = run(23.5, 80000000, 20000);
+	in.structure = ATTR_SERIAL;
+	in.round_trips = 60000;
+	in.peer_cpu_s = 13.0;
+	in.own_cpu_s = 9.0;
+	in.cpu_stage_s = 10.3;	/* both ends' 20.6 s over 2 cores */
+	c.request_rtt_s = 77e-6;
+	c.rtt_s = 78e-6;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (13.0 + 60000 * 78e-6 + 9.0)) < 1e-9);
+	assert_int_equal(a.verdict, RES_LATENCY);
+	assert_true(fabs(a.share[RES_LATENCY] - 1) < 1e-9);
+	assert_false(a.misfit);	/* 26.7 s for 23.5 s: within 25% */
+	c.request_rtt_s = 135e-6;
+	c.rtt_s = 10e-6;
+
 	/* a pipeline overlaps its processes: the path does not apply */
 	in.cpu_stage_s = -1;
 	in.structure = ATTR_PIPELINE;
