@@ -12,18 +12,7 @@
 #include "explain_plan.c"
 #include "report_winner.c"
 
-#include "strategy/list.h"
-
-/* A result that ran once in seconds (its time statistics as the runner fills them). */
-static struct strategy_result result(const char *name, double seconds)
-{
-	struct strategy_result r = { .strategy = strategy_find(name), .status = RESULT_OK, .verified = true,
-				     .runs = 1 };
-
-	r.median.transfer = seconds;
-	r.time = (struct stats){ .n = 1, .mean = seconds, .min = seconds, .max = seconds };
-	return r;
-}
+#include "cmd_testutil.h"
 
 /* The names ex chose, "a,b". */
 static const char *chosen(const struct explain_report *ex)
@@ -39,7 +28,7 @@ static const char *chosen(const struct explain_report *ex)
 
 static void test_default_is_recommended_and_slowest(void **state)
 {
-	struct strategy_result res[3] = { result("tar-ssh", 3.0), result("splice", 2.0), result("scp", 10.0) };
+	struct strategy_result res[3] = { test_result("tar-ssh", 3.0), test_result("splice", 2.0), test_result("scp", 10.0) };
 	struct report r = { .results = res, .nresults = 3 };
 	struct explain_report ex;
 
@@ -74,7 +63,7 @@ static void test_default_is_recommended_and_slowest(void **state)
 
 static void test_default_follows_the_model(void **state)
 {
-	struct strategy_result res[3] = { result("splice", 2.0), result("tar-ssh", 3.0), result("scp", 10.0) };
+	struct strategy_result res[3] = { test_result("splice", 2.0), test_result("tar-ssh", 3.0), test_result("scp", 10.0) };
 	struct probe_results probes = { 0 };
 	struct report r = { .results = res, .nresults = 3, .probes = &probes };
 	struct explain_report ex;
@@ -106,7 +95,7 @@ static void test_default_follows_the_model(void **state)
 
 static void test_list(void **state)
 {
-	struct strategy_result res[3] = { result("splice", 2.0), result("tar-ssh", 3.0), result("scp", 10.0) };
+	struct strategy_result res[3] = { test_result("splice", 2.0), test_result("tar-ssh", 3.0), test_result("scp", 10.0) };
 	struct report r = { .results = res, .nresults = 3 };
 	struct explain_report ex;
 
