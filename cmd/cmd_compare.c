@@ -101,7 +101,7 @@ static const char compare_help[] =
 	"      --what-if SCENARIO   also predict each strategy on another link, e.g.\n"
 	"                           rate=1gbit,rtt=20ms (repeat it, or separate with ';')\n"
 	"      --no-probes          skip the probes (no ceilings, no attribution)\n"
-	"      --explain[=LIST]     then rerun LIST (default: the fastest and the slowest) with\n"
+	"      --explain[=LIST]     then rerun LIST (default: the recommended and the slowest) with\n"
 	"                           one resource taken away at a time (destination disk, durable\n"
 	"                           write, source disk, network, cipher) and report what each\n"
 	"                           saved and the causal verdict\n"

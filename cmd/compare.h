@@ -53,7 +53,7 @@ struct compare_opts {
 	char started_at[32];
 	/* --explain[=LIST] (explain.h): rerun strategies with one resource taken away */
 	int explain;
-	const char *explain_list;	/* NULL: the fastest and the slowest */
+	const char *explain_list;	/* NULL: the recommended and the slowest (explain_choose) */
 	/* --what-if scenarios, in the order given */
 	struct what_if what_if[COMPARE_WHAT_IF_MAX];
 	size_t nwhat_if;

@@ -10,11 +10,11 @@
  */
 #define _GNU_SOURCE
 #include "explain_run.h"
+#include "explain_plan.h"
 
 #include "err.h"
 #include "fsutil.h"
 #include "strategy/list.h"
-#include "units.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,69 +56,9 @@ int explain_check_list(const char *list)
 	strcpy(copy, list);
 	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save))
 		if (!strategy_find(name))
-			return err_set("--explain: unknown strategy '%s': name strategies of --strategies, or give --explain alone (the fastest and the slowest)",
+			return err_set("--explain: unknown strategy '%s': name strategies of --strategies, or give --explain alone (the recommended and the slowest)",
 				       name);
 	return 0;
-}
-
-/* Whether name is in the comma-separated list. */
-static bool in_list(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (n == len && !strncmp(p, name, len))
-			return true;
-		p = comma ? comma + 1 : NULL;
-	}
-	return false;
-}
-
-static bool ran_ok(const struct strategy_result *r)
-{
-	return r->status == RESULT_OK && r->runs > 0;
-}
-
-/*
- * The strategies to explain: those named (in the comparison's order), or
- * the fastest and the slowest that ran and verified.
- */
-static void choose(const char *list, const struct strategy_result *results, size_t n,
-		   struct explain_report *ex)
-{
-	const struct strategy_result *fast = NULL, *slow = NULL;
-
-	ex->n = 0;
-	for (size_t i = 0; i < n && ex->n < sizeof(ex->items) / sizeof(ex->items[0]); i++) {
-		double t = results[i].median.transfer + results[i].median.flush;
-
-		if (list) {
-			if (in_list(list, results[i].strategy->name))
-				ex->items[ex->n++].result = &results[i];
-			continue;
-		}
-		if (!ran_ok(&results[i]))
-			continue;
-		if (!fast || t < fast->median.transfer + fast->median.flush)
-			fast = &results[i];
-		if (!slow || t > slow->median.transfer + slow->median.flush)
-			slow = &results[i];
-	}
-	if (!list && fast)
-		ex->items[ex->n++].result = fast;
-	if (!list && slow && slow != fast)
-		ex->items[ex->n++].result = slow;
-	for (size_t i = 0; i < ex->n; i++) {
-		struct explain_item *it = &ex->items[i];
-
-		it->baseline_seconds = it->result->median.transfer + it->result->median.flush;
-		it->causal = RES_COUNT;
-		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)
-			it->ab[k] = (struct explain_ablation){ .removed = (enum explain_removed)k };
-	}
 }
 
 static void skip(struct explain_ablation *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -158,7 +98,7 @@ static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 	bool raw = st->flags & STRATEGY_CLEARTEXT, ssh = st->flags & STRATEGY_SSH;
 	const char *cipher = s->o.run.probes ? s->o.run.probes->ssh_cipher : "";
 
-	if (!ran_ok(it->result)) {
+	if (!explain_ran_ok(it->result)) {
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)
 			skip(&it->ab[k], "it did not run and verify in the comparison: nothing to compare with");
 		return;
@@ -190,12 +130,6 @@ static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 	else if (cipher[0] && !strcmp(cipher, c->cheap_cipher))
 		skip(&it->ab[EXPLAIN_CIPHER], "it ran with %s, the cheapest cipher on this CPU, already",
 		     cipher);
-}
-
-/* Room the workload needs at a destination, as check_destination_space counts it. */
-static uint64_t space_needed(const struct manifest *m)
-{
-	return m->total_bytes + m->count * 4096ull + (64ull << 20);
 }
 
 static uint64_t info_u64(const struct agent_client *a, const char *key)
@@ -256,7 +190,7 @@ static void open_tmpfs(struct explain_ctx *c)
 {
 	struct alt_target *alt = &c->tmpfs;
 	struct compare_session *s = c->s;
-	char need[32], have[32];
+	char where[160];
 	json_object *v;
 	const char *fs;
 	int rc;
@@ -278,14 +212,9 @@ static void open_tmpfs(struct explain_ctx *c)
 			 s->o.host, fs[0] ? fs : "of an unknown file system");
 		return;
 	}
-	if (info_u64(&alt->agent, "root_free_bytes") < space_needed(&s->m)) {
-		snprintf(alt->why, sizeof(alt->why), "tmpfs %s on %s has %s free, the workload needs about %s",
-			 EXPLAIN_TMPFS_DIR, s->o.host,
-			 units_format_bytes(info_u64(&alt->agent, "root_free_bytes"), have, sizeof(have)),
-			 units_format_bytes(space_needed(&s->m), need, sizeof(need)));
-		return;
-	}
-	alt->ok = true;
+	snprintf(where, sizeof(where), "tmpfs %s on %s", EXPLAIN_TMPFS_DIR, s->o.host);
+	alt->ok = explain_has_room(&s->m, info_u64(&alt->agent, "root_free_bytes"), where, alt->why,
+				   sizeof(alt->why));
 }
 
 /* The loopback destination: an agent on this machine, its root where the scratch base is. */
@@ -294,8 +223,7 @@ static void open_loopback(struct explain_ctx *c)
 	struct alt_target *alt = &c->loopback;
 	struct compare_session *s = c->s;
 	struct statvfs sv;
-	char need[32], have[32];
-	uint64_t free_bytes;
+	char where[1024];
 
 	alt_init(alt);
 	alt->tried = true;
@@ -305,13 +233,9 @@ static void open_loopback(struct explain_ctx *c)
 		return;
 	}
 	/* the source stays here too: a copy must fit beside it */
-	free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (free_bytes < space_needed(&s->m)) {
-		snprintf(alt->why, sizeof(alt->why), "%s on this machine has %s free, a copy needs about %s",
-			 fs_scratch_base(), units_format_bytes(free_bytes, have, sizeof(have)),
-			 units_format_bytes(space_needed(&s->m), need, sizeof(need)));
+	snprintf(where, sizeof(where), "%s on this machine", fs_scratch_base());
+	if (!explain_has_room(&s->m, (uint64_t)sv.f_bavail * sv.f_frsize, where, alt->why, sizeof(alt->why)))
 		return;
-	}
 	if (agent_launch_local(&alt->proc, NULL) < 0 || alt_connect(c, alt, false) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "no agent could start on this machine: %s", err_msg());
 		return;
@@ -426,11 +350,14 @@ int explain_run(struct compare_session *s, const struct strategy_result *results
 {
 	struct explain_ctx c = { .s = s };
 	const struct probe_results *p = s->o.run.probes;
+	/* what report_recommended reads: the recommendation the report will give */
+	const struct report rep = { .results = results, .nresults = n, .probes = p,
+				    .what_if = s->o.what_if, .nwhat_if = s->o.nwhat_if };
 	double each = 0;
 
 	c.chatty = s->o.verbose || (!s->o.quiet && isatty(2));
 	cheapest_cipher(c.cheap_cipher, sizeof(c.cheap_cipher));
-	choose(s->o.explain_list, results, n, ex);
+	explain_choose(s->o.explain_list, &rep, ex);
 	for (size_t i = 0; i < ex->n; i++) {
 		pre_skip(&c, &ex->items[i]);
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)

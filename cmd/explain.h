@@ -85,6 +85,13 @@ const char *explain_removed_text(enum explain_removed r);
 const char *explain_status_name(enum explain_status s);
 
 /*
+ * Whether a's run may be reported as a verified copy: it ran and verified,
+ * and it is not the null sink's (dest_disk), which keeps nothing whatever
+ * its flag says. Every report (table, JSON, HTML) asks here.
+ */
+bool explain_ablation_verified(const struct explain_ablation *a);
+
+/*
  * Fills it->causal, causal_by, by_elimination and the agreement from its
  * ablations and the result's model verdict. files, bytes: the workload;
  * create_per_s, write_bps, open_per_s, read_bps: the ceilings (0: not

@@ -98,6 +98,22 @@ int report_noise_text(const struct report_winner *w, char *buf, size_t len);
 double report_predicted(const struct report *r, const struct strategy_result *res,
 			const struct what_if *w);
 
+/* The time a recommendation compares: report_predicted when there is one, else measured. */
+double report_projected(const struct report *r, const struct strategy_result *res,
+			const struct what_if *w);
+
+/* The link the recommendation is for: the first --what-if when there are probes, else NULL (this one). */
+const struct what_if *report_recommend_link(const struct report *r);
+
+/*
+ * The strategy the recommendation names (report_recommend): among those that
+ * ran, the one with the least report_projected time on report_recommend_link;
+ * on this link, when the two fastest measured are within their noise
+ * (report_winner), the fastest measured. NULL when none ran. Reads only
+ * results, nresults, probes, what_if and nwhat_if of r.
+ */
+const struct strategy_result *report_recommended(const struct report *r);
+
 /*
  * When best is parallel and real-fpsync or real-rclone ran and verified:
  * "; the closest real tool here: fpsync -n 8 SRC/ HOST:DST/, 12.30 s

@@ -1,7 +1,7 @@
 /*
- * The closing advice: which strategy to use here (or on the --what-if
- * link), by predicted time, the real command that does the same, and
- * whether compression would pay.
+ * The closing advice: the strategy to use here (or on the --what-if link),
+ * as report_recommended chooses it, the real command that does the same,
+ * and whether compression would pay.
  */
 #include "report.h"
 
@@ -12,30 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-double report_predicted(const struct report *r, const struct strategy_result *res,
-			const struct what_if *w)
-{
-	struct attribution_input in;
-	struct ceilings c;
-
-	if (!r->probes || res->status != RESULT_OK || !res->have_attribution)
-		return 0;
-	if (!w)
-		return res->attribution.predicted_s;
-	verdict_inputs(res, r->probes, &in, &c);
-	return attribution_what_if(&in, &c, res->attribution.understated, w);
-}
-
-/* The time a recommendation compares: predicted when there is a model, else measured. */
-static double projected(const struct report *r, const struct strategy_result *res,
-			const struct what_if *w)
-{
-	double p = report_predicted(r, res, w);
-
-	return p > 0 ? p : res->median.transfer + res->median.flush;
-}
-
 
 /*
  * When one stream is window-limited: "; one stream is capped at ... the
@@ -65,9 +41,8 @@ static void window_advice(struct report *r)
  */
 void report_recommend(struct report *r)
 {
-	/* a scenario needs the model: without probes there is only what was measured here */
-	const struct what_if *w = r->nwhat_if && r->probes ? &r->what_if[0] : NULL;
-	const struct strategy_result *best = NULL, *slowest = NULL, *plain = NULL;
+	const struct what_if *w = report_recommend_link(r);
+	const struct strategy_result *best = report_recommended(r), *slowest = NULL, *plain = NULL;
 	const char *verdict;
 	char where[96] = "on this link", tb[32], ts[32];
 	struct report_winner win;
@@ -81,12 +56,10 @@ void report_recommend(struct report *r)
 
 		if (res->status != RESULT_OK || !res->runs)
 			continue;
-		if (!best || projected(r, res, w) < projected(r, best, w))
-			best = res;
-		if (!slowest || projected(r, res, w) > projected(r, slowest, w))
+		if (!slowest || report_projected(r, res, w) > report_projected(r, slowest, w))
 			slowest = res;
 		if (!(res->strategy->flags & STRATEGY_COMPRESSED) &&
-		    (!plain || projected(r, res, w) < projected(r, plain, w)))
+		    (!plain || report_projected(r, res, w) < report_projected(r, plain, w)))
 			plain = res;
 	}
 	if (!best)
@@ -94,28 +67,23 @@ void report_recommend(struct report *r)
 	report_winner(r, &win);
 	if (w)
 		attribution_what_if_label(w, where, sizeof(where));
-	/*
-	 * On this link the measured runs decide: when the two fastest are within
-	 * their noise (--repeat) there is no winner to name. A what-if link is
-	 * the model's alone.
-	 */
+	/* report_recommended named the fastest measured: there is no winner to name */
 	if (!w && !win.clear) {
-		best = win.best;
 		verdict = best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : NULL;
-		attribution_format_seconds(projected(r, best, w), tb, sizeof(tb));
+		attribution_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
 		n = report_noise_text(&win, r->recommendation, sizeof(r->recommendation));
 		n += snprintf(r->recommendation + n, sizeof(r->recommendation) - (size_t)n,
 			      "; either will do here%s%s", verdict ? ", and it is " : "", verdict ? verdict : "");
 	} else {
-		attribution_format_seconds(projected(r, best, w), tb, sizeof(tb));
-		attribution_format_seconds(projected(r, slowest, w), ts, sizeof(ts));
-		if (slowest != best && projected(r, best, w) > 0 &&
+		attribution_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
+		attribution_format_seconds(report_projected(r, slowest, w), ts, sizeof(ts));
+		if (slowest != best && report_projected(r, best, w) > 0 &&
 		    (w || stats_differ(&best->time, &slowest->time)))
 			n = snprintf(r->recommendation, sizeof(r->recommendation),
 				     "use %s for this workload %s: %s %s, %.1fx faster than %s (%s)%s%s",
 				     best->strategy->name, where,
 				     best->have_attribution ? "predicted" : "measured", tb,
-				     projected(r, slowest, w) / projected(r, best, w),
+				     report_projected(r, slowest, w) / report_projected(r, best, w),
 				     slowest->strategy->name, ts, best->have_attribution ? "; it is " : "",
 				     best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : "");
 		else

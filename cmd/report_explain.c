@@ -110,6 +110,12 @@ void explain_decide(struct explain_item *it, uint64_t files, uint64_t bytes, dou
 	it->agrees = it->has_agreement && link_class(it->causal) == link_class(model);
 }
 
+bool explain_ablation_verified(const struct explain_ablation *a)
+{
+	/* the null sink keeps nothing: whatever its flag says, not a copy */
+	return a->status == EXPLAIN_OK && a->verified && a->removed != EXPLAIN_DEST_DISK;
+}
+
 /* "41.20 s -> 7.90 s, -81%" for one ablation. */
 static void saving_text(const struct explain_item *it, const struct explain_ablation *a, char *buf,
 			size_t len)
@@ -197,8 +203,9 @@ void report_explain_table(const struct explain_report *ex, FILE *out)
 			case EXPLAIN_OK:
 				saving_text(it, a, saving, sizeof(saving));
 				fprintf(out, "%s%s\n", saving,
-					a->stream_checked ? "  (checked in the stream; nothing kept, not a copy)"
-					: a->verified ? "  verified" : "");
+					a->removed != EXPLAIN_DEST_DISK ? (explain_ablation_verified(a) ? "  verified" : "")
+					: a->stream_checked ? "  (checked in the stream; nothing kept, not a copy)"
+					: "  (nothing kept, not a copy)");
 				break;
 			case EXPLAIN_SKIPPED:
 				fprintf(out, "skipped: %s\n", a->reason);
@@ -249,8 +256,7 @@ void report_explain_json(const struct explain_report *ex, const struct strategy_
 		json_object_object_add(one, "saved_fraction", json_seconds(a->saved_fraction, ok));
 		json_object_object_add(one, "status", json_object_new_string(explain_status_name(a->status)));
 		json_object_object_add(one, "reason", a->reason[0] ? json_object_new_string(a->reason) : NULL);
-		/* a null-sink run kept nothing: never a verified copy */
-		json_object_object_add(one, "verified", json_object_new_boolean(ok && a->verified));
+		json_object_object_add(one, "verified", json_object_new_boolean(explain_ablation_verified(a)));
 		json_object_object_add(one, "stream_checked",
 				       a->removed == EXPLAIN_DEST_DISK && ok ? json_object_new_boolean(a->stream_checked)
 									     : NULL);

@@ -11,6 +11,8 @@ set -Eeuo pipefail
 . "$(dirname "$0")/truth.sh"
 # shellcheck source=scripts/bench/link.sh
 . "$(dirname "$0")/link.sh"
+# shellcheck source=scripts/bench/wan.sh
+. "$(dirname "$0")/wan.sh"
 
 # shellcheck source=scripts/bench/tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -41,6 +43,11 @@ is "exceeds at the target" "$(exceeds 1.00 1)" "target not met"
 is "exceeds above" "$(exceeds 1.01 1)" "target met"
 is "within" "$(within 1.15 0.85 1.15)" "target met"
 is "within, below" "$(within 0.84 0.85 1.15)" "target not met"
+# wan: auto within 10% of the best fixed N is auto <= 1.1 x best (best / auto >= 0.909...)
+is "wan_target: auto 10% slower" "$(wan_target 10 11)" "target met"
+is "wan_target: auto 10.5% slower (0.905, 0.90 at two decimals)" "$(wan_target 10 11.05)" "target not met"
+is "wan_target: auto faster" "$(wan_target 10 9)" "target met"
+is "wan_target: a failed run" "$(wan_target n/a 9)" n/a
 best=n/a best_name=""
 keep_best best best_name failed a
 keep_best best best_name 3 b

@@ -43,7 +43,9 @@ most() {
 }
 # causal NAME JSON WANT_CAUSAL WANT_VERDICT MOST[|MOST] [TIED]: the shared assertions of a case.
 # TIED (a removal that takes the same resource away): MOST must save most, or within
-# EXPLAIN_NOISE (0.10 of the time) of TIED when TIED saved most.
+# EXPLAIN_NOISE (0.10 of the time) of TIED when TIED saved most. The model must say
+# WANT_VERDICT and agree with the causal verdict; only with UNDERSTATED_OK=1 (the
+# metadata case) may it instead say that ceiling was understated (below).
 causal() {
 	local name=$1 json=$2 want=$3 verdict=$4 want_most=$5 tied=${6:-} got m right
 	got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
@@ -58,23 +60,26 @@ causal() {
 		m="$m, $want_most $([ "$right" = 0 ] && echo within || echo NOT within) 0.10 of it"
 	fi
 	ok $right "$name: without $m saved most (want $want_most)"
-	# A model that could not measure the wanted resource must say so instead: on
-	# this VM creates right after a mass delete crawl (ext4 without a journal
-	# passes over inodes deleted less than 60 s ago), and a create probe then read
-	# 8.7 s for 20,000 creates a run made in 3.0 s. The create rate is now measured
-	# again right after such a run (runner.c's recheck_creates()), but on a loaded
-	# machine the run's own creates can crawl while the probe did not (kernel CPU
-	# in the receiver: the model says cpu); a model that left the ceiling out says
-	# so, and that stays accepted.
-	local left_out
-	left_out=$(json_get "$json" "'${verdict%-bound} ran faster than its measured ceiling allows' in (d['results'][0]['note'] or '')" 2>&1)
+	# The metadata case only: a model that could not measure the create rate must
+	# say so instead. On this VM creates right after a mass delete crawl (ext4
+	# without a journal passes over inodes deleted less than 60 s ago), and a
+	# create probe then read 8.7 s for 20,000 creates a run made in 3.0 s. The
+	# create rate is now measured again right after such a run (runner.c's
+	# recheck_creates()), but on a loaded machine the run's own creates can crawl
+	# while the probe did not (kernel CPU in the receiver: the model says cpu; 2 of
+	# 3 runs at 03f024a); a model that left the ceiling out says so, and that stays
+	# accepted there. The network and disk ceilings have no such crawl: those
+	# cases must agree outright.
+	local left_out=False
+	[ "${UNDERSTATED_OK:-0}" = 1 ] &&
+		left_out=$(json_get "$json" "'${verdict%-bound} ran faster than its measured ceiling allows' in (d['results'][0]['note'] or '')" 2>&1)
 	got=$(json_get "$json" "d['results'][0]['verdict']" 2>&1)
 	[ "$got" = "$verdict" ] || [ "$left_out" = True ]
-	ok $? "$name: the model says $got (want $verdict, or its ceiling said to be understated: $left_out)"
+	ok $? "$name: the model says $got (want $verdict${UNDERSTATED_OK:+, or its ceiling said to be understated: $left_out})"
 	[ "$got" = "$verdict" ] || json_get "$json" "(d['results'][0]['seconds'], d['results'][0]['shares'], d['results'][0]['reason'], d['results'][0]['note'], d['results'][0].get('create_rechecked_files_per_s'))" 2>&1 | diag
 	got=$(json_get "$json" "d['results'][0].get('causal_agrees')" 2>&1)
 	[ "$got" = True ] || [ "$left_out" = True ]
-	ok $? "$name: model and causal verdicts agree ($got; ceiling understated: $left_out)"
+	ok $? "$name: model and causal verdicts agree ($got${UNDERSTATED_OK:+; ceiling understated: $left_out})"
 	echo "# $name: create probe $(json_get "$json" "d['ceilings'].get('create_files_per_s')" 2>&1)/s, measured again after the run: $(json_get "$json" "d['results'][0].get('create_rechecked_files_per_s')" 2>&1)"
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
@@ -125,7 +130,7 @@ ok "$rc" "metadata: runs and verifies"
 # on tmpfs and -> 0.32 s through the null sink (and 0.38 s against 0.30 s in another
 # run). Which of the two is first is noise (14 ms of 5.69 s), below the 10% any removal
 # must save to count; the source or the network saving most would fail.
-causal metadata "$json" metadata metadata-bound dest_disk durable_write
+UNDERSTATED_OK=1 causal metadata "$json" metadata metadata-bound dest_disk durable_write
 # the report's own words: the null-sink line says it is not a copy and never "verified"
 # (the line and its wrapped continuation: output is wrapped at 100 columns)
 line=$(awk '/^    without the destination disk/ { on = 1; printf "%s", $0; next }

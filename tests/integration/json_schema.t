@@ -55,6 +55,11 @@ got=$(json_get "$json" "[k for k in d['ceilings'] if k.endswith(('_bps', '_s')) 
 [ "$got" = "[]" ]
 ok $? "no ceiling is named in schema 1's units (_bps, _s) any more ($got)"
 
+# the sweep and -P are in the schema (issue 26): a real sweep was there for it to check
+got=$(json_get "$json" "(len(d['ceilings']['network']['sweep']) > 0, d['ceilings']['network']['sweep_stopped'] is not None, type(d['streams']).__name__, d['streams_auto'])")
+[ "$got" = "(True, True, 'int', True)" ]
+ok $? "the local run's sweep, its stop and -P auto's streams are in the JSON the schema checked ($got)"
+
 json="$work/noprobes.json"
 check "local run, --no-probes" "$xf" -w smallfiles --files 100 -s splice --no-probes --json "$json"
 valid "--no-probes: the JSON validates" "$json"
@@ -69,6 +74,10 @@ d = json.load(open(sys.argv[1]))
 d["results"][0]["seconds"] = "fast"
 del d["results"][0]["files_per_s"]
 d["results"][0]["status"] = "done"
+d["ceilings"]["network"]["sweep"][0]["streams"] = "one"
+del d["ceilings"]["network"]["window"]["limited"]
+d["streams_auto"] = "yes"
+del d["streams_reason"]
 json.dump(d, open(sys.argv[2], "w"))
 EOF
 run_out=$("$check_json" "$schema" "$work/broken.json" 2>&1)
@@ -78,6 +87,10 @@ ok $? "a real report with a string for seconds, a field missing and a bad status
 check_grep "naming the string" "^/results/0/seconds: is a string, want number or null" "$run_out"
 check_grep "naming the field missing" "^/results/0: \"files_per_s\" is missing" "$run_out"
 check_grep "naming the bad status" "^/results/0/status: \"done\" is not one of" "$run_out"
+check_grep "naming a sweep step's streams as a string" "^/ceilings/network/sweep/0/streams: is a string, want integer" "$run_out"
+check_grep "naming the window's missing limited" "^/ceilings/network/window: \"limited\" is missing" "$run_out"
+check_grep "naming streams_auto as a string" "^/streams_auto: is a string, want boolean" "$run_out"
+check_grep "naming streams_reason missing" "^/: \"streams_reason\" is missing" "$run_out"
 run_out=$("$check_json" "$schema" "$fixture1" 2>&1)
 check_grep "the schema-1 fixture is not schema 2" "^/schema: 1 is not one of \[2\]" "$run_out"
 

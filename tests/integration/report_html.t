@@ -15,6 +15,15 @@ check_grep "page has an SVG chart" "<svg" "$html"
 check_grep "chart has a bar per strategy" "<title>(network|disk|metadata|cpu|other) [0-9]+%</title>" "$html"
 check_grep "page names both strategies" "<td>splice</td>.*|<td>zstd</td>" "$html"
 check_grep "page shows the ceilings" "<h2>Ceilings</h2>" "$html"
+# issue 26: the network probe's stream sweep as a chart, a bar a step, the saturation point named
+check_grep "the ceilings have the stream sweep's chart" "<h3>Network: streams swept</h3>" "$html"
+sat=$(json_get "$work/r.json" "d['ceilings']['network']['saturation_streams']" 2>&1)
+check_grep "the chart says where the link saturates, as the JSON does ($sat)" \
+	"<p>The link saturates at $sat streams? \(red\)\." "$html"
+steps=$(json_get "$work/r.json" "len(d['ceilings']['network']['sweep'])" 2>&1)
+bars=$(grep -cE '<title>[0-9]+ streams?: [0-9.]+ Gbit/s</title>' "$work/r.html")
+[ "$steps" -gt 0 ] 2>/dev/null && [ "$bars" = "$steps" ]
+ok $? "a bar for each of the sweep's steps ($bars bars, $steps steps)"
 # issue 23, item 7: axis and scale, the runs' ranges, timelines, environment, "other"
 check_grep "the chart has a time axis with ticks in seconds" 'class="tick">[0-9.]+ s</text>' "$html"
 check_grep "and says what its bars are" "seconds per strategy \(transfer \+ flush" "$html"

@@ -35,6 +35,23 @@ static inline void test_assert_contains(const char *haystack, const char *needle
 	}
 }
 
+/*
+ * What f(out, arg) wrote, as a string the caller frees. Not inlined: inlined,
+ * gcc 12 takes a pointer into the string for one to the local it came from
+ * (-Wdangling-pointer).
+ */
+static __attribute__((noinline, unused)) char *test_written(void (*f)(FILE *, const void *), const void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	f(out, arg);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
 /* Runs tests, then known_bugs too when XFERCMP_KNOWN_BUGS is set. */
 static inline int test_run(const char *name, const struct CMUnitTest *tests, size_t ntests,
 			   const struct CMUnitTest *known, size_t nknown)

@@ -3,8 +3,8 @@
  * causal verdict is the removal that saved most beyond EXPLAIN_NOISE, a
  * destination removal reads disk or metadata by the workload's files and
  * bytes at their ceilings, the disagreement line appears only when the
- * model's verdict differs, and the JSON never calls a null-sink run
- * verified. cmd/ has no archive: the module is built in.
+ * model's verdict differs, and neither the JSON nor the table calls a
+ * null-sink run verified, whatever its flag says. cmd/ has no archive: the module is built in.
  */
 #include "testutil.h"
 
@@ -140,17 +140,39 @@ static void test_noise_and_elimination(void **state)
 	assert_contains(buf, "no removal saved more than 10%: the causal verdict is cpu (by elimination)");
 }
 
+static void table_to(FILE *f, const void *ex)
+{
+	report_explain_table(ex, f);
+}
+
+/* The table's line for removal k of ex's first item, into buf. */
+static void table_line(const struct explain_report *ex, enum explain_removed k, char *buf, size_t len)
+{
+	char *text = test_written(table_to, ex), *line;
+
+	line = strstr(text, explain_removed_text(k));
+	assert_non_null(line);
+	snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
+	free(text);
+}
+
 static void test_null_sink_never_verified(void **state)
 {
 	struct strategy_result r = result("splice", RES_METADATA);
 	struct explain_report ex = { .n = 1 };
 	json_object *o = json_object_new_object(), *arr, *one, *v;
+	char line[256];
 
 	(void)state;
 	item(&ex.items[0], &r);
 	set(&ex.items[0], EXPLAIN_DEST_DISK, EXPLAIN_OK, 4.0);
-	/* even were the flag set by mistake, the JSON says what the null sink did */
+	set(&ex.items[0], EXPLAIN_DURABLE_WRITE, EXPLAIN_OK, 6.0);
+	/* even were its verified flag set by mistake, no report calls the null sink's run verified */
 	ex.items[0].ab[EXPLAIN_DEST_DISK].stream_checked = true;
+	ex.items[0].ab[EXPLAIN_DEST_DISK].verified = true;
+	ex.items[0].ab[EXPLAIN_DURABLE_WRITE].verified = true;
+	assert_false(explain_ablation_verified(&ex.items[0].ab[EXPLAIN_DEST_DISK]));
+	assert_true(explain_ablation_verified(&ex.items[0].ab[EXPLAIN_DURABLE_WRITE]));
 	explain_decide(&ex.items[0], 20000, 20000ull * 4096, 5000, 1e9, 10000, 1e9);
 	report_explain_json(&ex, &r, o);
 	assert_true(json_object_object_get_ex(o, "explain", &arr));
@@ -161,6 +183,21 @@ static void test_null_sink_never_verified(void **state)
 	assert_false(json_object_get_boolean(v));
 	assert_true(json_object_object_get_ex(one, "stream_checked", &v));
 	assert_true(json_object_get_boolean(v));
+	/* the tmpfs run beside it is a copy, and says so */
+	one = json_object_array_get_idx(arr, EXPLAIN_DURABLE_WRITE);
+	assert_true(json_object_object_get_ex(one, "verified", &v));
+	assert_true(json_object_get_boolean(v));
+	table_line(&ex, EXPLAIN_DEST_DISK, line, sizeof(line));
+	assert_contains(line, "(checked in the stream; nothing kept, not a copy)");
+	assert_null(strstr(line, "verified"));
+	/* not checked in the stream either: still no copy, and not called checked */
+	ex.items[0].ab[EXPLAIN_DEST_DISK].stream_checked = false;
+	table_line(&ex, EXPLAIN_DEST_DISK, line, sizeof(line));
+	assert_contains(line, "(nothing kept, not a copy)");
+	assert_null(strstr(line, "verified"));
+	assert_null(strstr(line, "checked"));
+	table_line(&ex, EXPLAIN_DURABLE_WRITE, line, sizeof(line));
+	assert_contains(line, "  verified");
 	/* a skipped removal: null seconds, its reason */
 	one = json_object_array_get_idx(arr, EXPLAIN_NETWORK);
 	assert_true(json_object_object_get_ex(one, "seconds", &v));

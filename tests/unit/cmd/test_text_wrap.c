@@ -2,19 +2,6 @@
 #include "testutil.h"
 #include "text_wrap.c"
 
-/* What f(out) wrote, as a string the caller frees. */
-static char *written(void (*f)(FILE *, const void *), const void *arg)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-
-	assert_non_null(out);
-	f(out, arg);
-	assert_int_equal(fclose(out), 0);
-	return text;
-}
-
 /* The widest line of text, in characters. */
 static size_t widest(const char *text)
 {
@@ -53,7 +40,7 @@ static void test_hanging_indent(void **state)
 {
 	static const char reason[] =
 		"predicted 1.62 s, measured 2.42 s: 0.80 s (33%) no measured ceiling explains";
-	char *text = written(wrap_reason, reason);
+	char *text = test_written(wrap_reason, reason);
 
 	(void)state;
 	assert_string_equal(text, "    note: predicted 1.62 s, measured\n"
@@ -71,19 +58,19 @@ static void wrap_utf8(FILE *out, const void *arg)
 static void test_wraps_by_characters_not_bytes(void **state)
 {
 	/* 12 characters but 20 bytes: fits a 12-column line whole */
-	char *text = written(wrap_utf8, "µµµµ →→ ±±±±");
+	char *text = test_written(wrap_utf8, "µµµµ →→ ±±±±");
 
 	(void)state;
 	assert_string_equal(text, "µµµµ →→ ±±±±\n");
 	free(text);
-	text = written(wrap_utf8, "µµµµ →→ ±±±± x");
+	text = test_written(wrap_utf8, "µµµµ →→ ±±±± x");
 	assert_string_equal(text, "µµµµ →→ ±±±±\n  x\n");
 	free(text);
 }
 
 static void test_long_word_kept_whole(void **state)
 {
-	char *text = written(wrap_utf8, "a /a/path/longer/than/the/line b");
+	char *text = test_written(wrap_utf8, "a /a/path/longer/than/the/line b");
 
 	(void)state;
 	assert_string_equal(text, "a\n  /a/path/longer/than/the/line\n  b\n");
@@ -101,7 +88,7 @@ static void test_block_leaves_short_lines(void **state)
 	static const char block[] = "splice    ok      0.04\n"
 				    "\n"
 				    "    the agent on the host needed 0.0 s of CPU\n";
-	char *text = written(wrap_block, block);
+	char *text = test_written(wrap_block, block);
 
 	(void)state;
 	assert_string_equal(text, "splice    ok      0.04\n"
