@@ -103,11 +103,11 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-# -MMD: the cmd/ unit tests #include the .c file they test (its static
+# -MMD (into a hidden .NAME.d beside the test): the cmd/ unit tests #include the .c file they test (its static
 # functions), so a change there must rebuild the test as well
 $(BUILD)/tests/unit/%: tests/unit/%.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(shell pkg-config --cflags cmocka) -MMD -MP -MF $@.d \
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(shell pkg-config --cflags cmocka) -MMD -MP -MF $(@D)/.$(@F).d \
 		-o $@ $< $(LINK_ALL) $(LIBS) $(shell pkg-config --libs cmocka)
 
 # small drivers the integration tests call
@@ -204,7 +204,7 @@ install: all docs
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/tests $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/libxfercmp.a xfercmp xfercmp-agent
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(AGENT_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(AGENT_OBJ:.o=.d) $(join $(dir $(UNIT_BIN)),$(patsubst %,.%.d,$(notdir $(UNIT_BIN))))
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c): clang with ASan and UBSan, built from
 # the sources into build/fuzz/, never linked with the gcc-built library. The
