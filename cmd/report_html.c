@@ -181,7 +181,10 @@ static void results_table(const struct report *r, FILE *f)
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no");
-		if (res->have_attribution && res->attribution.predicted_s > 0 && t > 0)
+		if (res->have_attribution && res->attribution.fitted)
+			fprintf(f, "%.2f</td><td title=\"fitted to this run: see its note\">fit</td><td>",
+				res->attribution.predicted_s);
+		else if (res->have_attribution && res->attribution.predicted_s > 0 && t > 0)
 			fprintf(f, "%.2f</td><td%s>%.2fx</td><td>", res->attribution.predicted_s,
 				res->attribution.misfit ? " class=\"fail\"" : "",
 				res->attribution.predicted_s / t);

@@ -132,6 +132,7 @@ static void attribution_json(json_object *o, const struct strategy_result *res, 
 	json_object_object_add(o, "predicted_bound", have ?
 			       json_object_new_string(attribution_resource_name(a->bound)) : NULL);
 	json_object_object_add(o, "misfit", have ? json_object_new_boolean(a->misfit) : NULL);
+	json_object_object_add(o, "prediction_fitted", have ? json_object_new_boolean(a->fitted) : NULL);
 	json_object_object_add(o, "note", have ? text_or_null(a->note) : NULL);
 	json_object_object_add(o, "create_rechecked_files_per_s",
 			       number_or_null(res->create_rechecked_per_s, res->create_rechecked_per_s > 0));

@@ -271,8 +271,13 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 			res->verified ? "ok" : "ok?", reset, t, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6);
-		/* ratio: predicted over measured; a misfit (beyond ATTRIBUTION_MISFIT) is marked */
-		if (res->have_attribution && res->attribution.predicted_s > 0)
+		/*
+		 * ratio: predicted over measured; a misfit (beyond ATTRIBUTION_MISFIT)
+		 * is marked; a prediction fitted to the run itself has none ("fit")
+		 */
+		if (res->have_attribution && res->attribution.fitted)
+			fprintf(out, " %9.2f %6s", res->attribution.predicted_s, "fit");
+		else if (res->have_attribution && res->attribution.predicted_s > 0)
 			fprintf(out, " %9.2f %s%5.2fx%s", res->attribution.predicted_s,
 				res->attribution.misfit ? red : "", res->attribution.predicted_s / t, reset);
 		else

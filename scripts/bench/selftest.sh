@@ -169,11 +169,13 @@ cat >"$tmp/truth.json" <<'EOF'
    "samples": {"source": {"seconds": 50, "cpu": {"cpus": 2, "busy": 0.9}, "processes_cpu_seconds": 20, "boot_id": "b"},
                "destination": {"processes_cpu_seconds": 15, "boot_id": "b"}}},
   {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound"},
+  {"strategy": "splice", "status": "ok", "verified": true, "seconds": 12.1, "predicted_seconds": 12.1, "verdict": "metadata-bound", "prediction_fitted": true},
   {"strategy": "zstd", "status": "failed", "verified": false, "seconds": 0, "predicted_seconds": null}]}
 EOF
 is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2ms L)" \
 "| small-2ms | L | scp | 49.73 | 53.95 | 0.92 | latency-bound | target met | 1.10 |
 | small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met | n/a |
+| small-2ms | L | splice | 12.10 | 12.10 | 1.00 | metadata-bound | fitted: no check | n/a |
 | small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a | n/a |"
 is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
 

@@ -498,6 +498,16 @@ int attribution_compute(const struct attribution_input *in, const struct ceiling
 
 	pick_verdict(in, c, wall, path, out);
 	write_reason(in, c, wall, out);
+	out->fitted = in->create_from_run && out->bound == RES_METADATA && !path;
+	if (out->fitted) {
+		char run[32], probe[32], recheck[32];
+
+		attr_append(out->note, sizeof(out->note), &used,
+			    "%sthe create ceiling is this run's own rate (%s/s): the probe read %s/s before it and %s/s right after it, so the prediction is fitted to the run and checks nothing",
+			    used ? "; " : "", attr_grouped(c->create_per_s, run, sizeof(run)),
+			    attr_grouped(in->create_probe_per_s, probe, sizeof(probe)),
+			    attr_grouped(in->create_recheck_per_s, recheck, sizeof(recheck)));
+	}
 
 	out->misfit = out->predicted_s > 0 ?
 			      fabs(out->predicted_s - wall) > ATTRIBUTION_MISFIT * wall : true;

@@ -150,6 +150,13 @@ struct attribution_input {
 	char peer_busiest[64];
 	/* measured: CPU seconds the machine spent on processes not ours meanwhile (a shared machine) */
 	double foreign_cpu_s;
+	/*
+	 * The create ceiling is this run's own rate (verdict.c: the probe before
+	 * the run read slower, the recheck after it faster): its rates, for the
+	 * note; create_from_run false when the ceiling is a probe's.
+	 */
+	bool create_from_run;
+	double create_probe_per_s, create_recheck_per_s;
 	/* measured, optional (negative = unknown), fractions in [0, 1], quoted in reasons: */
 	double dest_disk_busy;
 	double src_disk_busy;
@@ -162,6 +169,13 @@ struct attribution {
 	double predicted_s;		/* from the ceilings and the structure; 0 = nothing measured */
 	double measured_s;		/* the wall time */
 	bool misfit;			/* |predicted - measured| > ATTRIBUTION_MISFIT * measured */
+	/*
+	 * The bound stage's ceiling was taken from this run itself (the create
+	 * rate between a slower probe and a faster recheck): predicted_s then
+	 * equals the run by construction and checks nothing. Said in the note;
+	 * the reports show no ratio for it.
+	 */
+	bool fitted;
 	enum resource bound;		/* the stage that sets predicted_s (RES_COUNT: none) */
 	enum resource verdict;		/* RES_COUNT when no stage explains the run */
 	unsigned understated;		/* 1 << resource: ceilings this run contradicted, left out */

@@ -228,8 +228,14 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 		double made = r->median.transfer + positive_or_zero(r->median.flush);
 		double run_rate = made > 0 && r->sent.files > 0 ? (double)r->sent.files / made : 0;
 
+		double probe = c->create_per_s;
+
 		c->create_per_s = run_rate > c->create_per_s ? fmin(r->create_rechecked_per_s, run_rate)
 							     : r->create_rechecked_per_s;
+		/* the run's own rate stands: the reports must not call it a prediction */
+		in->create_from_run = run_rate > probe && run_rate < r->create_rechecked_per_s;
+		in->create_probe_per_s = probe;
+		in->create_recheck_per_s = r->create_rechecked_per_s;
 	}
 	c->src_open_per_s = p->nopen_at ? probe_rate_at(p->open_at, p->nopen_at,
 							(s->src_depth ? s->src_depth : 1) * streams)

@@ -113,6 +113,32 @@ static void test_a_recheck_faster_than_the_run_is_bounded_by_it(void **state)
 	verdict_compute(&r, &p);
 	assert_true(r.have_attribution);
 	assert_int_equal(r.attribution.verdict, RES_METADATA);
+	/*
+	 * and the prediction is the run's own time by construction: fitted, said
+	 * so with both measured rates, never passed off as a check (a 120,000-file
+	 * report read "creates ran at 7,700/s, the destination's ceiling at this
+	 * concurrency is 7,700/s", ratio 1.00x, with no word of it)
+	 */
+	assert_true(r.attribution.fitted);
+	assert_false(r.attribution.misfit);
+	assert_non_null(strstr(r.attribution.note, "the create ceiling is this run's own rate (2,703/s): "
+				  "the probe read 2,300/s before it and 18,084/s right after it"));
+	assert_non_null(strstr(r.attribution.note, "fitted to the run and checks nothing"));
+}
+
+/* the recheck slower than the run went: the recheck is the ceiling, a measurement, not a fit */
+static void test_a_recheck_slower_than_the_run_is_no_fit(void **state)
+{
+	struct probe_results p = probes();
+	struct strategy_result r = run();
+
+	(void)state;
+	r.median.transfer = 7.0;	/* 2,703/s */
+	r.create_rechecked_per_s = 2500;
+	verdict_compute(&r, &p);
+	assert_true(r.have_attribution);
+	assert_false(r.attribution.fitted);
+	assert_null(strstr(r.attribution.note, "fitted"));
 }
 
 /* a second measurement slower than the first changes nothing: the faster stands */
@@ -137,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_the_rate_measured_after_the_run_stands),
 		cmocka_unit_test(test_a_slower_second_measurement_is_not_taken),
 		cmocka_unit_test(test_a_recheck_faster_than_the_run_is_bounded_by_it),
+		cmocka_unit_test(test_a_recheck_slower_than_the_run_is_no_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
