@@ -121,15 +121,15 @@ static void stamp_block(unsigned char *buf, uint64_t off)
 }
 
 /*
- * Writes the new file name in dirfd (label: its path, for messages) until
- * max_bytes or the budget, then fsync. Sets *bytes and
- * *secs (write + fsync). Returns 0 or -1 (error set); the caller removes
- * the file. Written with write-behind and drop-behind (common/cache_behind.c), as
- * the receivers write a large file: the rate is the disk's, not that of a
- * page cache filling with gigabytes of dirty data, and the budget holds.
+ * Writes the new file name in dirfd (path: its path, for messages) until
+ * max_bytes or the budget, then fsync. Sets *bytes and *secs (write +
+ * fsync). Returns 0 or -1 (error set); the caller removes the file. Written
+ * with write-behind and drop-behind (common/cache_behind.c), as the
+ * receivers write a large file: the rate is the disk's, not that of a page
+ * cache filling with gigabytes of dirty data, and the budget holds.
  */
-static int disk_write(int dirfd, const char *name, const char *path, double seconds, uint64_t max_bytes, uint64_t *bytes,
-		      double *secs)
+static int disk_write(int dirfd, const char *name, const char *path, double seconds,
+		      uint64_t max_bytes, uint64_t *bytes, double *secs)
 {
 	unsigned char *buf;
 	clock_ns start, deadline;
@@ -258,8 +258,8 @@ static int create_one(void *ctx, unsigned worker, uint64_t i)
  * CREATE_MIN_FILES). Sets *files and *secs (the creates alone: the caller
  * times the syncfs).
  */
-static int create_files(int dirfd, const char *dir, clock_ns deadline, uint64_t max_files, unsigned threads,
-			uint64_t *files, double *secs)
+static int create_files(int dirfd, const char *dir, clock_ns deadline, uint64_t max_files,
+			unsigned threads, uint64_t *files, double *secs)
 {
 	unsigned char content[CREATE_SIZE];
 	struct create_job job = { .dirfd = dirfd, .dir = dir, .content = content,

@@ -262,7 +262,10 @@ static int watch(const char *dir)
 	return fd;
 }
 
-/* Whether the watch saw anything (its events are queued by the time the call that caused them returns). */
+/*
+ * Whether the watch saw anything: the events are queued by the time the
+ * call that caused them returns.
+ */
 static int saw_events(int fd)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
