@@ -547,8 +547,9 @@ int agent_client_close(struct agent_client *c)
 			struct err_saved why;
 
 			err_save(&why);
-			rc = err_set("cleanup on %s failed: %s; remove what is left with chmod -R u+rwx, then rm -rf",
-				     c->label, why.msg);
+			/* the agent's own words name what failed; the command takes all of its root */
+			rc = err_set("cleanup on %s failed: %s; remove what is left there with: chmod -R u+rwx '%s' && rm -rf '%s'",
+				     c->label, why.msg, c->root, c->root);
 		}
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
