@@ -351,7 +351,8 @@ long long fs_read_full(int fd, void *buf, size_t len)
 	return (long long)got;
 }
 
-int fs_type_name(const char *path, char *buf, size_t len)
+/* The name of the file system type f_type into buf. */
+static void type_name(unsigned long f_type, char *buf, size_t len)
 {
 	static const struct {
 		unsigned long magic;
@@ -362,16 +363,32 @@ int fs_type_name(const char *path, char *buf, size_t len)
 		{ 0x2FC12FC1, "zfs" }, { 0x65735546, "fuse" }, { 0x858458f6, "ramfs" },
 		{ 0x4d44, "vfat" }, { 0xF2F52010, "f2fs" },
 	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (f_type == types[i].magic) {
+			snprintf(buf, len, "%s", types[i].name);
+			return;
+		}
+	snprintf(buf, len, "0x%lx", f_type);
+}
+
+int fs_type_name(const char *path, char *buf, size_t len)
+{
 	struct statfs st;
 
 	if (statfs(path, &st) < 0)
 		return err_errno("cannot stat file system of '%s'", path);
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if ((unsigned long)st.f_type == types[i].magic) {
-			snprintf(buf, len, "%s", types[i].name);
-			return 0;
-		}
-	snprintf(buf, len, "0x%lx", (unsigned long)st.f_type);
+	type_name((unsigned long)st.f_type, buf, len);
+	return 0;
+}
+
+int fs_type_name_fd(int fd, const char *label, char *buf, size_t len)
+{
+	struct statfs st;
+
+	if (fstatfs(fd, &st) < 0)
+		return err_errno("cannot stat file system of '%s'", label);
+	type_name((unsigned long)st.f_type, buf, len);
 	return 0;
 }
 

@@ -65,6 +65,9 @@ long long fs_read_full(int fd, void *buf, size_t len);
 /* Name of the file system type holding path ("ext4", "tmpfs", ...; "0x1234" when unknown). */
 int fs_type_name(const char *path, char *buf, size_t len);
 
+/* fs_type_name of the file open as fd; label names it in messages. */
+int fs_type_name_fd(int fd, const char *label, char *buf, size_t len);
+
 /*
  * Where scratch directories go: $XFERCMP_SCRATCH if set (tests point it at
  * their own directory), else /var/tmp, which is on disk where /tmp may be tmpfs.

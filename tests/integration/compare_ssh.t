@@ -143,6 +143,16 @@ check_rc 0 "bootstrap: smallfiles (2000 files), every strategy, nothing installe
 	"$xf" -F "$cfg" -v -w smallfiles --files 2000 -s all --json "$json" testbed
 check_grep "bootstrap: the client says it uploaded the agent" "uploaded the agent to testbed:" "$LAST_OUT"
 ok_results "bootstrap: smallfiles: every strategy ok and verified" "$json"
+# a generated workload may go in clear, and the report says once which strategies did
+notes=$(grep -c "^sent unencrypted over TCP" <<<"$LAST_OUT")
+[ "$notes" -eq 1 ]
+ok $? "bootstrap: the report says once that data went unencrypted over TCP (seen $notes)"
+check_grep "bootstrap: the note names the raw strategies, and says the SSH ones encrypt" \
+	"sent unencrypted over TCP \(readable on the way\): splice, zstd, parallel; the SSH strategies encrypt" \
+	"$(tr '\n' ' ' <<<"$LAST_OUT" | sed 's/  */ /g')"
+clear=$(json_get "$json" "','.join(r['strategy'] for r in d['results'] if r['cleartext'])")
+[ "$clear" = "splice,zstd,parallel" ]
+ok $? "bootstrap: the JSON marks those three cleartext, no other ($clear)"
 ok_gone "bootstrap: smallfiles: the agent removed its scratch root" "$json"
 cached=$(cached_agent)
 [ "$(wc -w <<<"$cached")" -eq 1 ] && [ -x "$cached" ] && cmp -s "$cached" "$agent_local"

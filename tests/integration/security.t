@@ -8,7 +8,15 @@
 #     full 1 MiB tmpfs): one clear line, and no .tmp file left there;
 #  3. a job directory swapped for a symbolic link by the agent's own user, as
 #     root and as a user the test creates, before the receive and in the
-#     middle of it: refused or harmless, nothing written outside the root.
+#     middle of it: refused or harmless, nothing written outside the root;
+#     a --remote-dir that is a symbolic link: refused, naming it, nothing
+#     written at its target;
+#  4. two runs sharing one --remote-dir;
+#  5. and 6. a tree with 0555 and 0000 directories through every strategy,
+#     the agent as root and as the user: nothing left behind;
+#  7. a cleanup that fails (root's files in the user's agent's job
+#     directory): both the agent and the client say so, with what to do,
+#     and exit 1.
 # Needs root (the testbed, useradd, mount). Talks only to 127.0.0.1 and
 # 198.18.0.2.
 #
@@ -324,6 +332,24 @@ until_empty 30 0.5 leftovers "$home/scratch"
 ok $? "as $user: its root removed, the moved directory with it"
 [ -z "$left" ] || printf '%s\n' "$left" | diag
 
+echo "# at ${SECONDS} s"
+# 3d. the user's run with --remote-dir a symbolic link (the parent the agent
+# would make its root in): the agent refuses it, naming the link; nothing is
+# made at its target. The old agent made its root there (issue 22).
+mkdir -p "$home/link-target"
+chown "$user:" "$home/link-target"
+as_user ln -s "$home/link-target" "$home/scratch-link"
+as_user "$xf" -F "$home/ssh_config" --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	-s splice,tar-ssh --remote-dir "$home/scratch-link" testbed >"$work/3d.out" 2>"$work/3d.err"
+rc=$?
+[ "$rc" -eq 1 ]
+ok $? "as $user, --remote-dir a link: refused (exit $rc)"
+check_grep "as $user, --remote-dir a link: one line naming the link and what to do" \
+	"^xfercmp: .*scratch parent '$home/scratch-link' is a symbolic link: name the directory itself" \
+	"$(tail -n 1 "$work/3d.err")"
+[ -z "$(ls -A "$home/link-target")" ] && [ -L "$home/scratch-link" ]
+ok $? "as $user, --remote-dir a link: nothing made at its target, the link left as it was"
+
 # ---------------------------------------------------------------- 4. two runs, one --remote-dir
 echo "# two runs at once sharing --remote-dir, at ${SECONDS} s"
 shared="$work/shared"
@@ -386,15 +412,15 @@ ok $? "0000 directories to $user's agent: it ended (exit $src) and nothing is le
 # ---------------------------------------------------------------- 6. the same tree through every strategy
 # The tree of 5 through every own and every reference strategy to the testbed,
 # the remote side run as root and as $user (the client is root both times:
-# only root reads a 0000 directory on this side). Each verifies, or is
-# skipped or fails saying why (refused below); afterwards nothing is left
+# only root reads a 0000 directory on this side); afterwards nothing is left
 # under the scratch parent, whatever the strategy's own tool left behind.
-# Refused (NAME=PATTERN, the reason the result must give), to a non-root
-# user only: rsync (real-rsync, and fpsync's rsync workers) sets d000 to
-# 0000 before it comes to d000/in, cannot reach in to give it its mode and
-# mtime, and exits 0 all the same (rsync 3.2.7, seen by hand: 'rsync -a' as
-# that user leaves d000/in 0700); the verification says so. Every other
-# strategy verifies, as root all of them (seen on a loopback sshd first).
+# As root, -s all,real verifies and exits 0. As $user, every strategy but
+# rsync's two verifies and exits 0; rsync's two, run apart, must be refused
+# by the verification, naming the mode (NAME=PATTERN, the reason the result
+# must give), and exit 1: rsync (real-rsync, and fpsync's rsync workers) sets
+# d000 to 0000 before it comes to d000/in, cannot reach in to give it its
+# mode and mtime, and exits 0 all the same (rsync 3.2.7, seen by hand:
+# 'rsync -a' as that user leaves d000/in 0700).
 rsync_refused='verification failed: .*mode differs: d000/in \(expected 0000, found 0700\)'
 # results_bad JSON: prints what is wrong with the results (nothing when all is well)
 results_bad() {
@@ -422,28 +448,99 @@ everything_left() {
 "$tb" up >/dev/null 2>&1 || { echo "Bail out! testbed.sh up failed"; exit 1; }
 # ssh refuses a config another user owns: the user's, owned by root
 cp "$home/ssh_config" "$work/user_ssh_config"
-for side in root "$user"; do
-	echo "# the tree through -s all,real, the remote side as $side, at ${SECONDS} s"
+# every strategy but rsync's two
+others=$("$xf" --list-strategies | cut -f1 | grep -vxE 'real-rsync|real-fpsync' | paste -sd, -)
+# through NAME SIDE STRATEGIES WANT [NAME=PATTERN...]: the tree through STRATEGIES, the
+# remote side as SIDE, each in a parent of its own; the run must exit WANT, each
+# strategy verify or be refused as NAME=PATTERN says, and nothing be left
+through() {
+	local name=$1 side=$2 list=$3 want=$4 conf parent rc want_n got_n
+	shift 4
+	refused=("$@")
+	echo "# the tree through -s $list, the remote side as $side, at ${SECONDS} s"
 	if [ "$side" = root ]; then
-		conf=$cfg parent="$work/p6-root" want=0 refused=()
+		conf=$cfg parent="$work/p6-$name"
 		mkdir -p "$parent"
 	else
-		conf="$work/user_ssh_config" parent="$home/p6" want=1
-		refused=("real-rsync=$rsync_refused" "real-fpsync=$rsync_refused")
+		conf="$work/user_ssh_config" parent="$home/p6-$name"
 		mkdir -p "$parent"
 		chown "$user:" "$parent"
 	fi
-	timeout 900 "$xf" -F "$conf" --no-probes --allow-cleartext -w "dir:$t5" -s all,real \
-		--remote-dir "$parent" --json "$work/all-$side.json" testbed >"$work/all-$side.out" 2>"$work/all-$side.err"
+	timeout 900 "$xf" -F "$conf" --no-probes --allow-cleartext -w "dir:$t5" -s "$list" \
+		--remote-dir "$parent" --json "$work/$name.json" testbed >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	[ "$rc" -eq "$want" ]
-	ok $? "0000 directories, remote side $side: -s all,real exits $want (exit $rc; ${#refused[@]} refused)"
-	[ "$rc" -eq "$want" ] || tail -n 3 "$work/all-$side.err" | diag
-	ok_results "0000 directories, remote side $side: each strategy verified, or refused saying why" \
-		"$work/all-$side.json"
+	ok $? "0000 directories, $name (remote side $side): exits $want (exit $rc; ${#refused[@]} refused)"
+	[ "$rc" -eq "$want" ] || tail -n 3 "$work/$name.err" | diag
+	if [ "$list" = all,real ]; then
+		want_n=$("$xf" --list-strategies | wc -l)
+	else
+		want_n=$(tr ',' '\n' <<<"$list" | wc -l)
+	fi
+	got_n=$(json_get "$work/$name.json" "len(d['results'])")
+	[ "$got_n" = "$want_n" ]
+	ok $? "0000 directories, $name (remote side $side): every strategy asked for ran ($got_n of $want_n)"
+	ok_results "0000 directories, $name (remote side $side): each strategy verified, or refused saying why" \
+		"$work/$name.json"
 	until_empty 30 0.5 everything_left "$parent"
-	ok $? "0000 directories, remote side $side: nothing left under $parent, no process on the host naming it"
+	ok $? "0000 directories, $name (remote side $side): nothing left under $parent, no process on the host naming it"
 	[ -z "$left" ] || printf '%s\n' "$left" | diag
-done
+}
+through all-real-as-root root all,real 0
+through all-but-rsync-as-user "$user" "$others" 0
+through rsync-as-user "$user" real-rsync,real-fpsync 1 \
+	"real-rsync=$rsync_refused" "real-fpsync=$rsync_refused"
+
+# ---------------------------------------------------------------- 7. a cleanup that fails
+echo "# a cleanup that fails: root's files in $user's agent's job directory, at ${SECONDS} s"
+# The user's agent on loopback (serve --once); root's client runs a cmd:
+# strategy that copies, as root, a 0555 directory holding a file into the
+# job directory: the copy verifies, but the user can neither remove the
+# file (the directory is root's and read-only) nor make the directory
+# writable. Both ends must say the cleanup failed, where, and what to do,
+# and exit 1; the agent keeps the root's marker (for a fallback).
+t7="$work/stuck-tree"
+mkdir -p "$t7/d555"
+echo a >"$t7/d555/a"
+echo top >"$t7/top.txt"
+chmod 0555 "$t7/d555"
+p7="$home/serve-stuck"
+mkdir -p "$p7"
+chown "$user:" "$p7"
+as_user timeout 120 "$xf" serve --once --listen 127.0.0.1:0 --token-file "$home/token" \
+	--root "$p7" >"$work/serve7.out" 2>"$work/serve7.err" &
+serve_pid=$!
+for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve7.out" && break; sleep 0.1; done
+port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve7.out")
+timeout 120 "$xf" --agent "127.0.0.1:$port" --token-file "$work/token" --no-probes -w "dir:$t7" \
+	-s 'cmd:as-root=cp -a {src}/d555 {src}/top.txt {dst}' --json "$work/stuck.json" \
+	>"$work/stuck.out" 2>"$work/stuck.err"
+rc=$?
+[ "$rc" -eq 1 ]
+ok $? "cleanup fails: the client exits 1 (exit $rc)"
+st=$(json_get "$work/stuck.json" "[(r['status'], r['verified']) for r in d['results']]")
+[ "$st" = "[('ok', True)]" ]
+ok $? "cleanup fails: the strategy itself verified, so the exit is the cleanup's ($st)"
+root7=$(compgen -G "$p7/xfercmp.*" | head -n 1)
+[ -n "$root7" ]
+ok $? "cleanup fails: the agent's root is left in $p7 (${root7##*/})"
+lines=$(grep -c . "$work/stuck.err")
+[ "$lines" -eq 1 ]
+ok $? "cleanup fails: the client says one line on stderr ($lines)"
+check_grep "cleanup fails: the client says where it failed and why, and the command that removes the rest" \
+	"^xfercmp: cleanup on 127\.0\.0\.1 failed: agent: cannot remove '$root7/1-as-root' \(first at 'd555/a'\): Permission denied; remove what is left there with: chmod -R u\+rwx '$root7' && rm -rf '$root7'$" \
+	"$(cat "$work/stuck.err")"
+{ wait "$serve_pid"; } 2>/dev/null
+src=$?
+serve_pid=
+[ "$src" -eq 1 ]
+ok $? "cleanup fails: the agent exits 1 (exit $src)"
+check_grep "cleanup fails: the agent says its scratch root is left behind, where it failed, and the command that removes it" \
+	"^xfercmp serve: scratch root left behind \(remove it with: chmod -R u\+rwx '$root7' && rm -rf '$root7'\): cannot remove '$root7' \(first at '1-as-root/d555/a'\): Permission denied$" \
+	"$(cat "$work/serve7.err")"
+[ -f "$root7/.xfercmp-agent" ]
+ok $? "cleanup fails: the root keeps its marker"
+rm -rf "$root7" && [ -z "$(ls -A "$p7")" ]
+ok $? "cleanup fails: root removes what was left"
 
 finish

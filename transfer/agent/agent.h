@@ -79,8 +79,9 @@ struct agent_session {
 	struct wire_chan ctl;	/* the authenticated control connection */
 	int listen_fd;		/* for the data connections of a receive */
 	unsigned char key[WIRE_KEY_BYTES];	/* the session key (wire_auth.h) */
-	const char *root;	/* the scratch root's path */
-	struct agent_root *scratch;	/* the scratch root; NULL in tests of the probes */
+	const char *root;	/* the scratch root's path, for messages and the client */
+	struct agent_root *scratch;	/* the scratch root: everything the agent does in it
+					 * goes through its descriptor */
 	int keep;
 	int session_idle_s;	/* see AGENT_SESSION_IDLE_S */
 	struct manifest manifest;

@@ -1,18 +1,23 @@
 /*
  * The agent's destination probes, the requests "probe_disk" and
  * "probe_create" (see probes.h); probe_destination() in probe_net.c is the
- * client's side. Both work in a fresh directory under the scratch root and
- * remove it before they answer, whatever happened.
+ * client's side. Both work in a fresh directory they make beneath the
+ * scratch root's descriptor (agent_root_make_temp) and reach everything in
+ * it through that directory's descriptor, never by a path: a root renamed
+ * away, or a link put in its place or below it, leads nowhere else. They
+ * remove the directory before they answer, whatever happened.
  */
 #define _GNU_SOURCE
 #include "agent/agent_probes.h"
 
 #include "agent/agent.h"
+#include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
 #include "parallel.h"
 #include "cache_behind.h"
+#include "stream/beneath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,14 +63,39 @@ static int get_cap(json_object *req, const char *key, uint64_t def, uint64_t max
 	return 0;
 }
 
-/* A fresh directory root/prefix.XXXXXX into dir. */
-static int make_probe_dir(const struct agent_session *s, const char *prefix, char *dir, size_t len)
+/*
+ * A fresh directory prefix.XXXXXX beneath the scratch root: its name in the
+ * root into name, its path into label (for messages only). Returns its fd
+ * or -1 (error set).
+ */
+static int make_probe_dir(const struct agent_session *s, const char *prefix, char *name,
+			  size_t len, char *label, size_t label_len)
 {
-	if (snprintf(dir, len, "%s/%s.XXXXXX", s->root, prefix) >= (int)len)
-		return err_set("scratch root '%s' is too long", s->root);
-	if (!mkdtemp(dir))
-		return err_errno("cannot create a probe directory under '%s'", s->root);
-	return 0;
+	int fd;
+
+	if (!s->scratch)
+		return err_set("cannot create a probe directory: the agent has no scratch root");
+	fd = agent_root_make_temp(s->scratch, prefix, name, len);
+	if (fd < 0)
+		return err_wrap("cannot create a probe directory");
+	snprintf(label, label_len, "%s/%s", s->root, name);
+	return fd;
+}
+
+/*
+ * Opens (with O_CREAT, creates) path beneath dirfd through no link. Kernels
+ * before 5.6 have no openat2: there the last component is not followed
+ * (O_NOFOLLOW, and O_EXCL for a create), and a directory on the way is one
+ * the probe made a moment ago in the agent's 0700 root. Returns the fd, or
+ * -1 with errno.
+ */
+static int probe_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int fd = beneath_open(dirfd, path, (uint64_t)flags, mode);
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dirfd, path, flags | O_NOFOLLOW, mode);
+	return fd;
 }
 
 /* Bytes no file system can compress or deduplicate: every 4 KiB page is stamped with its offset. */
@@ -91,14 +121,15 @@ static void stamp_block(unsigned char *buf, uint64_t off)
 }
 
 /*
- * Writes path until max_bytes or the budget, then fsync. Sets *bytes and
- * *secs (write + fsync). Returns 0 or -1 (error set); the caller removes
- * the file. Written with write-behind and drop-behind (common/cache_behind.c), as
- * the receivers write a large file: the rate is the disk's, not that of a
- * page cache filling with gigabytes of dirty data, and the budget holds.
+ * Writes the new file name in dirfd (path: its path, for messages) until
+ * max_bytes or the budget, then fsync. Sets *bytes and *secs (write +
+ * fsync). Returns 0 or -1 (error set); the caller removes the file. Written
+ * with write-behind and drop-behind (common/cache_behind.c), as the
+ * receivers write a large file: the rate is the disk's, not that of a page
+ * cache filling with gigabytes of dirty data, and the budget holds.
  */
-static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint64_t *bytes,
-		      double *secs)
+static int disk_write(int dirfd, const char *name, const char *path, double seconds,
+		      uint64_t max_bytes, uint64_t *bytes, double *secs)
 {
 	unsigned char *buf;
 	clock_ns start, deadline;
@@ -109,7 +140,7 @@ static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint
 	if (posix_memalign((void **)&buf, 4096, DISK_BLOCK) != 0)
 		return err_set("out of memory for the disk probe's buffer");
 	fill_random(buf, DISK_BLOCK, 0x9e3779b97f4a7c15ull);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = probe_open(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		free(buf);
 		return err_errno("cannot create '%s'", path);
@@ -144,22 +175,24 @@ static int disk_write(const char *path, double seconds, uint64_t max_bytes, uint
 
 int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *reply)
 {
-	char dir[PATH_MAX], path[PATH_MAX], fstype[32] = "";
+	char name[64], dir[PATH_MAX], path[PATH_MAX], fstype[32] = "";
 	uint64_t max_bytes, bytes = 0;
 	double seconds, took = 0;
-	int rc;
+	int dirfd, rc;
 
 	if (get_seconds(req, &seconds) < 0 ||
 	    get_cap(req, "max_bytes", PROBE_DISK_DEFAULT_BYTES, PROBE_DISK_MAX_BYTES, &max_bytes) < 0)
 		return -1;
-	if (make_probe_dir(s, "probe-disk", dir, sizeof(dir)) < 0)
+	dirfd = make_probe_dir(s, "probe-disk", name, sizeof(name), dir, sizeof(dir));
+	if (dirfd < 0)
 		return -1;
 	rc = fs_join(path, sizeof(path), dir, "write.bin");
 	if (rc == 0)
-		rc = disk_write(path, seconds, max_bytes, &bytes, &took);
+		rc = disk_write(dirfd, "write.bin", path, seconds, max_bytes, &bytes, &took);
 	if (rc == 0)
-		rc = fs_type_name(dir, fstype, sizeof(fstype));
-	if (fs_remove_tree(dir) < 0 && rc == 0)
+		rc = fs_type_name_fd(dirfd, dir, fstype, sizeof(fstype));
+	close(dirfd);
+	if (agent_root_remove(s->scratch, name) < 0 && rc == 0)
 		rc = -1;
 	if (rc < 0)
 		return -1;
@@ -171,7 +204,8 @@ int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *
 }
 
 struct create_job {
-	const char *dir;
+	int dirfd;		/* where the files go */
+	const char *dir;	/* its path, for messages */
 	const unsigned char *content;
 	clock_ns deadline;
 	uint64_t created;	/* atomic */
@@ -186,49 +220,50 @@ struct create_job {
 static int create_one(void *ctx, unsigned worker, uint64_t i)
 {
 	struct create_job *job = ctx;
-	char path[PATH_MAX];
-	int fd, n;
+	char path[32];
+	int fd;
 
 	(void)worker;
 	if (i >= CREATE_MIN_FILES && clock_now() >= job->deadline)
 		return 0;
-	n = snprintf(path, sizeof(path), "%s/d%04llu/f%07llu", job->dir,
-		     (unsigned long long)(i / CREATE_PER_DIR), (unsigned long long)i);
-	if (n >= (int)sizeof(path))
-		return err_set("probe path under '%s' is too long", job->dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	snprintf(path, sizeof(path), "d%04llu/f%07llu", (unsigned long long)(i / CREATE_PER_DIR),
+		 (unsigned long long)i);
+	/* one open per file, as a receiver's: the rate is the create's, not a lookup's more */
+	fd = probe_open(job->dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ENOENT) {
-		char *slash = strrchr(path, '/');
+		char *slash = strchr(path, '/');
 
 		*slash = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return err_errno("cannot create '%s'", path);
+		if (mkdirat(job->dirfd, path, 0755) < 0 && errno != EEXIST)
+			return err_errno("cannot create '%s/%s'", job->dir, path);
 		*slash = '/';
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = probe_open(job->dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	}
 	if (fd < 0)
-		return err_errno("cannot create '%s'", path);
+		return err_errno("cannot create '%s/%s'", job->dir, path);
 	if (fs_write_all(fd, job->content, CREATE_SIZE) < 0) {
-		err_errno("cannot write '%s'", path);
+		err_errno("cannot write '%s/%s'", job->dir, path);
 		close(fd);
 		return -1;
 	}
 	if (close(fd) < 0)
-		return err_errno("cannot close '%s'", path);
+		return err_errno("cannot close '%s/%s'", job->dir, path);
 	__atomic_fetch_add(&job->created, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 /*
- * Creates files under dir on `threads` threads until max_files or the
- * deadline (at least CREATE_MIN_FILES). Sets *files and *secs (the creates
- * alone: the caller times the syncfs).
+ * Creates files in the directory dirfd (dir: its path, for messages) on
+ * `threads` threads until max_files or the deadline (at least
+ * CREATE_MIN_FILES). Sets *files and *secs (the creates alone: the caller
+ * times the syncfs).
  */
-static int create_files(const char *dir, clock_ns deadline, uint64_t max_files, unsigned threads,
-			uint64_t *files, double *secs)
+static int create_files(int dirfd, const char *dir, clock_ns deadline, uint64_t max_files,
+			unsigned threads, uint64_t *files, double *secs)
 {
 	unsigned char content[CREATE_SIZE];
-	struct create_job job = { .dir = dir, .content = content, .deadline = deadline };
+	struct create_job job = { .dirfd = dirfd, .dir = dir, .content = content,
+				  .deadline = deadline };
 	clock_ns start = clock_now();
 
 	fill_random(content, sizeof(content), 0x2545f4914f6cdd1dull);
@@ -239,18 +274,33 @@ static int create_files(const char *dir, clock_ns deadline, uint64_t max_files, 
 	return 0;
 }
 
-static int sync_dir(const char *dir, double *secs)
+static int sync_dir(int dirfd, const char *dir, double *secs)
 {
 	clock_ns start = clock_now();
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	int rc = 0;
 
-	if (fd < 0)
-		return err_errno("cannot open '%s'", dir);
-	if (syncfs(fd) < 0)
+	if (syncfs(dirfd) < 0)
 		rc = err_errno("cannot flush '%s' to disk", dir);
-	close(fd);
 	*secs = clock_seconds(start, clock_now());
 	return rc;
+}
+
+/*
+ * Makes the directory at<i> in dirfd (dir: its path) and opens it, not
+ * following a link. Returns the fd or -1 (error set).
+ */
+static int make_depth_dir(int dirfd, const char *dir, size_t i)
+{
+	char sub[32];
+	int fd;
+
+	snprintf(sub, sizeof(sub), "at%zu", i);
+	if (mkdirat(dirfd, sub, 0755) < 0)
+		return err_errno("cannot create '%s/%s'", dir, sub);
+	fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_errno("cannot open '%s/%s'", dir, sub);
+	return fd;
 }
 
 /* The optional "depths": 1 to PROBE_DEPTHS_MAX numbers of files in flight, each 1 to PROBE_MAX_DEPTH. */
@@ -278,12 +328,12 @@ static int get_depths(json_object *req, unsigned *depths, size_t *n)
 
 int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply)
 {
-	char dir[PATH_MAX], sub[PATH_MAX];
+	char name[64], dir[PATH_MAX], sub[PATH_MAX + 32];
 	uint64_t max_files, threads, files[PROBE_DEPTHS_MAX] = { 0 }, total = 0;
 	unsigned depths[PROBE_DEPTHS_MAX];
 	double seconds, took[PROBE_DEPTHS_MAX] = { 0 }, sync_s = 0;
 	size_t n;
-	int rc = 0;
+	int dirfd, rc = 0;
 
 	if (get_seconds(req, &seconds) < 0 ||
 	    get_cap(req, "max_files", PROBE_CREATE_DEFAULT_FILES, PROBE_CREATE_MAX_FILES,
@@ -293,17 +343,21 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 		return -1;
 	if (n == 0)
 		depths[n++] = (unsigned)threads;
-	if (make_probe_dir(s, "probe-create", dir, sizeof(dir)) < 0)
+	dirfd = make_probe_dir(s, "probe-create", name, sizeof(name), dir, sizeof(dir));
+	if (dirfd < 0)
 		return -1;
 	/* each depth in its own directory, for its share of the budget */
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (snprintf(sub, sizeof(sub), "%s/at%zu", dir, i) >= (int)sizeof(sub))
-			rc = err_set("scratch root '%s' is too long", s->root);
-		else if (mkdir(sub, 0755) < 0)
-			rc = err_errno("cannot create '%s'", sub);
+		int subfd = make_depth_dir(dirfd, dir, i);
+
+		snprintf(sub, sizeof(sub), "%s/at%zu", dir, i);
+		if (subfd < 0)
+			rc = -1;
 		else
-			rc = create_files(sub, clock_now() + (clock_ns)(seconds / (double)n * 1e9),
+			rc = create_files(subfd, sub, clock_now() + (clock_ns)(seconds / (double)n * 1e9),
 					  max_files, depths[i], &files[i], &took[i]);
+		if (subfd >= 0)
+			close(subfd);
 		total += files[i];
 	}
 	/*
@@ -313,9 +367,10 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 	 * a few hundred files.
 	 */
 	if (rc == 0)
-		rc = sync_dir(dir, &sync_s);
+		rc = sync_dir(dirfd, dir, &sync_s);
+	close(dirfd);
 	/* removing is not part of the rate: the strategies never delete */
-	if (fs_remove_tree(dir) < 0 && rc == 0)
+	if (agent_root_remove(s->scratch, name) < 0 && rc == 0)
 		rc = -1;
 	if (rc < 0)
 		return -1;

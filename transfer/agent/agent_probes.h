@@ -17,7 +17,7 @@ struct recv_stats;
 /*
  * Agent request "probe_disk" {"seconds": x, "max_bytes": n} (both optional:
  * PROBE_DEFAULT_SECONDS, PROBE_DISK_DEFAULT_BYTES): writes one file of
- * incompressible 1 MiB blocks in a fresh directory under s->root, keeping
+ * incompressible 1 MiB blocks in a fresh directory beneath s->scratch, keeping
  * writeback going as it writes so the time budget holds, then fsync; removes
  * it. Replies {"bytes","seconds","bps","dest_fs"}, seconds = write + fsync.
  * Returns 0 or -1 (error set; nothing left behind).

@@ -118,8 +118,12 @@ static int check_parent(const char *parent)
 	return check_ancestors(parent);
 }
 
-/* Makes xfercmp.XXXXXX in the parent, mode 0700, a fresh name each try. */
-static int make_fresh(struct agent_root *r)
+/*
+ * Makes PREFIX + 6 random characters in dirfd, mode 0700, a fresh name each
+ * try: mkdtemp relative to a descriptor. name (len bytes) gets the name.
+ * Returns 0, or -1 with errno (EEXIST when every name tried exists).
+ */
+static int mkdir_fresh(int dirfd, const char *prefix, char *name, size_t len)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -127,16 +131,28 @@ static int make_fresh(struct agent_root *r)
 		unsigned char rnd[6];
 
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return err_errno("cannot name a scratch root");
-		snprintf(r->name, sizeof(r->name), AGENT_ROOT_PREFIX "%c%c%c%c%c%c",
-			 set[rnd[0] % 62], set[rnd[1] % 62], set[rnd[2] % 62], set[rnd[3] % 62],
-			 set[rnd[4] % 62], set[rnd[5] % 62]);
-		if (mkdirat(r->parent_fd, r->name, 0700) == 0)
+			return -1;
+		if (snprintf(name, len, "%s%c%c%c%c%c%c", prefix, set[rnd[0] % 62], set[rnd[1] % 62],
+			     set[rnd[2] % 62], set[rnd[3] % 62], set[rnd[4] % 62],
+			     set[rnd[5] % 62]) >= (int)len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (mkdirat(dirfd, name, 0700) == 0)
 			return 0;
 		if (errno != EEXIST)
-			return err_errno("cannot create a scratch root in '%s'", r->parent);
+			return -1;
 	}
-	return err_set("cannot create a scratch root in '%s': every name tried exists", r->parent);
+	errno = EEXIST;
+	return -1;
+}
+
+/* Makes xfercmp.XXXXXX in the parent, mode 0700. */
+static int make_fresh(struct agent_root *r)
+{
+	if (mkdir_fresh(r->parent_fd, AGENT_ROOT_PREFIX, r->name, sizeof(r->name)) < 0)
+		return err_errno("cannot create a scratch root in '%s'", r->parent);
+	return 0;
 }
 
 /* Opens the root just made and checks it is what mkdirat made: ours, 0700, a directory. */
@@ -244,6 +260,26 @@ int agent_root_open_dir(const struct agent_root *r, const char *name)
 	}
 	if (fd < 0)
 		return err_errno("cannot open '%s' beneath '%s'", name, r->path);
+	return fd;
+}
+
+int agent_root_make_temp(const struct agent_root *r, const char *prefix, char *name, size_t len)
+{
+	char pre[64];
+	int fd;
+
+	if (snprintf(pre, sizeof(pre), "%s.", prefix) >= (int)sizeof(pre) || !plain_name(prefix))
+		return err_set("'%s' is not a prefix for a directory in the scratch root", prefix);
+	if (mkdir_fresh(r->fd, pre, name, len) < 0)
+		return err_errno("cannot create '%sXXXXXX' in scratch root '%s'", pre, r->path);
+	fd = agent_root_open_dir(r, name);
+	if (fd < 0) {
+		struct err_saved saved;
+
+		err_save(&saved);
+		agent_root_remove(r, name);
+		return err_restore(&saved);
+	}
 	return fd;
 }
 

@@ -46,6 +46,14 @@ int agent_root_mkdir(struct agent_root *r, const char *name);
  */
 int agent_root_open_dir(const struct agent_root *r, const char *name);
 
+/*
+ * Makes a fresh directory PREFIX.XXXXXX (6 random characters, mode 0700) in
+ * the root, mkdtemp-style but beneath the root's descriptor, and opens it
+ * as agent_root_open_dir does. name (len bytes) gets its name in the root,
+ * for agent_root_remove. Returns the fd or -1 (error set; nothing made).
+ */
+int agent_root_make_temp(const struct agent_root *r, const char *prefix, char *name, size_t len);
+
 /* Removes name and everything below it, never through a link. 0 or -1 (error set). */
 int agent_root_remove(const struct agent_root *r, const char *name);
 

@@ -63,7 +63,7 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	(void)req;
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
-	fs_type_name(s->root, fstype, sizeof(fstype));
+	fs_type_name_fd(s->scratch->fd, s->root, fstype, sizeof(fstype));
 	json_object_object_add(reply, "hostname", json_object_new_string(host));
 	json_object_object_add(reply, "kernel", json_object_new_string(u.release));
 	json_object_object_add(reply, "machine", json_object_new_string(u.machine));
@@ -74,7 +74,7 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	{
 		struct statvfs v;
 
-		json_object_object_add(reply, "root_free_bytes", statvfs(s->root, &v) == 0 ?
+		json_object_object_add(reply, "root_free_bytes", fstatvfs(s->scratch->fd, &v) == 0 ?
 				       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)) :
 				       NULL);
 	}

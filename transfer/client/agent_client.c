@@ -283,6 +283,27 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 }
 
 /*
+ * src shown for a message: each control character as \n, \t or \xHH and
+ * a backslash doubled, so a hostile value cannot break the message's line
+ * or reach the terminal as an escape sequence; cut to fit len.
+ */
+static void shown(char *buf, size_t len, const char *src)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)src; *p && n + 5 < len; p++) {
+		if (*p == '\n' || *p == '\t' || *p == '\\')
+			n += (size_t)snprintf(buf + n, len - n, "\\%c",
+					      *p == '\n' ? 'n' : *p == '\t' ? 't' : '\\');
+		else if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
+		else
+			buf[n++] = (char)*p;
+	}
+	buf[n] = '\0';
+}
+
+/*
  * The scratch root from the agent's "info": an absolute path with no empty,
  * "." or ".." part and no control character, since every destination is
  * made from it and handed to the host's shell and tools.
@@ -290,19 +311,28 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 static int take_root(struct agent_client *c)
 {
 	const char *root;
+	char show[256];
 
 	if (wire_get_str(c->info, "root", &root) < 0)
-		return err_wrap("agent");
-	if (root[0] != '/' || strlen(root) >= sizeof(c->root) || !strcmp(root, "/"))
-		return err_set("agent: protocol error: scratch root '%s' is not an absolute path", root);
-	for (const char *p = root; *p; p++) {
+		return err_wrap("agent on %s", c->label);
+	shown(show, sizeof(show), root);
+	/* first, so that no other message prints the character itself */
+	for (const char *p = root; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return err_set("agent: protocol error: scratch root '%s' holds a control character", root);
+			return err_set("agent on %s: protocol error: scratch root '%s' holds a control character",
+				       c->label, show);
+	if (root[0] != '/' || strlen(root) >= sizeof(c->root))
+		return err_set("agent on %s: protocol error: scratch root '%s' is not an absolute path",
+			       c->label, show);
+	if (!strcmp(root, "/"))
+		return err_set("agent on %s: protocol error: scratch root '/' is the whole file system",
+			       c->label);
+	for (const char *p = root; *p; p++)
 		if (*p == '/' && (p[1] == '/' || p[1] == '\0' ||
 				  (p[1] == '.' && (p[2] == '/' || p[2] == '\0' ||
 						   (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))))
-			return err_set("agent: protocol error: scratch root '%s' is not a plain absolute path", root);
-	}
+			return err_set("agent on %s: protocol error: scratch root '%s' is not a plain absolute path",
+				       c->label, show);
 	snprintf(c->root, sizeof(c->root), "%s", root);
 	return 0;
 }
@@ -517,8 +547,9 @@ int agent_client_close(struct agent_client *c)
 			struct err_saved why;
 
 			err_save(&why);
-			rc = err_set("cleanup on %s failed: %s; remove what is left with chmod -R u+rwx, then rm -rf",
-				     c->label, why.msg);
+			/* the agent's own words name what failed; the command takes all of its root */
+			rc = err_set("cleanup on %s failed: %s; remove what is left there with: chmod -R u+rwx '%s' && rm -rf '%s'",
+				     c->label, why.msg, c->root, c->root);
 		}
 		close(c->ctl.fd);
 		c->ctl.fd = -1;

@@ -1,7 +1,7 @@
 /*
  * Unit tests for the agent's side of the probes (transfer/agent/agent_probes.h):
- * the disk and create probes called directly on a session whose root is a
- * temp dir, and the "discard" and "echo" receivers over socketpairs. The
+ * the disk and create probes called directly on a session whose scratch root is
+ * made by agent_root_make, and the "discard" and "echo" receivers over socketpairs. The
  * client's probes are tests/unit/measure/test_probes.c.
  */
 #define _GNU_SOURCE
@@ -9,44 +9,75 @@
 
 #include "agent/agent.h"
 #include "agent/agent_probes.h"
+#include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
 #include "stream/xfer_stats.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- agent side ---- */
 
-/* The running test's session root; the teardown removes it if an assertion failed first. */
-static char session_root[64];
+/*
+ * The running test's scratch root, made by agent_root_make in a parent of
+ * its own as the agent makes it; the teardown removes the parent if an
+ * assertion failed first.
+ */
+static char session_parent[64];
+static struct agent_root scratch = { .fd = -1, .parent_fd = -1 };
 
 static void session_make(struct agent_session *s)
 {
 	memset(s, 0, sizeof(*s));
-	snprintf(session_root, sizeof(session_root), "/var/tmp/xfercmp-probes-agent-XXXXXX");
-	assert_non_null(mkdtemp(session_root));
+	snprintf(session_parent, sizeof(session_parent), "/var/tmp/xfercmp-probes-agent-XXXXXX");
+	assert_non_null(mkdtemp(session_parent));
+	if (agent_root_make(&scratch, session_parent, "00112233445566778899aabbccddeeff") < 0)
+		fail_msg("agent_root_make: %s", err_msg());
 	s->ctl.fd = -1;
 	s->listen_fd = -1;
-	s->root = session_root;
+	s->root = scratch.path;
+	s->scratch = &scratch;
+}
+
+/* Entries of the open directory fd, but . and .. */
+static int entries_at(int fd)
+{
+	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
 }
 
 static void session_remove(void)
 {
-	/* the probe left nothing behind */
-	assert_int_equal(fs_dir_is_empty(session_root), 1);
-	assert_int_equal(fs_remove_tree(session_root), 0);
-	session_root[0] = '\0';
+	/* the probe left nothing behind: the root holds its marker alone */
+	assert_int_equal(entries_at(scratch.fd), 1);
+	assert_int_equal(agent_root_remove_all(&scratch), 0);
+	assert_int_equal(fs_remove_tree(session_parent), 0);
+	session_parent[0] = '\0';
 }
 
 static int session_teardown(void **state)
 {
 	(void)state;
-	if (session_root[0])
-		fs_remove_tree(session_root);
-	session_root[0] = '\0';
+	agent_root_close(&scratch);
+	if (session_parent[0])
+		fs_remove_tree(session_parent);
+	session_parent[0] = '\0';
 	return 0;
 }
 
@@ -203,20 +234,85 @@ static void test_agent_probe_bad_requests(void **state)
 	session_remove();
 }
 
+/* A root whose directory is gone (removed under the agent): both probes fail, naming why. */
 static void test_agent_probe_unwritable_root(void **state)
 {
 	struct agent_session s;
 	json_object *reply;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.root = "/var/tmp/xfercmp-probes-no-such-root";
+	session_make(&s);
+	assert_int_equal(fs_remove_tree(s.root), 0);
 	assert_int_equal(call(agent_op_probe_disk, &s, "{\"seconds\":0.1}", &reply), -1);
 	assert_contains(err_msg(), "cannot create a probe directory");
 	json_object_put(reply);
 	assert_int_equal(call(agent_op_probe_create, &s, "{\"seconds\":0.1}", &reply), -1);
 	assert_contains(err_msg(), "cannot create a probe directory");
 	json_object_put(reply);
+}
+
+/* Watches dir for anything made, changed or removed in it; returns the inotify fd. */
+static int watch(const char *dir)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_true(inotify_add_watch(fd, dir, IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVED_TO |
+				      IN_ATTRIB) >= 0);
+	return fd;
+}
+
+/*
+ * Whether the watch saw anything: the events are queued by the time the
+ * call that caused them returns.
+ */
+static int saw_events(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0)
+		assert_int_equal(errno, EAGAIN);
+	return n > 0;
+}
+
+/*
+ * The scratch root's path swapped for a symbolic link to a directory
+ * outside it (the root renamed away, a link in its place, as another
+ * process with the agent's rights could do): the probes work beneath the
+ * root's descriptor, in the directory the agent made, and nothing is made,
+ * written or removed at the link's target. Worked by path, both probes made
+ * their directory at the target (and removed it after).
+ */
+static void test_agent_probe_root_swapped_for_link(void **state)
+{
+	struct agent_session s;
+	char outside[128], moved[128];
+	json_object *reply;
+	int out_watch, root_watch;
+
+	(void)state;
+	session_make(&s);
+	snprintf(outside, sizeof(outside), "%s/outside", session_parent);
+	snprintf(moved, sizeof(moved), "%s/moved", session_parent);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(rename(s.root, moved), 0);
+	assert_int_equal(symlink(outside, s.root), 0);
+	out_watch = watch(outside);
+	root_watch = watch(moved);
+	if (call(agent_op_probe_disk, &s, "{\"seconds\":0.1,\"max_bytes\":1048576}", &reply) < 0)
+		fail_msg("probe_disk: %s", err_msg());
+	json_object_put(reply);
+	if (call(agent_op_probe_create, &s, "{\"seconds\":0.1,\"max_files\":100}", &reply) < 0)
+		fail_msg("probe_create: %s", err_msg());
+	json_object_put(reply);
+	assert_false(saw_events(out_watch));
+	assert_int_equal(fs_dir_is_empty(outside), 1);
+	/* the probes did run, in the root the agent made */
+	assert_true(saw_events(root_watch));
+	close(out_watch);
+	close(root_watch);
+	session_remove();
 }
 
 /* ---- receivers ---- */
@@ -336,7 +432,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_agent_probe_create, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_create_depths, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_bad_requests, session_teardown),
-		cmocka_unit_test(test_agent_probe_unwritable_root),
+		cmocka_unit_test_teardown(test_agent_probe_unwritable_root, session_teardown),
+		cmocka_unit_test_teardown(test_agent_probe_root_swapped_for_link, session_teardown),
 		cmocka_unit_test(test_recv_discard_counts_to_eof),
 		cmocka_unit_test(test_recv_discard_read_error),
 		cmocka_unit_test(test_recv_echo_returns_every_byte),

@@ -441,11 +441,14 @@ static void test_reordered_replies_refused(void **state)
 }
 
 /*
- * A fake agent on loopback whose gate was full the first time: it closes the
- * first connection at once, then answers the second's hello and "info".
+ * A fake agent on loopback: when drop_first (its gate was full the first
+ * time) it closes the first connection at once; then it answers a hello
+ * and "info" with {"root": root}.
  */
 struct flaky_agent {
 	int lfd;
+	int drop_first;
+	const char *root;
 	int accepted;
 	pthread_t tid;
 };
@@ -461,17 +464,21 @@ static void *flaky_main(void *arg)
 
 	if (wire_key_from_token(TOKEN, key) < 0)
 		return NULL;
-	fd = accept(f->lfd, NULL, NULL);
-	if (fd < 0)
-		return NULL;
-	f->accepted++;
-	close(fd);
+	if (f->drop_first) {
+		fd = accept(f->lfd, NULL, NULL);
+		if (fd < 0)
+			return NULL;
+		f->accepted++;
+		close(fd);
+	}
 	fd = accept(f->lfd, NULL, NULL);
 	if (fd < 0)
 		return NULL;
 	f->accepted++;
 	if (wire_recv_json(fd, 2000, &type, &o) == 0 && wire_auth_agent(fd, key, o, 2000, &ctl) == 0) {
-		json_object *req = NULL, *reply = json_tokener_parse("{\"root\":\"/var/tmp/xfercmp.abcdef\"}");
+		json_object *req = NULL, *reply = json_object_new_object();
+
+		json_object_object_add(reply, "root", json_object_new_string(f->root));
 
 		if (wire_chan_recv_json(&ctl, 2000, &type, &req) == 0)
 			wire_chan_send_json(&ctl, WIRE_OK, reply);
@@ -512,22 +519,29 @@ static void test_can_tunnel(void **state)
 	assert_int_equal(agent_client_can_tunnel(ENOMEM), 0);
 }
 
-static void test_hello_retried_once_on_reset(void **state)
+/* Starts the fake agent f on a loopback port of its own; port gets its number. */
+static void flaky_start(struct flaky_agent *f, char port[16])
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
-	struct flaky_agent f = { 0 };
+
+	f->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(f->lfd >= 0);
+	assert_int_equal(bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(f->lfd, 4), 0);
+	assert_int_equal(getsockname(f->lfd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(port, 16, "%u", ntohs(sa.sin_port));
+	assert_int_equal(pthread_create(&f->tid, NULL, flaky_main, f), 0);
+}
+
+static void test_hello_retried_once_on_reset(void **state)
+{
+	struct flaky_agent f = { .drop_first = 1, .root = "/var/tmp/xfercmp.abcdef" };
 	struct agent_client c;
 	char port[16];
 
 	(void)state;
-	f.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(f.lfd >= 0);
-	assert_int_equal(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(f.lfd, 4), 0);
-	assert_int_equal(getsockname(f.lfd, (struct sockaddr *)&sa, &len), 0);
-	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
-	assert_int_equal(pthread_create(&f.tid, NULL, flaky_main, &f), 0);
+	flaky_start(&f, port);
 	if (agent_client_connect(&c, "127.0.0.1", port, TOKEN) < 0)
 		fail_msg("connect: %s", err_msg());
 	assert_string_equal(c.root, "/var/tmp/xfercmp.abcdef");
@@ -537,6 +551,52 @@ static void test_hello_retried_once_on_reset(void **state)
 	c.ctl.fd = -1;
 	agent_client_close(&c);
 	close(f.lfd);
+}
+
+/*
+ * Every destination is made from the root "info" names, and the SSH
+ * strategies hand it to the host's shell and tools: a root that is
+ * relative, climbs with "..", has an empty part or a control character is
+ * refused, the connection closed, in one line naming what is wrong (a
+ * control character is shown escaped, never printed as it is).
+ */
+static void test_info_root_refused(void **state)
+{
+	static const struct {
+		const char *root, *error;
+	} cases[] = {
+		{ "var/tmp/xfercmp.abcdef", "'var/tmp/xfercmp.abcdef' is not an absolute path" },
+		{ "", "'' is not an absolute path" },
+		{ "/", "'/' is the whole file system" },
+		{ "/var/tmp/../../etc", "'/var/tmp/../../etc' is not a plain absolute path" },
+		{ "/var/tmp/..", "'/var/tmp/..' is not a plain absolute path" },
+		{ "/var//tmp/xfercmp.abcdef", "'/var//tmp/xfercmp.abcdef' is not a plain absolute path" },
+		{ "/var/tmp/./xfercmp.abcdef", "is not a plain absolute path" },
+		{ "/var/tmp/xfercmp.abcdef/", "is not a plain absolute path" },
+		{ "/var/tmp/xfercmp.ab\ncdef", "'/var/tmp/xfercmp.ab\\ncdef' holds a control character" },
+		{ "/var/tmp/x\x1b[2Jy", "'/var/tmp/x\\x1b[2Jy' holds a control character" },
+		{ "rel\tative", "'rel\\tative' holds a control character" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct flaky_agent f = { .root = cases[i].root };
+		struct agent_client c;
+		char port[16];
+		int rc;
+
+		flaky_start(&f, port);
+		rc = agent_client_connect(&c, "127.0.0.1", port, TOKEN);
+		pthread_join(f.tid, NULL);
+		close(f.lfd);
+		if (rc == 0)
+			fail_msg("root '%s' was taken", cases[i].root);
+		print_message("# %s\n", err_msg());
+		assert_contains(err_msg(), "agent on 127.0.0.1: protocol error: scratch root");
+		assert_contains(err_msg(), cases[i].error);
+		assert_null(strchr(err_msg(), '\n'));
+		assert_int_equal(c.ctl.fd, -1);
+	}
 }
 
 int main(void)
@@ -557,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replayed_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reordered_replies_refused, pair_setup, pair_teardown),
 		cmocka_unit_test(test_hello_retried_once_on_reset),
+		cmocka_unit_test(test_info_root_refused),
 		cmocka_unit_test_setup_teardown(test_through_ssh_neither_local_nor_clear, pair_setup,
 						pair_teardown),
 		cmocka_unit_test(test_can_tunnel),
