@@ -40,6 +40,10 @@
 #define DISK_PROBE_MIN (1ull << 20)
 
 /* Option texts the comparison and `probe` share, so their help cannot drift apart. */
+#define SOURCE_DIR_HELP                                                                        \
+	"      --source-dir DIR     generate the workload here and keep it; reused when DIR\n"   \
+	"                           already holds the same workload (default: a temporary\n"   \
+	"                           directory under /var/tmp, removed at the end)\n"
 #define CONNECT_OPTIONS_HELP                                                                   \
 	"  -F, --ssh-config FILE    ssh configuration file, as ssh -F (default ~/.ssh/config)\n"  \
 	"      --accept-new-hostkey add an unknown host key to known_hosts (a changed key is\n"  \
@@ -71,9 +75,7 @@ static const char compare_help[] =
 	"Moves a workload to HOST through several strategies, verifies every byte arrived,\n"
 	"and reports each strategy's time. Without HOST (or with HOST 'local') it starts an\n"
 	"agent on this machine and compares against it over loopback.\n\n" WORKLOAD_OPTIONS_HELP
-	"      --source-dir DIR     generate the workload here and keep it; reused when DIR\n"
-	"                           already holds the same workload (default: a temporary\n"
-	"                           directory under /var/tmp, removed at the end)\n"
+	SOURCE_DIR_HELP
 	"  -s, --strategies LIST    comma-separated strategies, or all (default all); real =\n"
 	"                           the system's own scp, rsync, tar, rclone, fpsync (real-*);\n"
 	"                           cmd:NAME=COMMAND = your own command with {src}, {host},\n"
@@ -119,6 +121,7 @@ static const char probe_help[] =
 	"Measures the ceilings of this pair of machines (network, SSH, disk, file creation,\n"
 	"compression) and reports them; no strategy runs. The workload options choose the\n"
 	"data the source-side and compression probes read.\n\n" WORKLOAD_OPTIONS_HELP
+	SOURCE_DIR_HELP
 	CONNECT_OPTIONS_HELP
 	"      --warm               skip the source disk probe (it would drop the page cache)\n"
 	"  -P, --streams N|auto     the streams the ceilings are shown at (default auto: what\n"
@@ -528,8 +531,6 @@ static int check_opts(struct compare_opts *o, int argc, char **argv)
 	o->host = optind < argc ? argv[optind] : "local";
 	if (workload_opts_finish(&o->wo) < 0)
 		return cmd_usage_error(NULL, "%s", err_msg());
-	if (o->probe_only && o->no_probes)
-		return cmd_usage_error("probe", "--no-probes leaves nothing to do");
 	if (!!o->agent != !!o->token_file)
 		return cmd_usage_error(NULL, "--agent and --token-file go together");
 	if (o->agent_via_ssh && (o->agent || !strcmp(o->host, "local")))
@@ -541,6 +542,34 @@ static int check_opts(struct compare_opts *o, int argc, char **argv)
 		return cmd_usage_error(NULL, "--remote-dir: at most %d bytes, not %zu", SSH_TARGET_ROOT_MAX,
 				       strlen(o->remote_dir));
 	return 0;
+}
+
+/*
+ * The comparison's options that `probe` has no use for: it refuses them, as
+ * any option its help does not list (they were taken and ignored).
+ */
+static int comparison_only(int opt)
+{
+	static const int ids[] = { 's', OPT_LIST_STRATEGIES, OPT_REPEAT, OPT_ALLOW_CLEARTEXT,
+				   OPT_ZTHREADS, OPT_WHAT_IF, OPT_EXPLAIN, OPT_NO_PROBES, OPT_HTML,
+				   OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN };
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (ids[i] == opt)
+			return 1;
+	return 0;
+}
+
+/* The usage error for such an option, named by its long name (argv may hold its value). */
+static int probe_refuses(const struct option *longopts, int opt)
+{
+	const char *name = "?";
+
+	for (; longopts->name; longopts++)
+		if (longopts->val == opt)
+			name = longopts->name;
+	return cmd_usage_error("probe", "unknown option '--%s': it is the comparison's, not probe's",
+			       name);
 }
 
 int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
@@ -600,6 +629,8 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 				o->workload_name = optarg;
 			continue;
 		}
+		if (probe_only && comparison_only(opt))
+			return probe_refuses(longopts, opt);
 		switch (opt) {
 		case OPT_SOURCE_DIR: o->source_dir = optarg; break;
 		case 's': o->strategies = optarg; break;
@@ -621,8 +652,6 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 				return rc;
 			break;
 		case OPT_EXPLAIN:
-			if (probe_only)
-				return cmd_usage_error("probe", "unknown option '--explain'");
 			if (explain_check_list(optarg) < 0)
 				return cmd_usage_error(NULL, "%s", err_msg());
 			o->explain = 1;

@@ -16,6 +16,9 @@
 
 #define REPORT_SCHEMA 2
 
+/* After "partial: " in every rendering of an interrupted run (table, HTML, exports). */
+#define REPORT_PARTIAL_WHY "interrupted; only the strategies marked ok finished"
+
 struct explain_report;
 
 struct report {
@@ -192,7 +195,10 @@ int report_json_write(const struct report *r, const char *path);
 
 /*
  * The results table, one row per strategy, as CSV (RFC 4180) or as a
- * Markdown table. Returns 0 or -1 (error set).
+ * Markdown table. An interrupted run (r->partial) is marked in both: CSV by
+ * its last column, "partial", "yes" in every row ("no" otherwise), which a
+ * reader that picks columns by name passes over; Markdown by a line
+ * "**partial: interrupted; ...**" before the table. Returns 0 or -1 (error set).
  */
 int report_export_csv(const struct report *r, const char *path);
 int report_export_markdown(const struct report *r, const char *path);

@@ -1,7 +1,10 @@
 /*
  * The results table as CSV (RFC 4180: a header row, fields quoted when they
  * hold a comma, quote or line break) and as a Markdown table, for a
- * spreadsheet or a ticket. One row per strategy, the same columns in both.
+ * spreadsheet or a ticket. One row per strategy, the same columns in both,
+ * and CSV's "partial" last: CSV has no place for a note about the whole run
+ * that every reader skips (a "#" line is a row to most of them), a column
+ * it has (report.h).
  */
 #include "report.h"
 
@@ -82,11 +85,13 @@ static int export(const struct report *r, const char *path, int markdown)
 
 	if (!f)
 		return err_errno("cannot write '%s'", path);
+	if (markdown && r->partial)
+		fputs("**partial: " REPORT_PARTIAL_WHY "**\n\n", f);
 	for (size_t i = 0; i < NCOLUMNS; i++) {
 		fputs(markdown ? (i ? " | " : "| ") : (i ? "," : ""), f);
 		fputs(columns[i], f);
 	}
-	fputs(markdown ? " |\n" : "\r\n", f);
+	fputs(markdown ? " |\n" : ",partial\r\n", f);
 	if (markdown) {
 		for (size_t i = 0; i < NCOLUMNS; i++)
 			fputs(i ? " | ---" : "| ---", f);
@@ -98,7 +103,7 @@ static int export(const struct report *r, const char *path, int markdown)
 			fputs(markdown ? (i ? " | " : "| ") : (i ? "," : ""), f);
 			(markdown ? md_field : csv_field)(f, buf);
 		}
-		fputs(markdown ? " |\n" : "\r\n", f);
+		fputs(markdown ? " |\n" : r->partial ? ",yes\r\n" : ",no\r\n", f);
 	}
 	if (ferror(f) | (fclose(f) != 0))
 		return err_errno("cannot write '%s'", path);

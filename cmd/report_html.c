@@ -339,7 +339,13 @@ int report_html_write(const struct report *r, const char *path)
 	      ".tick{font-size:11px;fill:#555}.axis{stroke:#555}.grid{stroke:#e4e4e4}\n"
 	      ".range{stroke:#222;stroke-width:2}.timeline{margin:0 1em 1em 0}\n"
 	      ".timeline-row h3{margin:.5em 0 0}\n"
-	      "</style></head><body>\n<h1>xfercmp</h1>\n<p>", f);
+	      ".partial{border:2px solid #c62828;background:#fdecea;color:#c62828;padding:.5em 1em;"
+	      "font-weight:bold}\n"
+	      "</style></head><body>\n<h1>xfercmp</h1>\n", f);
+	/* first thing under the title: every number below is of an interrupted run */
+	if (r->partial)
+		fputs("<p class=\"partial\" role=\"alert\">partial: " REPORT_PARTIAL_WHY "</p>\n", f);
+	fputs("<p>", f);
 	report_html_escape(f, r->workload_name);
 	fprintf(f, ", %llu files, %s &rarr; ", (unsigned long long)r->files,
 		units_format_bytes(r->bytes, bytes, sizeof(bytes)));

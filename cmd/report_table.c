@@ -244,8 +244,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	if (r->streams_why && r->streams_why[0])
 		fprintf(out, "%sstreams: %s\n", r->probes ? "" : "\n", r->streams_why);
 	if (r->partial)
-		fprintf(out, "\n%spartial%s: interrupted; only the strategies marked ok finished\n", red,
-			reset);
+		fprintf(out, "\n%spartial%s: " REPORT_PARTIAL_WHY "\n", red, reset);
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);

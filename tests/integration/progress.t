@@ -3,7 +3,8 @@
 # strategy (files and bytes of the totals, rate, elapsed, ETA), redrawn and cleared, and
 # one line per finished strategy; nothing of it without a terminal or with -q.
 # Ctrl-C or SIGTERM during the strategies: cleanup, then the report of the
-# strategies that finished (stdout and --json), marked partial, exit 130.
+# strategies that finished (stdout, --json, --html and the CSV and Markdown
+# exports), marked partial, exit 130.
 # Loopback agent only.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -27,6 +28,17 @@ check_grep "the tar writer counts its files too (zstd)" 'zstd: [0-9,]+ of 20,000
 check_grep "the line is cleared before the strategy's own line" \
 	$'\033\\[K  splice: ok, [0-9.]+ s, [0-9.]+ MB/s, [0-9]+ files/s, verified' "$lines"
 check_grep "each strategy gets its line as it finishes" '  zstd: ok, ' "$lines"
+# as it finishes: splice's row is out before zstd's first status line, not held to the end
+order=$(python3 - "$work/tty.log" <<'EOF2'
+import re, sys
+t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+done, nxt = t.find("  splice: ok, "), re.search(r"zstd: [0-9,]+ of ", t)
+print("before" if 0 <= done and nxt and done < nxt.start() else
+      "splice ok at %d, zstd's first status at %s" % (done, nxt.start() if nxt else "none"))
+EOF2
+)
+[ "$order" = before ]
+ok $? "splice's ok row comes before zstd's first status line ($order)"
 long=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' <<<"$lines" | grep -E 'MB/s, [0-9]+ (s|min|h)' | awk 'length > 100')
 [ -z "$long" ]
 ok $? "no status line is wider than 100 columns"
@@ -41,9 +53,9 @@ ok $? "not a terminal: nothing on stderr"
 
 # ---------------------------------------------------------------- interrupted
 for sig in INT TERM; do
-	rm -f "$work/p.json" "$work/p.out" "$work/p.err"
-	"$xfercmp" "${args[@]}" -v -s splice,zstd,parallel --json "$work/p.json" \
-		>"$work/p.out" 2>"$work/p.err" &
+	rm -f "$work"/p.*
+	"$xfercmp" "${args[@]}" -v -s splice,zstd,parallel --json "$work/p.json" --html "$work/p.html" \
+		--export-csv "$work/p.csv" --export-markdown "$work/p.md" >"$work/p.out" 2>"$work/p.err" &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
 		grep -q '^running zstd' "$work/p.err" && break
@@ -63,6 +75,16 @@ for sig in INT TERM; do
 	ok $? "SIG$sig: the JSON is written, partial, splice verified, zstd interrupted, parallel not run"
 	[ "$rc" -eq 130 ] || diag <"$work/p.err"
 	diag <<<"$v"
+	check_grep "SIG$sig: the HTML page shows a partial banner" \
+		'<p class="partial"[^>]*>partial: interrupted' "$(cat "$work/p.html" 2>&1)"
+	check_grep "SIG$sig: and still holds splice's row" '<td>splice</td>' "$(cat "$work/p.html" 2>&1)"
+	check_grep "SIG$sig: the Markdown export starts with a partial note" \
+		'^\*\*partial: interrupted' "$(head -n 1 "$work/p.md" 2>&1)"
+	v=$(python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+print(rows[0][-1], sorted(set(r[-1] for r in rows[1:])), [r[:2] for r in rows[1:]])' "$work/p.csv" 2>&1)
+	[ "$v" = "partial ['yes'] [['splice', 'ok'], ['zstd', 'failed'], ['parallel', 'skipped']]" ]
+	ok $? "SIG$sig: the CSV's last column, partial, is yes in every row ($v)"
 	left=$(find "$XFERCMP_SCRATCH" -mindepth 1 -maxdepth 1 | wc -l)
 	[ "$left" -eq 0 ]
 	ok $? "SIG$sig: nothing left in the scratch directory ($left)"

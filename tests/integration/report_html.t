@@ -32,9 +32,30 @@ tl=$(grep -c '<svg[^>]*class="timeline"' "$work/r.html")
 [ "$tl" -eq 4 ]
 ok $? "a timeline per strategy and end, from the samples ($tl of 4)"
 check_grep "timelines draw the series" "<polyline fill=\"none\"" "$html"
+for series in 'network \(peak [0-9.]+ MB/s\)' 'disk busy' 'cpu busy'; do
+	check_grep "the timelines' legend names the series '${series//\\/}'" \
+		"class=\"legend\">$series</text>" "$html"
+done
 check_grep "the environment names the version" "<td>version</td><td>$("$xfercmp" --version | cut -d' ' -f2)</td>" "$html"
 check_grep "the date the run started" "<td>started</td><td>20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T" "$html"
 check_grep "and its command line" "<td>command</td><td><code>xfercmp -w smallfiles --files 1500" "$html"
+# A run with a certain winner (cmd: strategies that sleep 0.1 s and 0.7 s, disjoint
+# ranges over 3 runs), and an "other" share certain too: sleeping is no ceiling's
+check "a run with a clear winner, --html" "$xfercmp" -w smallfiles --files 20 --repeat 3 \
+	--probe-seconds 0.5 -s "cmd:fast=sleep 0.1; cp -r {src}/. {dst},cmd:slow=sleep 0.7; cp -r {src}/. {dst}" \
+	--html "$work/w.html" --json "$work/w.json"
+v=$(python3 - "$work/w.html" <<'EOF2'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+marks = [m.start() for m in re.finditer("\u2605 fastest", page)]
+labels = [(m.start(), m.group(1)) for m in re.finditer(r'class="label">([a-z]+)</text>', page)]
+print(len(marks), [name for at, name in labels if at < marks[0]][-1] if marks else "none")
+EOF2
+)
+[ "$v" = "1 fast" ] && [ "$(json_get "$work/w.json" "(d['fastest']['strategy'], d['fastest']['clear'])")" = "('fast', True)" ]
+ok $? "the chart marks the clear winner '★ fastest', once, on its bar (marks, bar: $v)"
+check_grep "the page explains what 'Other' is" "<p><b>Other</b> \(grey\) is the time no measured ceiling" \
+	"$(cat "$work/w.html")"
 v=$(json_get "$work/r.json" "(d['xfercmp_version'] is not None, d['started_at'][:2], d['command'][1:3])")
 [ "$v" = "(True, '20', ['-w', 'smallfiles'])" ]
 ok $? "the JSON has them too: xfercmp_version, started_at, command ($v)"

@@ -8,7 +8,12 @@
 # with ssh -G the message is then ssh's own.) A
 # ProxyJump through the testbed to itself (its sshd forwards to 198.18.0.2
 # only) connects within the timeout, and its ssh -W child does not outlive
-# the run. Needs root. Only ever talks to 198.18.0.2.
+# the run; a ProxyCommand that never answers fails in one line within the
+# connect timeout, its child ended, and every proxy child starts with no
+# signal blocked. Ciphers reaches libssh; what libssh cannot do (MACs it
+# lacks, ControlMaster, Compression) is a warning line, once; a config
+# libssh's own parser refuses is left out after a warning. Needs root.
+# Only ever talks to 198.18.0.2 and loopback.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -19,6 +24,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 work=$(mktemp -d /var/tmp/xfercmp-sshcfg.XXXXXX) || exit 1
+tmp=$work
 agent_pid=
 cleanup() {
 	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
@@ -40,6 +46,18 @@ Host inc
     HostName 198.18.0.2
 EOF2
 cfg="$work/ssh_config"
+printf '#!/bin/sh\ntrap "" TERM\nexec sleep 601.%s\n' $$ >"$work/term-ignoring-proxy"
+# (Python, not sh: dash clears the mask of the children it forks, so a shell's sed
+# would read zeros whatever the proxy was given; exec keeps the mask)
+cat >"$work/mask-recording-proxy" <<EOF2
+#!/usr/bin/python3
+import os, sys
+status = open("/proc/self/status").read()
+with open("$work/sigblk", "a") as f:
+    f.write(status.split("SigBlk:")[1].split()[0] + "\\n")
+os.execvp("ssh", ["ssh", "-F", "$cfg", "-W", "[%s]:%s" % (sys.argv[1], sys.argv[2]), "inc"])
+EOF2
+chmod +x "$work/term-ignoring-proxy" "$work/mask-recording-proxy"
 cat >"$cfg" <<EOF2
 Include $work/included.conf
 # libssh 0.10 ignores Match originalhost: 'orig' would be looked up as a name
@@ -55,8 +73,36 @@ Host only
 Host jump
     HostName 198.18.0.2
     ProxyJump inc
+# A proxy that never answers, and one that ignores SIGTERM too (libssh ends its
+# proxy with SIGTERM, then waits for it without a bound)
+Host hang
+    HostName 198.18.0.2
+    ProxyCommand sleep 600.$$
+    ConnectTimeout 3
+Host hangterm
+    HostName 198.18.0.2
+    ProxyCommand $work/term-ignoring-proxy
+    ConnectTimeout 3
+# A proxy that writes down the signal mask it was started with, then does its job
+Host sigblk
+    HostName 198.18.0.2
+    ProxyCommand $work/mask-recording-proxy %h %p
+# Ciphers: libssh's config parser is off, the list comes from ssh -G
+Host cipher
+    HostName 198.18.0.2
+    Ciphers aes256-ctr
+# what libssh cannot do: a warning line each, once a run, and the run goes on
+Host macs
+    HostName 198.18.0.2
+    MACs umac-128@openssh.com
+Host warned
+    HostName 198.18.0.2
+    ControlMaster auto
+    ControlPath $work/cm-%C
+    ControlPersist 60
+    Compression yes
 # IdentityFile lines add up over the blocks that match: 'only' must not get this one
-Host inc orig alias jump
+Host inc orig alias jump sigblk cipher macs warned
     IdentityFile $key
 Host *
     User $user
@@ -104,4 +150,72 @@ left=$(pgrep -f -- "-W \[198.18.0.2\]:22 inc|-W \[%h\]" || true)
 [ -z "$left" ]
 ok $? "no ssh -W proxy is left running"
 [ -z "$left" ] || ps -o pid,args -p "$left" | diag
+
+# A proxy that hangs: one line within the connect timeout (ConnectTimeout 3), the proxy
+# child ended and reaped; the timeout command only guards against the old hang
+sleepers() { pgrep -f "^sleep 60[01]\.$$\$" || true; }
+for h in hang hangterm; do
+	check_rc 1 "probe through a ProxyCommand that never answers ($h) fails" \
+		timeout 120 "$xf" probe -F "$cfg" "$h"
+	check_grep "$h: one line naming the proxy and the timeout" \
+		"^xfercmp: cannot connect to '$h' \(198.18.0.2 port 22\) through the proxy command '[^']+': no answer within 3 s" \
+		"$LAST_OUT"
+	[ "$(grep -c . <<<"$LAST_OUT")" -eq 1 ]
+	ok $? "$h: and nothing else"
+	left=$(sleepers)
+	[ -z "$left" ]
+	ok $? "$h: its proxy child is not left running (${left:-none})"
+	[ -z "$left" ] || kill -KILL $left
+done
+check_rc 1 "a comparison through the hanging proxy fails the same way" \
+	timeout 120 "$xf" -F "$cfg" -w smallfiles --files 50 --no-probes -s tar-ssh hang
+check_grep "naming the proxy" "through the proxy command 'sleep 600\.$$': no answer within 3 s" "$LAST_OUT"
+left=$(sleepers)
+[ -z "$left" ]
+ok $? "and leaves no proxy child (${left:-none})"
+[ -z "$left" ] || kill -KILL $left
+
+# The proxy child's signal mask: xfercmp's threads block SIGINT, SIGTERM and SIGHUP for
+# its interrupt watcher; a proxy forked with them blocked outlived every stop
+rm -f "$work/sigblk"
+check_rc 0 "a comparison through a ProxyCommand that records its signal mask" run_tar sigblk
+masks=$(sort -u "$work/sigblk" 2>/dev/null | tr '\n' ' ')
+[ "$masks" = "0000000000000000 " ]
+ok $? "every proxy child started with no signal blocked (SigBlk: ${masks:-none recorded})"
+
+# Ciphers from the config (libssh's own parser is off: ssh -G's list is handed over)
+probe_bin="$top/build/tests/ssh_probe"
+check_grep "Ciphers aes256-ctr: libssh negotiates it" "^cipher aes256-ctr$" \
+	"$("$probe_bin" connect -F "$cfg" cipher 2>&1)"
+check_grep "a host without Ciphers: libssh's own first choice" "^cipher chacha20-poly1305@openssh.com$" \
+	"$("$probe_bin" connect -F "$cfg" inc 2>&1)"
+check_grep "the caller's cipher list (--explain's) wins over the config's" "^cipher aes128-ctr$" \
+	"$("$probe_bin" connect -F "$cfg" --cipher aes128-ctr cipher 2>&1)"
+
+# What libssh cannot do is a warning line, once a run, and never a failure
+check_rc 0 "MACs libssh has none of: the run goes on" run_tar macs
+[ "$(grep -c "^xfercmp: warning: ssh config: MACs umac-128@openssh... not used: libssh has none$" <<<"$LAST_OUT")" -eq 1 ]
+ok $? "with one warning line saying so"
+[ "$(grep -c "^xfercmp: warning: " <<<"$LAST_OUT")" -eq 1 ]
+ok $? "and no other"
+check_rc 0 "ControlMaster, ControlPath, ControlPersist, Compression: the run goes on" run_tar warned
+check_grep "one line for the Control* options, once over the run's connections" \
+	"^1 xfercmp: warning: ssh config: ControlMaster/ControlPath ignored: libssh shares no connection$" \
+	"$(grep "^xfercmp: warning: " <<<"$LAST_OUT" | sort | uniq -c | sed 's/^ *//')"
+check_grep "one for Compression yes" \
+	"^1 xfercmp: warning: ssh config: Compression yes ignored: SSH strategies uncompressed$" \
+	"$(grep "^xfercmp: warning: " <<<"$LAST_OUT" | sort | uniq -c | sed 's/^ *//')"
+[ "$(grep -c "^xfercmp: warning: " <<<"$LAST_OUT")" -eq 2 ]
+ok $? "and no other warning"
+
+# Without OpenSSH's ssh (forced) libssh's parser reads the config and refuses the whole file
+# over a line it does not know: the host is tried without the file, after one warning
+run env XFERCMP_SSH_LIBSSH_CONFIG=1 "$xf" probe -F "$work/bad_config" 127.0.0.1:1
+[ "$rc" -eq 1 ]
+ok $? "libssh cannot read the config: the probe still tries the host (exit $rc, want 1)"
+check_grep "one warning line naming the file and the line libssh refused" \
+	"^xfercmp: warning: ssh config '$work/bad_config' not used, libssh cannot read it: Unknown argument 'address' for Match keyword$" \
+	"$err"
+check_grep "then the host's own error: the connection was tried (loopback port 1)" \
+	"^xfercmp: cannot connect to '127.0.0.1' port 1: connection refused" "$err"
 finish

@@ -5,6 +5,7 @@
  * (Port, User), and ssh_connect() does not check the host key at all.
  */
 #define _GNU_SOURCE
+#include "ssh/ssh_config_gaps.h"
 #include "ssh/ssh_conn.h"
 #include "ssh/ssh_log.h"
 #include "ssh/ssh_resolve.h"
@@ -19,7 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+/* libssh 0.10's connect timeout when none is set (ssh_connect waits this long for the banner). */
+#define LIBSSH_DEFAULT_TIMEOUT_S 10
 
 /* libssh's default global known-hosts file, consulted by ssh_session_is_known_server. */
 #define GLOBAL_KNOWN_HOSTS "/etc/ssh/ssh_known_hosts"
@@ -35,6 +41,8 @@ struct conn_names {
 	/* from OpenSSH's reading of the config (ssh_resolve.h), which libssh's ignores */
 	char host_key_alias[256];	/* known_hosts name instead of known; "" for none */
 	const struct ssh_resolved *resolved;	/* NULL: libssh read the config itself */
+	char proxy[1024];	/* the ProxyCommand libssh runs (ProxyJump's too); "" for none */
+	int timeout_s;		/* the connect timeout in force; 0: the config's, to libssh */
 };
 
 static int copy_part(char *dst, size_t cap, const char *src, size_t len, const char *what,
@@ -143,6 +151,11 @@ static void names_fill(ssh_session s, const struct ssh_conn_target *t, struct co
 	}
 	if (ssh_options_get_port(s, &nm->port) != SSH_OK)
 		nm->port = 22;
+	nm->proxy[0] = '\0';
+	if (ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &v) == SSH_OK) {
+		snprintf(nm->proxy, sizeof(nm->proxy), "%s", v);
+		ssh_string_free_char(v);
+	}
 	if (strcmp(nm->alias, nm->host))
 		snprintf(nm->where, sizeof(nm->where), "'%s' (%s port %u)", nm->alias, nm->host,
 			 nm->port);
@@ -198,11 +211,13 @@ static int proxy_jump_command(const char *config_file, const char *jump, char *b
 /*
  * The options OpenSSH resolved (ssh -G), handed to libssh, whose own config
  * parser then stays off: hostname, port, user, identity files, known_hosts
- * files, the proxy; HostKeyAlias and IdentitiesOnly are applied by
- * check_host_key and authenticate, which libssh cannot do.
+ * files, the proxy, the algorithm lists a config sets (ssh_config_gaps.h:
+ * also a warning for each option libssh cannot apply); HostKeyAlias and
+ * IdentitiesOnly are applied by check_host_key and authenticate, which
+ * libssh cannot do.
  */
-static int configure_resolved(ssh_session s, const struct ssh_conn_opts *o,
-			      const struct ssh_resolved *r, struct conn_names *nm)
+static int configure_resolved(ssh_session s, const struct ssh_conn_opts *o, struct ssh_resolved *r,
+			      struct conn_names *nm)
 {
 	char e[512], proxy[3000];
 	bool no = false;
@@ -237,6 +252,10 @@ static int configure_resolved(ssh_session s, const struct ssh_conn_opts *o,
 		if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &secs) < 0)
 			return err_set("cannot set the ssh timeout: %s", ssh_error_text(s, e, sizeof(e)));
 	}
+	nm->timeout_s = r->connect_timeout_s > 0 ? r->connect_timeout_s : LIBSSH_DEFAULT_TIMEOUT_S;
+	/* Ciphers and the other lists a config sets; a warning for what libssh cannot do */
+	ssh_config_gaps_keep_configured(r);
+	ssh_config_gaps_apply(s, r, o->ciphers != NULL);
 	snprintf(nm->host_key_alias, sizeof(nm->host_key_alias), "%s", r->host_key_alias);
 	nm->resolved = r;
 	return 0;
@@ -245,13 +264,17 @@ static int configure_resolved(ssh_session s, const struct ssh_conn_opts *o,
 /*
  * Sets s up for t: from OpenSSH's reading of the config when ssh is
  * installed (*r filled, nm->resolved set), else from libssh's own parser
- * with the target's user and port over it.
+ * with the target's user and port over it, or with no config at all when
+ * no_config. Returns 0; 1 when libssh's parser refused the config (a
+ * warning said so; s is half set up: start over with a new session and
+ * no_config); -1 (error set).
  */
 static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct ssh_conn_target *t,
-		     struct ssh_resolved *r, struct conn_names *nm)
+		     struct ssh_resolved *r, struct conn_names *nm, int no_config)
 {
 	char e[512];
 	int one = 1, how;
+	bool no = false;
 
 	/* The alias first, so that the config's "Host" blocks match it. */
 	if (ssh_options_set(s, SSH_OPTIONS_HOST, t->host) < 0)
@@ -260,22 +283,35 @@ static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct 
 	if (ssh_log_apply(s) < 0)
 		return -1;
 	/* XFERCMP_SSH_LIBSSH_CONFIG=1: libssh's parser even with ssh installed (a test's comparison) */
-	how = getenv("XFERCMP_SSH_LIBSSH_CONFIG") ? 1 :
+	how = no_config ? 2 : getenv("XFERCMP_SSH_LIBSSH_CONFIG") ? 1 :
 	      ssh_resolve(o->config_file, t->host, t->user, t->port, r);
 	if (how < 0)
 		return -1;
 	if (how == 0 && configure_resolved(s, o, r, nm) < 0)
 		return -1;
-	if (how == 1 && ssh_options_parse_config(s, o->config_file) < 0)
-		return err_set("cannot apply ssh config '%s': %s",
-			       o->config_file ? o->config_file : "~/.ssh/config",
-			       ssh_error_text(s, e, sizeof(e)));
+	/*
+	 * libssh 0.10 refuses a whole file over one line it does not know (Match
+	 * address, localnetwork, tagged, ...): without OpenSSH's ssh to read it,
+	 * every host would fail. The host is tried without the file instead.
+	 */
+	if (how == 1 && ssh_options_parse_config(s, o->config_file) < 0) {
+		const char *why = ssh_error_text(s, e, sizeof(e));
+
+		if (!strncmp(why, "ERROR - ", 8))
+			why += 8;
+		ssh_log_warn_once("ssh config '%s' not used, libssh cannot read it: %s",
+				  o->config_file ? o->config_file : "~/.ssh/config", why);
+		return 1;
+	}
+	/* (else ssh_connect would parse the default files itself) */
+	if (how == 2 && ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0)
+		return err_set("cannot turn libssh's config off: %s", ssh_error_text(s, e, sizeof(e)));
 	/* after the config: its LogLevel must not print libssh's log (ssh_log.h) */
 	if (ssh_log_apply(s) < 0)
 		return -1;
-	if (how == 1 && t->user[0] && ssh_options_set(s, SSH_OPTIONS_USER, t->user) < 0)
+	if (how && t->user[0] && ssh_options_set(s, SSH_OPTIONS_USER, t->user) < 0)
 		return err_set("cannot set ssh user '%s': %s", t->user, ssh_error_text(s, e, sizeof(e)));
-	if (how == 1 && t->port) {
+	if (how && t->port) {
 		int port = (int)t->port;
 
 		if (ssh_options_set(s, SSH_OPTIONS_PORT, &port) < 0)
@@ -289,6 +325,9 @@ static int configure(ssh_session s, const struct ssh_conn_opts *o, const struct 
 
 		if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &secs) < 0)
 			return err_set("cannot set the ssh timeout: %s", ssh_error_text(s, e, sizeof(e)));
+		nm->timeout_s = o->connect_timeout_s;
+	} else if (how == 2) {
+		nm->timeout_s = LIBSSH_DEFAULT_TIMEOUT_S;
 	}
 	if (o->ciphers && (ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, o->ciphers) < 0 ||
 			   ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, o->ciphers) < 0))
@@ -312,6 +351,21 @@ static int connect_error(ssh_session s, const struct conn_names *nm)
 		why = "host unreachable (no route to it)";
 	else if (strcasestr(e, "resolve"))
 		why = "cannot resolve the host name";
+	/* through a proxy the socket is a pipe to it: what failed is the proxy or beyond it */
+	if (nm->proxy[0] && (strcasestr(e, "timeout") || strcasestr(e, "timed out"))) {
+		char within[32] = "";
+
+		if (nm->timeout_s > 0)
+			snprintf(within, sizeof(within), " within %d s", nm->timeout_s);
+		return err_set("cannot connect to %s through the proxy command '%.200s': no answer%s "
+			       "(the proxy, or the host behind it, does not answer; try ssh -v with the "
+			       "same config) [%s]",
+			       nm->where, nm->proxy, within, e);
+	}
+	if (nm->proxy[0])
+		return err_set("cannot connect to %s through the proxy command '%.200s': it failed or "
+			       "ended before the host answered (try ssh -v with the same config) [%s]",
+			       nm->where, nm->proxy, e);
 	if (why)
 		return err_set("cannot connect to %s: %s [%s]", nm->where, why, e);
 	return err_set("cannot connect to %s: %s", nm->where, e);
@@ -606,6 +660,81 @@ static void proxy_fork_setup(void)
 	pthread_atfork(NULL, NULL, child_signal_defaults);
 }
 
+#define MAX_CHILDREN 64
+
+/*
+ * The children the calling thread forked and not yet reaped, from
+ * /proc/self/task/TID/children (Linux, CONFIG_PROC_CHILDREN); 0 when it
+ * cannot be read. While the thread is in ssh_connect, a new one is libssh's
+ * ProxyCommand.
+ */
+static size_t thread_children(pid_t *pids, size_t max)
+{
+	char path[64], buf[1024];
+	size_t n = 0, len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
+	if (!(f = fopen(path, "r")))
+		return 0;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	for (char *p = buf, *end; n < max; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		pids[n++] = (pid_t)pid;
+	}
+	return n;
+}
+
+/* Has pid (a child not reaped) exited? Its /proc stat reads state Z then. */
+static int exited(pid_t pid)
+{
+	char path[64], buf[256], *state;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "r")))
+		return 1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold anything, the last ')' ends it */
+	state = strrchr(buf, ')');
+	return !state || state[1] == '\0' || state[2] == 'Z' || state[2] == 'X';
+}
+
+/*
+ * After a failed connect, ends the proxy children the connect started (those
+ * in after, not in before): libssh sends its proxy SIGTERM and then waits for
+ * it without a bound, so one that ignores SIGTERM (or inherited it ignored)
+ * held the run there forever. SIGTERM, up to 1 s for it to exit, then
+ * SIGKILL; libssh's own wait then reaps it at once.
+ */
+static void end_new_children(const pid_t *before, size_t nbefore)
+{
+	pid_t after[MAX_CHILDREN];
+	size_t nafter = thread_children(after, MAX_CHILDREN);
+
+	for (size_t i = 0; i < nafter; i++) {
+		int known = 0;
+
+		for (size_t k = 0; k < nbefore && !known; k++)
+			known = after[i] == before[k];
+		if (known)
+			continue;
+		kill(after[i], SIGTERM);
+		for (int ms = 0; ms < 1000 && !exited(after[i]); ms += 20)
+			nanosleep(&(struct timespec){ 0, 20 * 1000000L }, NULL);
+		if (!exited(after[i]))
+			kill(after[i], SIGKILL);
+	}
+}
+
 int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 {
 	struct ssh_conn_target t;
@@ -614,6 +743,9 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 	ssh_session s;
 	long zero = 0;
 	char e[512];
+	pid_t children[MAX_CHILDREN];
+	size_t nchildren;
+	int rc;
 
 	*out = NULL;
 	pthread_once(&proxy_fork_once, proxy_fork_setup);
@@ -629,11 +761,25 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 		free(r);
 		return err_set("cannot allocate an ssh session");
 	}
-	if (configure(s, o, &t, r, &nm) < 0)
+	rc = configure(s, o, &t, r, &nm, 0);
+	if (rc == 1) {
+		/* libssh could not read the config (a warning said so): the host without it */
+		ssh_free(s);
+		memset(&nm, 0, sizeof(nm));
+		if (!(s = ssh_new())) {
+			free(r);
+			return err_set("cannot allocate an ssh session");
+		}
+		rc = configure(s, o, &t, r, &nm, 1);
+	}
+	if (rc < 0)
 		goto fail;
 	names_fill(s, &t, &nm);
+	nchildren = nm.proxy[0] ? thread_children(children, MAX_CHILDREN) : 0;
 	if (ssh_connect(s) != SSH_OK) {
 		connect_error(s, &nm);
+		if (nm.proxy[0])
+			end_new_children(children, nchildren);
 		goto fail;
 	}
 	/* The user is known for sure only now: libssh fills in the local one while connecting. */

@@ -44,7 +44,11 @@ int ssh_conn_parse_target(const char *target, struct ssh_conn_target *t);
 /*
  * The config is read as OpenSSH reads it when its ssh is installed (ssh -G,
  * ssh_resolve.h), else by libssh's parser; XFERCMP_SSH_LIBSSH_CONFIG=1 in
- * the environment forces the latter (for tests).
+ * the environment forces the latter (for tests). A file libssh's parser
+ * refuses is left out, with a warning on stderr, rather than failing the
+ * host; so is what the config asks and libssh cannot do (ssh_config_gaps.h).
+ * A ProxyCommand that has not answered within the connect timeout fails the
+ * connection, and the proxy is ended (SIGKILL if SIGTERM did not) and reaped.
  *
  * Connects, checks the host key and authenticates; *out is the session,
  * owned by the caller (ssh_conn_close). The config is applied first and the

@@ -5,7 +5,9 @@
 
 #include <libssh/callbacks.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 
 static atomic_int log_to_stderr;
@@ -41,4 +43,41 @@ int ssh_log_apply(ssh_session s)
 	if (ssh_options_set(s, SSH_OPTIONS_LOG_VERBOSITY, &level) < 0)
 		return err_set("cannot set libssh's log level: %s", ssh_get_error(s));
 	return 0;
+}
+
+/* The warnings said so far, by a hash of their text: a run has a handful. */
+#define WARNED_MAX 64
+static uint64_t warned[WARNED_MAX];
+static size_t nwarned;
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+int ssh_log_warn_once(const char *fmt, ...)
+{
+	char text[512];
+	uint64_t h;
+	int seen = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	h = text_hash(text);
+	pthread_mutex_lock(&warned_lock);
+	for (size_t i = 0; i < nwarned && !seen; i++)
+		seen = warned[i] == h;
+	if (!seen && nwarned < WARNED_MAX)
+		warned[nwarned++] = h;
+	pthread_mutex_unlock(&warned_lock);
+	if (!seen)
+		fprintf(stderr, "xfercmp: warning: %s\n", text);
+	return !seen;
 }

@@ -22,4 +22,12 @@ void ssh_log_route(int verbose);
  */
 int ssh_log_apply(ssh_session s);
 
+/*
+ * Prints "xfercmp: warning: TEXT" on stderr, TEXT made from fmt, unless the
+ * same TEXT was printed before by this process: what the ssh config asks
+ * and libssh cannot do is the same on every connection of a run, and is
+ * said once. Thread-safe. Returns 1 when it printed, 0 when said before.
+ */
+int ssh_log_warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -20,6 +20,31 @@
 #define RESOLVE_TIMEOUT_MS 10000
 #define RESOLVE_OUTPUT_MAX (256 * 1024)
 
+/*
+ * The options of ssh -G that libssh 0.10 has no way to apply, with what
+ * ignoring them changes. An entry with no name joins the warning of the one
+ * before it: the three Control* options are one feature.
+ */
+static const struct unsupported {
+	const char *key;	/* as ssh -G prints it */
+	const char *name;	/* as a config spells it; NULL: joins the previous */
+	const char *effect;
+} unsupported[SSH_RESOLVE_NUNSUPPORTED] = {
+	/* (the effect short: with the name and a value cut at 16 the line fits 100 columns) */
+	{ "controlmaster", "ControlMaster/ControlPath", "libssh shares no connection" },
+	{ "controlpath", NULL, NULL },
+	{ "controlpersist", NULL, NULL },
+	{ "certificatefile", "CertificateFile", "no certificate is offered" },
+	{ "pkcs11provider", "PKCS11Provider", "token keys not offered" },
+	{ "securitykeyprovider", "SecurityKeyProvider", "no provider in libssh" },
+	{ "identityagent", "IdentityAgent", "SSH_AUTH_SOCK's agent used" },
+	{ "compression", "Compression", "SSH strategies uncompressed" },
+	{ "addressfamily", "AddressFamily", "either family is used" },
+	{ "bindaddress", "BindAddress", "the system picks it" },
+	{ "bindinterface", "BindInterface", "the system picks it" },
+	{ "proxyusefdpass", "ProxyUseFdpass", "libssh cannot pass fds" },
+};
+
 /* Copies src into dst (cap bytes) with a leading "~/" made $HOME's; -1 when it does not fit. */
 static int copy_path(char *dst, size_t cap, const char *src)
 {
@@ -51,6 +76,42 @@ static int set_text(char *dst, size_t cap, const char *v)
 	int n = snprintf(dst, cap, "%s", v);
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/*
+ * An algorithm list into dst; one too long for it is left out (libssh keeps
+ * its own), never an error: it is no reason to refuse the host.
+ */
+static void set_list(char *dst, size_t cap, const char *v)
+{
+	if (set_text(dst, cap, v) < 0)
+		dst[0] = '\0';
+}
+
+/* The algorithm list field of r that key names; NULL for another key. */
+static char *algo_field(struct ssh_resolved_algos *a, const char *key, size_t *cap)
+{
+	static const char *const keys[] = { "ciphers", "kexalgorithms", "hostkeyalgorithms", "macs",
+					    "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes" };
+	char *fields[] = { a->ciphers, a->kex, a->hostkeys, a->macs, a->pubkeys, a->pubkeys };
+	size_t caps[] = { sizeof(a->ciphers), sizeof(a->kex), sizeof(a->hostkeys), sizeof(a->macs),
+			  sizeof(a->pubkeys), sizeof(a->pubkeys) };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i])) {
+			*cap = caps[i];
+			return fields[i];
+		}
+	return NULL;
+}
+
+/* Stores value when key is one of the unsupported options (the first of a repeated one). */
+static void note_unsupported(struct ssh_resolved *r, const char *key, const char *value)
+{
+	for (size_t i = 0; i < SSH_RESOLVE_NUNSUPPORTED; i++)
+		if (!strcmp(key, unsupported[i].key) && !r->unsupported[i][0])
+			snprintf(r->unsupported[i], sizeof(r->unsupported[i]), "%.*s",
+				 (int)sizeof(r->unsupported[i]) - 1, value);	/* shown cut anyway */
 }
 
 /* Every word of a space-separated list of files appended to r->known_files. */
@@ -159,6 +220,14 @@ int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
 				r->identities_only = !strcmp(value, "yes");
 			} else if (!strcmp(key, "connecttimeout") && strcmp(value, "none")) {
 				r->connect_timeout_s = atoi(value);
+			} else {
+				size_t cap;
+				char *list = algo_field(&r->algos, key, &cap);
+
+				if (list)
+					set_list(list, cap, value);
+				else
+					note_unsupported(r, key, value);
 			}
 			if (bad)
 				return err_set("ssh -G: the value of '%s' does not fit: '%.80s'", key, value);
@@ -171,6 +240,55 @@ int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
 	for (unsigned i = 0; i < r->nidentity; i++)
 		if (strchr(r->identity[i], '%'))
 			expand_tokens(r->identity[i], sizeof(r->identity[i]), r);
+	return 0;
+}
+
+void ssh_resolve_drop_defaults(struct ssh_resolved *r, const struct ssh_resolved *d)
+{
+	struct ssh_resolved_algos *a = &r->algos;
+	char *lists[] = { a->ciphers, a->kex, a->hostkeys, a->macs, a->pubkeys };
+	const char *defaults[] = { d->algos.ciphers, d->algos.kex, d->algos.hostkeys, d->algos.macs,
+				   d->algos.pubkeys };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (!strcmp(lists[i], defaults[i]))
+			lists[i][0] = '\0';
+	for (size_t i = 0; i < SSH_RESOLVE_NUNSUPPORTED; i++)
+		if (!strcmp(r->unsupported[i], d->unsupported[i]))
+			r->unsupported[i][0] = '\0';
+}
+
+/* Set to other than what libssh does anyway? "" and IdentityAgent SSH_AUTH_SOCK are not. */
+static int set_to_other(const char *key, const char *value)
+{
+	if (!value[0] || !strcmp(value, "none"))
+		return 0;
+	return strcmp(key, "identityagent") ||
+	       (strcmp(value, "SSH_AUTH_SOCK") && strcmp(value, "$SSH_AUTH_SOCK"));
+}
+
+int ssh_resolve_ignored(const struct ssh_resolved *r, unsigned i, char *buf, size_t len)
+{
+	unsigned last = i;
+
+	buf[0] = '\0';
+	if (i >= SSH_RESOLVE_NUNSUPPORTED || !unsupported[i].name)
+		return 0;
+	while (last + 1 < SSH_RESOLVE_NUNSUPPORTED && !unsupported[last + 1].name)
+		last++;
+	for (unsigned k = i; k <= last; k++) {
+		if (!set_to_other(unsupported[k].key, r->unsupported[k]))
+			continue;
+		/* one option: its value too (cut: the line must stay one line); a group: the names */
+		if (last == i)
+			snprintf(buf, len, "ssh config: %s %.16s%s ignored: %s", unsupported[i].name,
+				 r->unsupported[i], strlen(r->unsupported[i]) > 16 ? "..." : "",
+				 unsupported[i].effect);
+		else
+			snprintf(buf, len, "ssh config: %s ignored: %s", unsupported[i].name,
+				 unsupported[i].effect);
+		return 1;
+	}
 	return 0;
 }
 

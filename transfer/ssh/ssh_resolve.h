@@ -15,6 +15,7 @@
 
 #define SSH_RESOLVE_MAX_IDENTITIES 16
 #define SSH_RESOLVE_MAX_KNOWN_FILES 8
+#define SSH_RESOLVE_NUNSUPPORTED 12
 
 struct ssh_resolved {
 	char hostname[256];
@@ -37,6 +38,20 @@ struct ssh_resolved {
 	char proxy_command[1024];	/* "" when none */
 	int identities_only;
 	int connect_timeout_s;		/* 0: none set */
+	/*
+	 * The algorithm lists as ssh -G prints them (resolved: no +, - or ^),
+	 * "" when absent or, after ssh_resolve_drop_defaults, OpenSSH's own
+	 * default: libssh is handed only a list a config chose.
+	 */
+	struct ssh_resolved_algos {
+		char ciphers[1024];
+		char kex[2048];		/* KexAlgorithms */
+		char hostkeys[2048];	/* HostKeyAlgorithms */
+		char macs[1024];
+		char pubkeys[2048];	/* PubkeyAcceptedAlgorithms */
+	} algos;
+	/* the value of each option libssh cannot apply (ssh_resolve_ignored), "" when absent */
+	char unsupported[SSH_RESOLVE_NUNSUPPORTED][256];
 };
 
 /*
@@ -45,6 +60,27 @@ struct ssh_resolved {
  * missing or a value does not fit.
  */
 int ssh_resolve_parse(const char *text, struct ssh_resolved *r);
+
+/*
+ * Clears in r what equals OpenSSH's default, d being `ssh -G` with no config
+ * at all (-F /dev/null): the algorithm lists and the unsupported options'
+ * values. What is left is what a config set. ssh -G prints every option,
+ * defaults included, and OpenSSH's defaults change from version to version:
+ * hence a second reading rather than a table. The host key algorithms in
+ * particular must stay libssh's unless configured: libssh then asks first
+ * for the key types known_hosts holds for the host, as ssh does.
+ */
+void ssh_resolve_drop_defaults(struct ssh_resolved *r, const struct ssh_resolved *d);
+
+/*
+ * The warning for the i-th option libssh cannot apply (0 <= i <
+ * SSH_RESOLVE_NUNSUPPORTED), into buf without "xfercmp: warning: ", such as
+ * "ssh config: Compression yes ignored: SSH strategies uncompressed" (at
+ * most 82 characters: a value is cut at 16). Returns 1 when r sets it (after ssh_resolve_drop_defaults:
+ * to other than the default), 0 when not (buf ""); options that go together
+ * (ControlMaster, ControlPath, ControlPersist) make one warning, at the first.
+ */
+int ssh_resolve_ignored(const struct ssh_resolved *r, unsigned i, char *buf, size_t len);
 
 /*
  * Runs `ssh -G [-F config_file] [-l user] [-p port] host` (it reads the
