@@ -187,7 +187,7 @@ echo '{"results": [{"strategy": "splice", "status": "failed", "verified": false}
 is "link_best: none verified" "$(link_best "$tmp/none.json")" "none failed"
 cat >"$tmp/explain.json" <<'EOF'
 {"results": [
-  {"strategy": "splice", "status": "ok", "seconds": 5.69, "verdict": "metadata-bound", "causal_verdict": "metadata", "causal_agrees": true,
+  {"strategy": "splice", "status": "ok", "seconds": 5.69, "verdict": "metadata-bound", "causal_verdict": "metadata", "causal_agrees": true, "prediction_fitted": true,
    "explain": [{"removed": "dest_disk", "status": "ok", "seconds": 0.32, "saved_fraction": 0.9438},
                {"removed": "network", "status": "skipped", "seconds": null, "saved_fraction": null}]},
   {"strategy": "tar-ssh", "status": "ok", "seconds": 9.0, "verdict": "cpu-bound", "causal_verdict": "metadata", "causal_agrees": false,
@@ -195,7 +195,7 @@ cat >"$tmp/explain.json" <<'EOF'
   {"strategy": "zstd", "status": "ok", "seconds": 1.0, "verdict": "cpu-bound"}]}
 EOF
 is "explain_rows: verdicts, savings, agreement" "$(explain_rows "$tmp/explain.json" explain-small)" \
-"| explain-small | splice | 5.69 | metadata-bound | metadata | dest_disk 0.32 s (-94%); network skipped | agree |
+"| explain-small | splice | 5.69 | metadata-bound (fitted) | metadata | dest_disk 0.32 s (-94%); network skipped | agree |
 | explain-small | tar-ssh | 9.00 | cpu-bound | metadata | durable_write 3.00 s (-67%) | disagree |"
 
 echo "1..$n"

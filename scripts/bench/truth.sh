@@ -34,7 +34,9 @@ readonly TRUTH_ALL=small,big,small-2ms,big-2ms,small-20ms,big-20ms,explain-small
 readonly TRUTH_EXPLAIN=${TRUTH_EXPLAIN_STRATEGIES:-tar-ssh,splice,parallel}
 
 # explain_rows JSON CASE: one markdown row per explained result: case, strategy, measured
-# s, model verdict, causal verdict, each removal (its saving, or why it did not run), agree.
+# s, model verdict ("(fitted)" when its ceiling was the run's own rate: then the verdict
+# is the run's, not a prediction), causal verdict, each removal (its saving, or why it did
+# not run), agree.
 explain_rows() {
 	perl -MJSON::PP -e '
 		local $/; open(my $f, "<", $ARGV[0]) or exit 0;
@@ -50,7 +52,8 @@ explain_rows() {
 			my $agree = $r->{causal_agrees};
 			printf "| %s | %s | %s | %s | %s | %s | %s |\n", $ARGV[1], $r->{strategy},
 				$r->{status} eq "ok" ? sprintf("%.2f", $r->{seconds}) : $r->{status},
-				$r->{verdict} // "n/a", $r->{causal_verdict} // "n/a", join("; ", @ab),
+				($r->{verdict} // "n/a") . ($r->{prediction_fitted} ? " (fitted)" : ""),
+				$r->{causal_verdict} // "n/a", join("; ", @ab),
 				!defined $agree ? "n/a" : $agree ? "agree" : "disagree";
 		}
 	' "$@"
