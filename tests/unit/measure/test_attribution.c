@@ -474,6 +474,21 @@ static void test_serial_request_path(void **state)
 	assert_int_equal(a.verdict, RES_LATENCY);
 	assert_true(fabs(a.share[RES_LATENCY] - 1) < 1e-9);
 	assert_false(a.misfit);	/* 26.7 s for 23.5 s: within 25% */
+
+	/*
+	 * Beyond a misfit the parts ran side by side: no serial path. One 4 GiB
+	 * file through scp in the bench (6 requests; sshd and sftp-server 18.9 s,
+	 * ours 11.7 s in 21.2 s) read "latency-bound: 6 requests waited".
+	 */
+	in = run(21.2, 4ull << 30, 1);
+	in.structure = ATTR_SERIAL;
+	in.round_trips = 6;
+	in.peer_cpu_s = 18.9;
+	in.own_cpu_s = 11.7;
+	in.cpu_stage_s = 15.3;
+	attribute(&in, &c, &a);
+	assert_int_not_equal(a.verdict, RES_LATENCY);
+	assert_true(a.misfit);
 	c.request_rtt_s = 135e-6;
 	c.rtt_s = 10e-6;
 
