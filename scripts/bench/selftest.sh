@@ -47,6 +47,9 @@ is "within, below" "$(within 0.84 0.85 1.15)" "target not met"
 is "wan_target: auto 10% slower" "$(wan_target 10 11)" "target met"
 is "wan_target: auto 10.5% slower (0.905, 0.90 at two decimals)" "$(wan_target 10 11.05)" "target not met"
 is "wan_target: auto faster" "$(wan_target 10 9)" "target met"
+is "wan_order: round 1 as listed" "$(wan_order 1)" "auto 1 2 8"
+is "wan_order: round 2 one further" "$(wan_order 2)" "1 2 8 auto"
+is "wan_order: round 5 as round 1" "$(wan_order 5)" "auto 1 2 8"
 is "wan_target: a failed run" "$(wan_target n/a 9)" n/a
 best=n/a best_name=""
 keep_best best best_name failed a
