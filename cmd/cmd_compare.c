@@ -841,8 +841,8 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	 * generated: creates probed at 15,594/s with 16 in flight before the
 	 * run, 31,347/s measured again after it, the run itself 25,921/s.
 	 */
-	if (runner_settle_source(s->root) < 0)
-		return -1;
+	if (fs_sync_dir_fs(s->root) < 0)
+		return err_wrap("cannot settle the source before the probes");
 	/* xfercmp probe names no strategies: the ceilings at every depth the table's strategies use */
 	if (!list || n == 0) {
 		list = strategy_table;

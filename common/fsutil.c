@@ -372,6 +372,18 @@ static void type_name(unsigned long f_type, char *buf, size_t len)
 	snprintf(buf, len, "0x%lx", f_type);
 }
 
+int fs_sync_dir_fs(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return err_errno("cannot open '%s'", dir);
+	if (syncfs(fd) < 0)
+		rc = err_errno("cannot write back the file system of '%s'", dir);
+	close(fd);
+	return rc;
+}
+
 int fs_type_name(const char *path, char *buf, size_t len)
 {
 	struct statfs st;

@@ -62,6 +62,9 @@ int fs_send_all(int fd, const void *buf, size_t len);
 /* Reads exactly len bytes unless EOF comes first; returns bytes read or -1 (errno set). */
 long long fs_read_full(int fd, void *buf, size_t len);
 
+/* Writes back the whole file system holding the directory dir (syncfs); 0 or -1 (error set). */
+int fs_sync_dir_fs(const char *dir);
+
 /* Name of the file system type holding path ("ext4", "tmpfs", ...; "0x1234" when unknown). */
 int fs_type_name(const char *path, char *buf, size_t len);
 

@@ -51,18 +51,6 @@ int runner_load_source_cache(const char *src_root, const struct manifest *m)
 	return parallel_for(m->count, 2 * parallel_cpus(), 64, drop_one, &job, NULL);
 }
 
-int runner_settle_source(const char *src_root)
-{
-	int fd = open(src_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return err_errno("cannot open source '%s'", src_root);
-	if (syncfs(fd) < 0)
-		rc = err_errno("cannot write back the source's file system ('%s')", src_root);
-	close(fd);
-	return rc;
-}
-
 int runner_drop_source_cache(const char *src_root, const struct manifest *m)
 {
 	struct drop_job job = { .root = src_root, .m = m };

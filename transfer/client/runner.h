@@ -121,13 +121,6 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
  */
 int runner_drop_source_cache(const char *src_root, const struct manifest *m);
 
-/*
- * Writes back what is dirty on the source's file system (a workload just
- * generated: hundreds of MB and every inode), so that the probes after it
- * measure this machine, not that writeback. Returns 0 or -1 (error set).
- */
-int runner_settle_source(const char *src_root);
-
 /* Reads every source file into the page cache (--explain's warm source). Returns 0 or -1 (error set). */
 int runner_load_source_cache(const char *src_root, const struct manifest *m);
 

@@ -61,18 +61,6 @@ static int drop_entries(const char *root, const struct manifest *m, const size_t
 	return 0;
 }
 
-static int sync_source(const char *root)
-{
-	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return err_errno("cannot open source '%s'", root);
-	if (syncfs(fd) < 0)
-		rc = err_errno("cannot write back the file system of '%s'", root);
-	close(fd);
-	return rc;
-}
-
 struct sized {
 	uint64_t size;
 	size_t index;
@@ -378,7 +366,7 @@ int probe_source_at(const char *src_root, const struct manifest *m, double secon
 	if (rc == 0)
 		rc = pick_small(m, &small, &nsmall);
 	if (rc == 0 && nlarge + nsmall > 0)
-		rc = sync_source(src_root);
+		rc = fs_sync_dir_fs(src_root);
 	if (rc == 0)
 		rc = drop_entries(src_root, m, large, nlarge);
 	if (rc == 0)
