@@ -134,7 +134,13 @@ $(DELAYER): tests/tools/delayer.c common/clock.h
 .PHONY: delayer
 delayer: $(DELAYER)
 
-unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER) $(JSON_SCHEMA_CHECK)
+# The small-file limit of scripts/bench.sh's limits section: libc and threads only.
+TREE_LIMIT := $(BUILD)/tests/tree_limit
+$(TREE_LIMIT): tests/tools/tree_limit.c common/clock.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) -Icommon $(CFLAGS) -o $@ $< -pthread $(LDFLAGS)
+
+unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER) $(JSON_SCHEMA_CHECK) $(TREE_LIMIT)
 
 setup:
 	@scripts/setup.sh

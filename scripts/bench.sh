@@ -56,8 +56,9 @@
 #        (scripts/bench/link.sh).
 #   limits  this machine's physical limits and the best strategy as a fraction of them:
 #        fio reading the large file and writing as much at once (direct I/O at queue
-#        depth 64, and buffered: the faster); a 64-way parallel cold read of the small tree while 4 tar -x create
-#        it from /dev/shm into the destination's file system, then sync -f; targets: best
+#        depth 64 into a new file and over written blocks, and buffered: the fastest);
+#        build/tests/tree_limit reading the small tree cold on 64 threads while 16 create
+#        it from memory in the destination's file system, then syncfs; targets: best
 #        strategy >= 0.9 of the limit on both, >= 3x the best reference on small files.
 #   pairs  xfercmp's parallel beside real-rclone and real-fpsync at the same -P N, on the
 #        small files and the large file: times, ratios, which is fastest where, and the
@@ -187,6 +188,7 @@ for c in tar nc iperf3 perl ip ss mount umount timeout setsid awk sort find spli
 done
 perl -MJSON::PP -e 1 2>/dev/null || die 2 "perl's JSON::PP module is missing"
 case ",$ONLY," in *,limits,*) command -v fio >/dev/null || die 2 "fio not found (run scripts/setup.sh)" ;; esac
+case ",$ONLY," in *,limits,*) [ -x "$TOP/build/tests/tree_limit" ] || die 2 "$TOP/build/tests/tree_limit not found: run make unit-tests first" ;; esac
 case ",$ONLY," in *,scale,*) [ -x /usr/bin/time ] || die 2 "/usr/bin/time not found (Debian package time; run scripts/setup.sh)" ;; esac
 
 header() {

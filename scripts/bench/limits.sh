@@ -6,13 +6,15 @@
 # strategy as a fraction of them (issue 24, item 1):
 #   - one large file: fio reading the source file and writing a file of the same size in
 #     the destination's file system at once, 1 MiB blocks, the write ending in fsync,
-#     the later job's end: with direct I/O at queue depth LIMITS_DEPTH (64), and
-#     buffered (psync, the kernel's readahead and write-back); the limit is the faster;
-#   - the small files: a LIMITS_READERS-way (64) parallel cold read of the tree (cat
-#     through xargs -P) while LIMITS_WRITERS (4) tar -x processes create the same tree
-#     from tar archives in /dev/shm (LIMITS_WRITERS contiguous shards of the file list,
-#     made once outside the timing) into the destination's file system, then sync -f;
-#     each alone too, for information.
+#     the later job's end: with direct I/O at queue depth LIMITS_DEPTH (64) into a new
+#     file (the issue's limit: its blocks allocated as it goes), the same over a file
+#     whose blocks were written before the clock (the device's own limit: nothing
+#     allocated), and buffered (psync, the kernel's readahead and write-back); the limit
+#     is the fastest;
+#   - the small files: build/tests/tree_limit (tests/tools/tree_limit.c), LIMITS_READERS
+#     (64) threads reading the tree cold while LIMITS_WRITERS threads create the same
+#     tree, its contents loaded from a copy in /dev/shm before the clock, in the
+#     destination's file system, then syncfs; each alone too, for information.
 # REPEAT rounds, each: the limits, then xfercmp -s splice,parallel and the fast
 # reference tools (LIMITS_REFS) on the same workload. Targets: best strategy time / limit
 # time >= 0.9 on both; best reference time / best strategy time >= 3 on small files.
@@ -20,13 +22,16 @@
 # shellcheck source=scripts/bench/lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh"
 
-# Writers: 2, 4 and 16 tar -x creating 20,000 files (then sync -f) on this 2-core VM took
-# 1.24/1.73, 1.03/1.13 and 1.69/1.36 s (2026-12-01, two runs each).
-readonly LIMITS_DEPTH=64 LIMITS_READERS=64 LIMITS_WRITERS=4
+# Creators: tree_limit creating 120,000 files alone (then syncfs) with 4, 16 and 64 threads
+# took 3.68/4.48, 3.71/3.97 and 5.09/3.94 s, and with 64 readers at once 5.82/5.64,
+# 5.69/4.93 and 5.23/5.05 s (2026-12-04, two rounds; the read alone 1.71/1.68 s); 16 is
+# also the receivers' depth (STRATEGY_RECEIVER_DEPTH).
+readonly LIMITS_DEPTH=64 LIMITS_READERS=64 LIMITS_WRITERS=16
 # the references that can come near on these workloads: tar | nc streams, fpsync and
 # rclone run in parallel; scp, rsync and tar | ssh one stream (slower: see strategies)
 readonly LIMITS_REFS=real-tar-nc,real-fpsync,real-rclone
-SHARDS=""
+readonly TREE_LIMIT=$TOP/build/tests/tree_limit
+CONTENT=""
 
 # fio_both_seconds JSON: the later end of fio's jobs in its --output-format=json file
 # (jobs[].job_runtime, ms), in seconds; "failed" when a job failed or moved less than
@@ -44,18 +49,27 @@ fio_both_seconds() {
 	' "$1" "$2"
 }
 
-# limit_fio MODE: one fio run, the large file read and its size written at once, with
-# direct I/O (MODE direct) or through the page cache (buffered); sets RESULT.
+# limit_fio MODE: one fio run, the large file read and its size written at once: with
+# direct I/O into a new file (MODE direct), with direct I/O over a file written before
+# the clock (overwrite), or through the page cache (buffered); sets RESULT.
 limit_fio() {
 	local src dst=$WORK/limits-fio.dst io
 	src=$(find "$SRC_BIG" -type f | head -n 1)
 	rm -f "$dst"
-	drop_caches
-	if [ "$1" = direct ]; then
-		io=(--ioengine=libaio --direct=1 --iodepth="$LIMITS_DEPTH")
-	else
-		io=(--ioengine=psync --direct=0)
+	if [ "$1" = overwrite ] && ! timeout "$LIMIT" fio --output="$WORK/fio-layout.log" --ioengine=libaio \
+		--direct=1 --iodepth="$LIMITS_DEPTH" --bs=1M --name=layout --rw=write --filename="$dst" \
+		--size="$BIG_BYTES" --end_fsync=1 >/dev/null 2>&1; then
+		say "fio (laying out the file to overwrite) failed: $(tail -n 2 "$WORK/fio-layout.log" | tr '\n' ' ')"
+		RESULT=failed
+		FAILED=1
+		rm -f "$dst"
+		return
 	fi
+	drop_caches
+	case $1 in
+	direct | overwrite) io=(--ioengine=libaio --direct=1 --iodepth="$LIMITS_DEPTH") ;;
+	*) io=(--ioengine=psync --direct=0) ;;
+	esac
 	if ! timeout "$LIMIT" fio --output-format=json --output="$WORK/fio.json" "${io[@]}" --bs=1M \
 		--name=read --rw=read --filename="$src" --size="$BIG_BYTES" \
 		--name=write --rw=write --filename="$dst" --size="$BIG_BYTES" --fallocate=none --end_fsync=1 \
@@ -69,51 +83,31 @@ limit_fio() {
 	[ "$RESULT" != failed ] || FAILED=1
 }
 
-# limits_shards: LIMITS_WRITERS tar archives of contiguous runs of the small tree's file
-# list, in SHARDS (a directory in /dev/shm), made once.
-limits_shards() {
-	local s
-	[ -z "${SHARDS:-}" ] || return 0
-	SHARDS=$(mktemp -d /dev/shm/xfercmp-bench-shards.XXXXXX)
-	CLEANUP_PATHS+=("$SHARDS")
-	(cd "$SRC_SMALL" && find . -type f -print) >"$WORK/limits.list"
-	split -n "l/$LIMITS_WRITERS" "$WORK/limits.list" "$WORK/limits.shard."
-	for s in "$WORK"/limits.shard.*; do
-		tar -cf "$SHARDS/${s##*.}.tar" -C "$SRC_SMALL" -T "$s"
-	done
-	rm -f "$WORK"/limits.shard.* "$WORK/limits.list"
+# limits_content: a copy of the small tree in /dev/shm (CONTENT), made once, that
+# tree_limit loads into memory before its clock starts.
+limits_content() {
+	[ -z "${CONTENT:-}" ] || return 0
+	CONTENT=$(mktemp -d /dev/shm/xfercmp-bench-content.XXXXXX)
+	CLEANUP_PATHS+=("$CONTENT")
+	cp -a "$SRC_SMALL/." "$CONTENT/" || die 1 "cannot copy $SRC_SMALL to $CONTENT"
 }
 
-limits_read() { find "$SRC_SMALL" -type f -print0 | xargs -0 -P "$LIMITS_READERS" -n 256 cat >/dev/null; }
-limits_create() {
-	find "$SHARDS" -name '*.tar' -print0 | xargs -0 -P "$LIMITS_WRITERS" -I{} tar -xf {} -C "$1" && sync -f "$1"
-}
-
-# limit_small WHAT: WHAT is read, create or both (at once); the timed step from the
+# limit_small WHAT: WHAT is read, create or both (at once), timed by tree_limit from the
 # state xfercmp's runs start in (cold file data, inodes read back); sets RESULT.
 limit_small() {
-	local dst=$WORK/limits-dst t0 rc=0
+	local dst=$WORK/limits-dst out
 	rm -rf "$dst"
 	mkdir "$dst"
 	cold_like_xfercmp "$SRC_SMALL"
-	t0=$(now)
-	case $1 in
-	read) limits_read || rc=$? ;;
-	create) limits_create "$dst" || rc=$? ;;
-	both)
-		limits_read &
-		local rpid=$!
-		limits_create "$dst" || rc=$?
-		wait "$rpid" || rc=$?
-		;;
-	esac
-	if [ "$rc" -eq 0 ]; then
-		RESULT=$(elapsed "$t0" "$(now)")
+	if out=$(timeout "$LIMIT" "$TREE_LIMIT" "$1" "$SRC_SMALL" "$CONTENT" "$dst" "$LIMITS_READERS" \
+		"$LIMITS_WRITERS" 2>"$WORK/tree_limit.log"); then
+		RESULT=$out
 		if [ "$1" != read ] && [ "$(find "$dst" -type f | wc -l)" -ne "$FILES" ]; then
-			say "limits: the parallel create made $(find "$dst" -type f | wc -l) files, not $FILES"
+			say "limits: tree_limit created $(find "$dst" -type f | wc -l) files, not $FILES"
 			RESULT=failed
 		fi
 	else
+		say "tree_limit $1 failed: $(tail -n 1 "$WORK/tree_limit.log")"
 		RESULT=failed
 	fi
 	rm -rf "$dst"
@@ -135,15 +129,18 @@ limits_best() {
 }
 
 section_limits() {
-	local k load big=() bigb=() both=() rd=() cr=() m_big m_bigd m_bigb m_both m_rd m_cr bx bxn br brn sx sxn r
+	local k load big=() bigo=() bigb=() both=() rd=() cr=() m_big m_bigd m_bigo m_bigb m_both m_rd m_cr
+	local bx bxn br brn sx sxn r m_alone
 	local name med runs err
 	generate_sources
-	limits_shards
+	limits_content
 	load=$(loadavg)
 	for ((k = 1; k <= REPEAT; k++)); do
 		say "limits: round $k of $REPEAT"
 		limit_fio direct
 		big+=("$RESULT")
+		limit_fio overwrite
+		bigo+=("$RESULT")
 		limit_fio buffered
 		bigb+=("$RESULT")
 		drop_caches
@@ -158,11 +155,12 @@ section_limits() {
 		drop_caches
 		attempt compare_all "$WORK/limits-small.$k.json" -w smallfiles --files "$FILES" --source-dir "$SRC_SMALL" \
 			--no-probes -s "$( ((k % 2)) && echo "splice,parallel,$LIMITS_REFS" || echo "$LIMITS_REFS,parallel,splice")"
-		say "limits round $k: fio ${big[-1]} s direct, ${bigb[-1]} s buffered; small read+create ${both[-1]} s (read ${rd[-1]}, create ${cr[-1]})"
+		say "limits round $k: fio ${big[-1]} s direct, ${bigo[-1]} s direct over written blocks, ${bigb[-1]} s buffered; small read+create ${both[-1]} s (read ${rd[-1]}, create ${cr[-1]})"
 	done
 	m_bigd=$(median "${big[@]}")
+	m_bigo=$(median "${bigo[@]}")
 	m_bigb=$(median "${bigb[@]}")
-	m_big=$(minimum "$m_bigd" "$m_bigb")
+	m_big=$(minimum "$m_bigd" "$m_bigo" "$m_bigb")
 	m_both=$(median "${both[@]}")
 	m_rd=$(median "${rd[@]}")
 	m_cr=$(median "${cr[@]}")
@@ -175,21 +173,25 @@ section_limits() {
 	echo "The large file's limit is fio reading the source file and writing as many bytes into the"
 	echo "destination's file system at once: \`fio --ioengine=libaio --direct=1 --bs=1M --iodepth=$LIMITS_DEPTH"
 	echo "--name=read --rw=read --filename=SRC --name=write --rw=write --filename=DST --fallocate=none"
-	echo "--end_fsync=1\`, the later job's end (\`job_runtime\`), caches dropped first; and the same"
-	echo "buffered (\`--ioengine=psync --direct=0\`: readahead, write-back, then the fsync), which on this"
-	echo "VM's disk has written faster than direct I/O. The limit is the faster of the two. The small files'"
-	echo "limit is a $LIMITS_READERS-way parallel cold read of the tree (\`find SRC -type f -print0 | xargs -0 -P"
-	echo "$LIMITS_READERS -n 256 cat\`) while $LIMITS_WRITERS \`tar -xf\` create the same tree from archives in"
-	echo "/dev/shm ($LIMITS_WRITERS contiguous shards of the file list) in the destination's file system, then"
-	echo "\`sync -f\`; from the state xfercmp's runs start in (caches dropped, inodes read back). The"
+	echo "--end_fsync=1\`, the later job's end (\`job_runtime\`), caches dropped first: into a new file"
+	echo "(its blocks allocated as it goes: ext4 takes direct writes that extend a file one at a time),"
+	echo "over a file of that size written before the clock (the device's own limit), and buffered"
+	echo "(\`--ioengine=psync --direct=0\`: readahead, write-back, then the fsync). The limit is the"
+	echo "fastest of the three. The small files' limit is \`build/tests/tree_limit\`: $LIMITS_READERS threads"
+	echo "reading the tree cold while $LIMITS_WRITERS threads create the same tree (open, one write, close;"
+	echo "the contents loaded from a copy in /dev/shm before the clock) in the destination's file"
+	echo "system, then syncfs; from the state xfercmp's runs start in (caches dropped, inodes read back);"
+	echo "and each part alone: no copy can take less than the slower of them (on one disk and two"
+	echo "cores the two at once took longer than either: they share both). The"
 	echo "strategies: xfercmp against the testbed, \`--no-probes\`, cold source, durable destination,"
 	echo "verified; the fast reference tools ($LIMITS_REFS) beside them on the small files."
 	echo "$REPEAT rounds, each: the limits, then the strategies; medians."
 	echo
 	md_head lrl "limit" "median s" "runs s"
-	md_row "one $SIZE file: fio read + write at once, direct I/O, depth $LIMITS_DEPTH" "$(secs "$m_bigd")" "$(secs_list "${big[@]}")"
+	md_row "one $SIZE file: fio read + write at once, direct I/O, depth $LIMITS_DEPTH, new file" "$(secs "$m_bigd")" "$(secs_list "${big[@]}")"
+	md_row "one $SIZE file: fio read + write at once, direct I/O, depth $LIMITS_DEPTH, over written blocks" "$(secs "$m_bigo")" "$(secs_list "${bigo[@]}")"
 	md_row "one $SIZE file: fio read + write at once, buffered, then fsync" "$(secs "$m_bigb")" "$(secs_list "${bigb[@]}")"
-	md_row "$FILES small files: parallel read + parallel create at once" "$(secs "$m_both")" "$(secs_list "${both[@]}")"
+	md_row "$FILES small files: $LIMITS_READERS readers + $LIMITS_WRITERS creators at once, then syncfs" "$(secs "$m_both")" "$(secs_list "${both[@]}")"
 	md_row "$FILES small files: parallel cold read alone (information)" "$(secs "$m_rd")" "$(secs_list "${rd[@]}")"
 	md_row "$FILES small files: parallel create + sync alone (information)" "$(secs "$m_cr")" "$(secs_list "${cr[@]}")"
 	echo
@@ -205,7 +207,12 @@ section_limits() {
 	r=$(calc "%.2f" "a / b" "$m_big" "$bx")
 	md_row "large file: limit time / best strategy ($bxn) time" "$r" "≥ 0.9" "$(verdict "$r" 0.9)"
 	r=$(calc "%.2f" "a / b" "$m_both" "$sx")
-	md_row "small files: limit time / best strategy ($sxn) time" "$r" "≥ 0.9" "$(verdict "$r" 0.9)"
+	md_row "small files: limit (read + create at once) time / best strategy ($sxn) time" "$r" "≥ 0.9" "$(verdict "$r" 0.9)"
+	m_alone=$(maximum "$m_rd" "$m_cr")
+	r=$(calc "%.2f" "a / b" "$m_alone" "$sx")
+	md_row "small files: the slower part alone (no copy beats it) time / best strategy ($sxn) time" "$r" "≥ 0.9" "$(verdict "$r" 0.9)"
 	r=$(calc "%.2f" "a / b" "$br" "$sx")
 	md_row "small files: best reference ($brn) time / best strategy ($sxn) time" "$r" "≥ 3" "$(verdict "$r" 3)"
+	r=$(calc "%.2f" "a / b" "$br" "$m_alone")
+	md_row "small files: best reference ($brn) time / the slower part alone: the most any copy could reach" "$r" "≥ 3" "$(verdict "$r" 3)"
 }
