@@ -22,6 +22,8 @@ readonly ATTEMPTS=3
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 readonly TOP=$top
 readonly XFERCMP=$TOP/xfercmp
+# the testbed's script (not readonly: the selftest stands in for it)
+TESTBED_SH=$TOP/scripts/testbed.sh
 readonly SSH_CONFIG=$TOP/build/testbed/ssh_config
 readonly SSHD_PID_FILE=$TOP/build/testbed/sshd.pid
 
@@ -293,7 +295,7 @@ tree_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { printf 
 
 # ---------------------------------------------------------------- the testbed's namespace
 
-testbed_up() { "$TOP/scripts/testbed.sh" status >/dev/null 2>&1; }
+testbed_up() { "$TESTBED_SH" status >/dev/null 2>&1; }
 
 # testbed_sshd: prints the pid in the testbed's sshd pid file ("" when there is none).
 testbed_sshd() {
@@ -339,6 +341,15 @@ watch() {
 		stop_group "$pid"
 	done
 	return 1
+}
+
+# testbed_shape ARGS...: `testbed.sh up ARGS` (a rate, a delay, or neither: unshaped). When the
+# testbed was down before, it is this run's to take down at the end (BROUGHT_UP): the truth
+# section once left it up, and a fresh clone's make check run right after could not start its
+# own testbed's sshd ("Bind to port 22 on 198.18.0.2 failed: Address already in use").
+testbed_shape() {
+	testbed_up || BROUGHT_UP=1
+	"$TESTBED_SH" up "$@" >&2
 }
 
 # The testbed is shared: another user's `testbed.sh down` can take it away at any time.

@@ -51,6 +51,25 @@ is "wan_order: round 1 as listed" "$(wan_order 1)" "auto 1 2 8"
 is "wan_order: round 2 one further" "$(wan_order 2)" "1 2 8 auto"
 is "wan_order: round 5 as round 1" "$(wan_order 5)" "auto 1 2 8"
 is "wan_target: a failed run" "$(wan_target n/a 9)" n/a
+# testbed_shape: the testbed found down is this run's to take down at the end, one found up
+# is not; the arguments reach testbed.sh up (a stand-in script that logs them)
+cat >"$tmp/testbed.sh" <<'STUB'
+#!/usr/bin/env bash
+echo "$*" >>"${0%/*}/testbed.log"
+[ "$1" != status ] || [ -e "${0%/*}/testbed.is-up" ]
+STUB
+chmod +x "$tmp/testbed.sh"
+saved_testbed_sh=$TESTBED_SH
+TESTBED_SH=$tmp/testbed.sh
+BROUGHT_UP=0
+testbed_shape --rate 1gbit --delay 2ms 2>/dev/null
+is "testbed_shape: found down, ours to take down" "$BROUGHT_UP $(tail -n 1 "$tmp/testbed.log")" "1 up --rate 1gbit --delay 2ms"
+BROUGHT_UP=0
+touch "$tmp/testbed.is-up"
+testbed_shape 2>/dev/null
+is "testbed_shape: found up, left to whoever brought it up" "$BROUGHT_UP $(tail -n 1 "$tmp/testbed.log")" "0 up"
+TESTBED_SH=$saved_testbed_sh
+BROUGHT_UP=0
 best=n/a best_name=""
 keep_best best best_name failed a
 keep_best best best_name 3 b

@@ -67,7 +67,7 @@ explain_case() {
 	explain-big) work=(-w largefile --size "$SIZE" --source-dir "$WORK/truth-big") ;;
 	esac
 	say "truth: $name (${work[*]}, --explain=$TRUTH_EXPLAIN)"
-	"$TOP/scripts/testbed.sh" up >&2 || { FAILED=1; return 0; }
+	testbed_shape || { FAILED=1; return 0; }
 	drop_caches
 	attempt compare_all "$json" "${work[@]}" -s "$TRUTH_EXPLAIN" --explain="$TRUTH_EXPLAIN"
 	[ "$RESULT" != failed ] || FAILED=1
@@ -127,9 +127,9 @@ truth_case() {
 	case $name in *-2ms) delay=2ms ;; *-20ms) delay=20ms ;; esac
 	say "truth: $name (${work[*]}${delay:+, 1 Gbit/s and $delay})"
 	if [ -n "$delay" ]; then
-		"$TOP/scripts/testbed.sh" up --rate 1gbit --delay "$delay" >&2 || { FAILED=1; return 0; }
+		testbed_shape --rate 1gbit --delay "$delay" || { FAILED=1; return 0; }
 	else
-		"$TOP/scripts/testbed.sh" up >&2 || { FAILED=1; return 0; }
+		testbed_shape || { FAILED=1; return 0; }
 	fi
 	drop_caches
 	attempt compare_all "$json" "${work[@]}" -s "$TRUTH_STRATEGIES"
