@@ -476,6 +476,26 @@ static void test_serial_request_path(void **state)
 	assert_false(a.misfit);	/* 26.7 s for 23.5 s: within 25% */
 
 	/*
+	 * Small requests stay the path beyond a misfit: another fresh-clone CI
+	 * run's 20,000 files through scp, 17.5 s of path in 13.9 s (26% over),
+	 * read cpu-bound from the CPU stage (6.0 s) under the misfit bound.
+	 */
+	in = run(13.9, 80000000, 20000);
+	in.structure = ATTR_SERIAL;
+	in.round_trips = 60000;
+	in.peer_cpu_s = 8.0;
+	in.own_cpu_s = 4.7;
+	in.cpu_stage_s = 6.0;	/* both ends' 11.9 s over 2 cores */
+	c.request_rtt_s = 81e-6;
+	c.rtt_s = 80e-6;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (8.0 + 60000 * 80e-6 + 4.7)) < 1e-9);
+	assert_int_equal(a.verdict, RES_LATENCY);
+	assert_true(a.misfit);	/* 17.5 s for 13.9 s: the note says so */
+	c.request_rtt_s = 77e-6;
+	c.rtt_s = 78e-6;
+
+	/*
 	 * Beyond a misfit the parts ran side by side: no serial path. One 4 GiB
 	 * file through scp in the bench (6 requests; sshd and sftp-server 18.9 s,
 	 * ours 11.7 s in 21.2 s) read "latency-bound: 6 requests waited".
