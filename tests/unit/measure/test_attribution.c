@@ -46,6 +46,21 @@ static struct attribution_input run(double wall, uint64_t bytes, uint64_t files)
 	};
 }
 
+/* A serial run's request path: round trips, the host's and our CPU, the CPU stage. */
+static struct attribution_input serial_path(double wall, uint64_t bytes, uint64_t files,
+					    uint64_t round_trips, double peer_cpu, double own_cpu,
+					    double cpu_stage)
+{
+	struct attribution_input in = run(wall, bytes, files);
+
+	in.structure = ATTR_SERIAL;
+	in.round_trips = round_trips;
+	in.peer_cpu_s = peer_cpu;
+	in.own_cpu_s = own_cpu;
+	in.cpu_stage_s = cpu_stage;
+	return in;
+}
+
 /*
  * Shares are in [0, 1] and sum to 1 (to at most 1 when the run beat its
  * prediction); needs are finite and not negative.
@@ -441,12 +456,8 @@ static void test_serial_request_path(void **state)
 	 * of waits in 49.9 s. That ceiling is left out; the measured path stands
 	 * (seen on the testbed: the run read cpu-bound from the machine's CPU alone).
 	 */
-	in = run(49.9, 80000000, 20000);
-	in.structure = ATTR_SERIAL;
-	in.round_trips = 80000;
-	in.peer_cpu_s = 25;
-	in.own_cpu_s = 15;
-	in.cpu_stage_s = 20;	/* both ends' 40 s over 2 cores */
+	/* the CPU stage: both ends' 40 s over 2 cores */
+	in = serial_path(49.9, 80000000, 20000, 80000, 25, 15, 20);
 	c.request_rtt_s = 1e-3;
 	attribute(&in, &c, &a);
 	assert_true(a.understated & (1u << RES_LATENCY));
@@ -461,12 +472,8 @@ static void test_serial_request_path(void **state)
 	 * kernel's packet work in the round trips and in the processes' CPU
 	 * alike) and read cpu-bound from the CPU stage (10.3 s) that fitted.
 	 */
-	in = run(23.5, 80000000, 20000);
-	in.structure = ATTR_SERIAL;
-	in.round_trips = 60000;
-	in.peer_cpu_s = 13.0;
-	in.own_cpu_s = 9.0;
-	in.cpu_stage_s = 10.3;	/* both ends' 20.6 s over 2 cores */
+	/* the CPU stage: both ends' 20.6 s over 2 cores */
+	in = serial_path(23.5, 80000000, 20000, 60000, 13.0, 9.0, 10.3);
 	c.request_rtt_s = 77e-6;
 	c.rtt_s = 78e-6;
 	attribute(&in, &c, &a);
@@ -480,12 +487,8 @@ static void test_serial_request_path(void **state)
 	 * run's 20,000 files through scp, 17.5 s of path in 13.9 s (26% over),
 	 * read cpu-bound from the CPU stage (6.0 s) under the misfit bound.
 	 */
-	in = run(13.9, 80000000, 20000);
-	in.structure = ATTR_SERIAL;
-	in.round_trips = 60000;
-	in.peer_cpu_s = 8.0;
-	in.own_cpu_s = 4.7;
-	in.cpu_stage_s = 6.0;	/* both ends' 11.9 s over 2 cores */
+	/* the CPU stage: both ends' 11.9 s over 2 cores */
+	in = serial_path(13.9, 80000000, 20000, 60000, 8.0, 4.7, 6.0);
 	c.request_rtt_s = 81e-6;
 	c.rtt_s = 80e-6;
 	attribute(&in, &c, &a);
@@ -500,12 +503,7 @@ static void test_serial_request_path(void **state)
 	 * file through scp in the bench (6 requests; sshd and sftp-server 18.9 s,
 	 * ours 11.7 s in 21.2 s) read "latency-bound: 6 requests waited".
 	 */
-	in = run(21.2, 4ull << 30, 1);
-	in.structure = ATTR_SERIAL;
-	in.round_trips = 6;
-	in.peer_cpu_s = 18.9;
-	in.own_cpu_s = 11.7;
-	in.cpu_stage_s = 15.3;
+	in = serial_path(21.2, 4ull << 30, 1, 6, 18.9, 11.7, 15.3);
 	attribute(&in, &c, &a);
 	assert_int_not_equal(a.verdict, RES_LATENCY);
 	assert_true(a.misfit);
