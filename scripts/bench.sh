@@ -188,7 +188,7 @@ for c in tar nc iperf3 perl ip ss mount umount timeout setsid awk sort find spli
 done
 perl -MJSON::PP -e 1 2>/dev/null || die 2 "perl's JSON::PP module is missing"
 case ",$ONLY," in *,limits,*) command -v fio >/dev/null || die 2 "fio not found (run scripts/setup.sh)" ;; esac
-case ",$ONLY," in *,limits,*) [ -x "$TOP/build/tests/tree_limit" ] || die 2 "$TOP/build/tests/tree_limit not found: run make unit-tests first" ;; esac
+case ",$ONLY," in *,limits,*) [ -x "$TREE_LIMIT" ] || die 2 "$TREE_LIMIT not found: run make unit-tests first" ;; esac
 case ",$ONLY," in *,scale,*) [ -x /usr/bin/time ] || die 2 "/usr/bin/time not found (Debian package time; run scripts/setup.sh)" ;; esac
 
 header() {
