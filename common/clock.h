@@ -23,4 +23,14 @@ static inline double clock_seconds(clock_ns from, clock_ns to)
 	return (double)(to - from) / 1e9;
 }
 
+/* CPU time the calling thread has used, nanoseconds (for differences too). */
+static inline clock_ns clock_thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (clock_ns)ts.tv_sec * 1000000000u + (clock_ns)ts.tv_nsec;
+}
+
 #endif

@@ -34,7 +34,10 @@ result() { # result JSON FIELD: that field of the first result
 # on one device (source and destination are one disk here: read and written
 # at 0.77 GB/s each at once, where each alone probed 1.41-1.44 GB/s); scp
 # 0.78-0.95 (the same 20,000 files took 17.2 s and 28.8 s in two runs an hour
-# apart: the VM's CPU, which the request path waits on); zstd at 19 0.73-1.04
+# apart: the VM's CPU, which the request path waits on), then 1.11-1.21 here
+# and 1.24 and 1.45 in fresh-clone CI runs while the path added whole round
+# trips to the CPU they already held, 0.90-0.96 since it adds only what a
+# round trip waits beyond the rtt probe's CPU (2026-12-05); zstd at 19 0.73-1.04
 # (the zstd probe and the run meet other jobs' CPU at different moments).
 # The disk case's ratio is printed, not asserted: it was 0.99 and 1.04 in two
 # runs and 0.69 in a fresh-clone CI run of 2026-12-02 (the disk share 0.69,
@@ -57,7 +60,15 @@ truth() {
 	echo "predicted/measured $ratio" | diag
 	if [ "$ratio_check" = ratio ]; then
 		python3 -c "import sys; sys.exit(0 if 0.75 <= float('$ratio') <= 1.25 else 1)" 2>/dev/null
-		ok $? "$name: predicted/measured $ratio within 25%"
+		local within=$?
+		ok $within "$name: predicted/measured $ratio within 25%"
+		# what the prediction was made of, for the log of a run that missed
+		if [ "$within" != 0 ]; then
+			json_get "$json" "d['results'][0].get('reason')" | diag
+			json_get "$json" "d['results'][0].get('need_seconds')" | diag
+			json_get "$json" "[(e, p['name'], p['cpu_seconds']) for e in ('source', 'destination') for p in d['results'][0]['samples'][e]['processes']]" | diag
+			json_get "$json" "(d['ceilings']['rtt_p50_seconds'], d['ceilings'].get('rtt_cpu_seconds'))" | diag
+		fi
 	fi
 	if [ "$right" != 0 ]; then
 		json_get "$json" "d['results'][0].get('reason')" | diag

@@ -44,11 +44,13 @@ struct stream_job {
 static void *stream_main(void *arg)
 {
 	struct stream_job *j = arg;
+	clock_ns cpu = clock_thread_cpu();
 
 	if (j->rx->begin)
 		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, &j->st);
 	else
 		j->rc = j->rx->receive(j->fd, j->destfd, j->dest, &j->st);
+	j->st.cpu_s = clock_seconds(cpu, clock_thread_cpu());
 	if (j->rc < 0)
 		err_save(&j->error);
 	return NULL;
@@ -257,6 +259,7 @@ static int run_receivers(const struct receiver *rx, int destfd, const char *dest
 		total->files += jobs[i].st.files;
 		total->bytes += jobs[i].st.bytes;
 		total->wire_bytes += jobs[i].st.wire_bytes;
+		total->cpu_s += jobs[i].st.cpu_s;
 	}
 	if (shared) {
 		struct err_saved first;
@@ -324,6 +327,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
 		json_object_object_add(reply, "wire_bytes",
 				       json_object_new_int64((int64_t)total.wire_bytes));
+		json_object_object_add(reply, "cpu_seconds", json_object_new_double(total.cpu_s));
 		json_object_object_add(reply, "seconds",
 				       json_object_new_double(clock_seconds(start, clock_now())));
 		if (sized)

@@ -728,6 +728,10 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||
 			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))
 		rc = err_wrap("agent");
+	/* the receiving threads' CPU: absent from an older agent's reply (0) */
+	if (rc == 0 && json_object_object_get_ex(reply, "cpu_seconds", &buf) &&
+	    (json_object_is_type(buf, json_type_double) || json_object_is_type(buf, json_type_int)))
+		got->cpu_s = json_object_get_double(buf);
 	json_object_put(reply);
 	return rc;
 }

@@ -109,6 +109,8 @@ enum attribution_structure {
 struct ceilings {
 	double net_bps;		/* bytes/s for the stream count and path used */
 	double rtt_s;		/* TCP round trip, p50 */
+	double rtt_cpu_s;	/* the CPU both ends spend on one such round trip (0 = unknown):
+				   a transfer's processes are charged for it in their own CPU */
 	double request_rtt_s;	/* one round trip of the strategy's per-file protocol
 				   (SFTP request); 0 = use rtt_s */
 	double window_bytes;	/* the flow-control window one stream may have in flight

@@ -234,13 +234,21 @@ static int ping(int fd, double *rtt)
 	return 0;
 }
 
-/* RTT_WARMUP untimed then up to PROBE_RTT_COUNT timed round trips, within `seconds`. */
-static int round_trips(const struct probe_job *pj, double seconds, double *p50, double *p99)
+/*
+ * RTT_WARMUP untimed then up to PROBE_RTT_COUNT timed round trips, within
+ * `seconds`: their p50 and p99, and the CPU both ends spent a round trip
+ * (*cpu: this thread's and the agent's echo thread's over all the round
+ * trips, 0 when the agent did not say). On loopback and veth that CPU is
+ * much of the round trip (the receiver's softirq runs in the sender's
+ * send), and a transfer's processes are charged for it in their own CPU.
+ */
+static int round_trips(const struct probe_job *pj, double seconds, double *p50, double *p99,
+		       double *cpu)
 {
-	double *rtt = malloc(PROBE_RTT_COUNT * sizeof(*rtt)), t = 0;
+	double *rtt = malloc(PROBE_RTT_COUNT * sizeof(*rtt)), t = 0, own;
 	struct recv_stats received;
-	unsigned count = 0;
-	clock_ns deadline;
+	unsigned count = 0, pings = 0;
+	clock_ns deadline, cpu_start;
 	int fd, one = 1, rc = 0;
 
 	if (!rtt)
@@ -251,13 +259,17 @@ static int round_trips(const struct probe_job *pj, double seconds, double *p50, 
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	deadline = clock_now() + (clock_ns)(seconds * 1e9);
+	cpu_start = clock_thread_cpu();
 	for (unsigned k = 0; k < RTT_WARMUP + PROBE_RTT_COUNT && rc == 0; k++) {
 		if (count > 0 && clock_now() >= deadline)
 			break;
 		rc = ping(fd, &t);
+		if (rc == 0)
+			pings++;
 		if (rc == 0 && k >= RTT_WARMUP)
 			rtt[count++] = t;
 	}
+	own = clock_seconds(cpu_start, clock_thread_cpu());
 	if (raw_stream_finish(pj->agent, &fd, 1, rc, &received) < 0) {
 		free(rtt);
 		return -1;
@@ -265,6 +277,7 @@ static int round_trips(const struct probe_job *pj, double seconds, double *p50, 
 	qsort(rtt, count, sizeof(*rtt), cmp_double);
 	*p50 = percentile(rtt, count, 0.50);
 	*p99 = percentile(rtt, count, 0.99);
+	*cpu = received.cpu_s > 0 && pings > 0 ? (own + received.cpu_s) / pings : 0;
 	free(rtt);
 	return 0;
 }
@@ -360,7 +373,7 @@ static int network_phases(const struct probe_job *pj, unsigned streams, double s
 		memcpy(buf + i, &x, 8);
 	}
 	/* the round trips first, on an idle link: the sweep's warm-up is counted in them */
-	rc = round_trips(pj, seconds, &got->rtt_p50_s, &got->rtt_p99_s);
+	rc = round_trips(pj, seconds, &got->rtt_p50_s, &got->rtt_p99_s, &got->rtt_cpu_s);
 	if (rc < 0)
 		err_wrap("round trips");
 	if (rc == 0)
@@ -415,6 +428,7 @@ int probe_network(struct agent_client *a, unsigned streams, double seconds,
 	r->window = got.window;
 	r->rtt_p50_s = got.rtt_p50_s;
 	r->rtt_p99_s = got.rtt_p99_s;
+	r->rtt_cpu_s = got.rtt_cpu_s;
 	snprintf(r->dest_fs, sizeof(r->dest_fs), "%s", got.dest_fs);
 	/* what was measured: the path to this address, through this interface */
 	snprintf(r->net_peer, sizeof(r->net_peer), "%s", a->where);
@@ -533,6 +547,7 @@ json_object *probe_results_json(const struct probe_results *r)
 			       r->net_streams ? json_object_new_int((int)r->net_streams) : NULL);
 	json_object_object_add(o, "rtt_p50_seconds", measured(r->rtt_p50_s));
 	json_object_object_add(o, "rtt_p99_seconds", measured(r->rtt_p99_s));
+	json_object_object_add(o, "rtt_cpu_seconds", measured(r->rtt_cpu_s));
 	json_object_object_add(o, "network_peer", measured_text(r->net_peer));
 	json_object_object_add(o, "network_interface", measured_text(r->net_iface));
 	json_object_object_add(o, "disk_write_bytes_per_s", measured(r->disk_write_bps));

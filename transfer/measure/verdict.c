@@ -204,6 +204,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 
 	c->net_bps = streams > 1 && p->net_bps_n > 0 ? p->net_bps_n : p->net_bps_1;
 	c->rtt_s = p->rtt_p50_s;
+	c->rtt_cpu_s = p->rtt_cpu_s;
 	c->request_rtt_s = (flags & STRATEGY_SSH) ? p->sftp_rtt_s : 0;
 	c->window_bytes = (flags & STRATEGY_SSH) ? SSH_WINDOW_BYTES : TCP_WINDOW_BYTES;
 	window_ceiling(r, streams, p, c);

@@ -20,6 +20,12 @@ struct recv_stats {
 	uint64_t bytes;		/* content bytes written */
 	uint64_t wire_bytes;	/* bytes read from the socket, framing included */
 	/*
+	 * CPU seconds of the receiving threads themselves (not the io-wq
+	 * workers they hand writes to): what the round-trip probe's echo
+	 * spent, so the probe can tell a round trip's CPU from its wait.
+	 */
+	double cpu_s;
+	/*
 	 * When the client asked the agent to size its receive buffers
 	 * (raw_stream_open_sized): the buffer stream 0 was granted and the
 	 * agent's limits, for the report's advice. Not summed over streams.

@@ -499,6 +499,36 @@ static void test_serial_request_path(void **state)
 	c.rtt_s = 78e-6;
 
 	/*
+	 * A round trip's own CPU is in the processes' CPU already: 20,000 files
+	 * through scp (80,023 requests; sshd and sftp-server 5.7 s, ours 4.9 s)
+	 * in 12.4 s, at a 46 µs round trip of which the probe's two ends spent
+	 * 39 µs in CPU: 11.2 s of path (0.90), where the whole round trip added
+	 * made it 14.3 s (1.15; the runs before the probe measured that CPU
+	 * read 1.11-1.21, 2026-12-05).
+	 */
+	in = serial_path(12.4, 80000000, 20000, 80023, 5.7, 4.9, 5.3);
+	c.rtt_s = 46e-6;
+	c.request_rtt_s = 47e-6;
+	c.rtt_cpu_s = 39e-6;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (5.7 + 4.9 + 80023 * 7e-6)) < 1e-9);
+	assert_int_equal(a.verdict, RES_LATENCY);
+	assert_false(a.misfit);
+	assert_contains(a.reason, "and 46 µs round trips (7 µs of each beyond their CPU): 11.2 s of 12.4 s");
+	/* unknown (an older agent): the whole round trip, as before */
+	c.rtt_cpu_s = 0;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (5.7 + 4.9 + 80023 * 46e-6)) < 1e-9);
+	assert_contains(a.reason, "and 46 µs round trips: 14.3 s of 12.4 s");
+	/* a probe whose CPU came out above its round trip waits nothing beyond it */
+	c.rtt_cpu_s = 60e-6;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (5.7 + 4.9)) < 1e-9);
+	c.rtt_cpu_s = 0;
+	c.request_rtt_s = 77e-6;
+	c.rtt_s = 78e-6;
+
+	/*
 	 * Beyond a misfit the parts ran side by side: no serial path. One 4 GiB
 	 * file through scp in the bench (6 requests; sshd and sftp-server 18.9 s,
 	 * ours 11.7 s in 21.2 s) read "latency-bound: 6 requests waited".
