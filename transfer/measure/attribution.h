@@ -121,6 +121,7 @@ struct ceilings {
 	double disk_read_bps;	/* source cold sequential read */
 	double create_per_s;	/* destination creates at the strategy's concurrency */
 	double src_open_per_s;	/* source cold opens at the strategy's concurrency */
+	double src_open_cpu_s;	/* the CPU of one such open, one at a time (0 = unknown) */
 	double cpu_bps;		/* compression throughput (content bytes/s); 0 = not compressed */
 	double cipher_bps;	/* 0 = no encryption counted */
 };
@@ -150,6 +151,13 @@ struct attribution_input {
 	 */
 	double own_cpu_s, peer_cpu_s;
 	char peer_busiest[64];
+	/*
+	 * measured: the CPU seconds of our sender's busiest thread, when one
+	 * thread opens and reads the source one file at a time (tar-ssh,
+	 * zstd-ssh, zstd); negative = not such a sender, or unknown. That
+	 * thread waits each cold open in turn beside its own work.
+	 */
+	double sender_thread_cpu_s;
 	/* measured: CPU seconds the machine spent on processes not ours meanwhile (a shared machine) */
 	double foreign_cpu_s;
 	/*

@@ -284,6 +284,7 @@ struct open_job {
 	size_t first, stride;
 	clock_ns deadline;
 	size_t files;		/* atomic */
+	uint64_t cpu_ns;	/* atomic: the CPU the opens took, their threads' */
 };
 
 /* open+fstat+read+close of one picked file, or nothing once the deadline has passed. */
@@ -294,6 +295,7 @@ static int open_one(void *ctx, unsigned worker, uint64_t k)
 	char path[PATH_MAX];
 	struct stat st;
 	int fd, rc = 0;
+	clock_ns cpu = clock_thread_cpu();
 
 	(void)worker;
 	if (clock_now() >= job->deadline)
@@ -315,8 +317,10 @@ static int open_one(void *ctx, unsigned worker, uint64_t k)
 		done += got;
 	}
 	close(fd);
-	if (rc == 0)
+	if (rc == 0) {
 		__atomic_fetch_add(&job->files, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&job->cpu_ns, clock_thread_cpu() - cpu, __ATOMIC_RELAXED);
+	}
 	return rc;
 }
 
@@ -341,6 +345,9 @@ static int read_small_at(const char *root, const struct manifest *m, const size_
 		if (job.files > 0 && took > 0)
 			r->open_at[r->nopen_at++] = (struct probe_rate){ .depth = d->depth[i],
 									 .per_s = (double)job.files / took };
+		/* one at a time: the part of each open a sender's thread spends in CPU */
+		if (d->depth[i] == 1 && job.files > 0)
+			r->src_open_cpu_s = (double)job.cpu_ns / 1e9 / (double)job.files;
 	}
 	r->src_open_per_s = probe_rate_at(r->open_at, r->nopen_at, 1);
 	return 0;

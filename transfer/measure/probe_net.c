@@ -556,6 +556,7 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "create_files_per_s", measured(r->create_per_s));
 	json_object_object_add(o, "disk_read_bytes_per_s", measured(r->disk_read_bps));
 	json_object_object_add(o, "source_open_files_per_s", measured(r->src_open_per_s));
+	json_object_object_add(o, "source_open_cpu_seconds", measured(r->src_open_cpu_s));
 	json_object_object_add(o, "zstd_bytes_per_s", measured(r->zstd_bps));
 	json_object_object_add(o, "zstd_ratio", measured(r->zstd_ratio));
 	json_object_object_add(o, "ssh_bytes_per_s", measured(r->ssh_bps));

@@ -78,6 +78,7 @@ struct probe_results {
 	struct probe_rate read_at[PROBE_DEPTHS_MAX];	/* bytes/s with that many streams reading at once */
 	unsigned nread_at;
 	double src_open_per_s;		/* source: cold open+fstat+read+close of small files, one at a time */
+	double src_open_cpu_s;		/* the CPU one of those took (mean, one at a time; 0 = unknown) */
 	struct probe_rate open_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked */
 	unsigned nopen_at;
 	double zstd_bps;		/* zstd at the given level and threads on a sample of the workload (input bytes/s) */

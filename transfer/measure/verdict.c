@@ -241,6 +241,12 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	c->src_open_per_s = p->nopen_at ? probe_rate_at(p->open_at, p->nopen_at,
 							(s->src_depth ? s->src_depth : 1) * streams)
 					: p->src_open_per_s;
+	c->src_open_cpu_s = p->src_open_cpu_s;
+	/* our own sender, one thread opening one file at a time (not a real tool's process) */
+	in->sender_thread_cpu_s = !(flags & STRATEGY_REFERENCE) && !s->serial && s->src_depth <= 1 &&
+					  streams == 1 && r->have_local
+				  ? r->local.busiest_thread_cpu_s
+				  : -1;
 	c->cpu_bps = (flags & STRATEGY_COMPRESSED) ? p->zstd_bps : 0;
 	/*
 	 * Through sshd a stream cannot beat the SSH channel's measured ceiling

@@ -582,6 +582,58 @@ static void test_serial_request_path(void **state)
 	assert_true(a.predicted_s < 12);
 }
 
+/*
+ * A sender that opens one file at a time waits each cold open in turn with
+ * its own work. The truth bench's tar-ssh on 120,000 files (2026-12-04):
+ * 12.34 s, the sender's thread 4.64 s of CPU, the opens 7.13 s at the probed
+ * 16,837/s; predicted 7.25 s (0.59) with the opens overlapping the CPU.
+ */
+static void test_sender_one_at_a_time(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(12.34, 491520000, 120000);
+	struct attribution a;
+	double open = 120000 / 16837.0, wait = open - 120000 * 20e-6;
+
+	(void)state;
+	c.src_open_per_s = 16837;
+	c.src_open_cpu_s = 20e-6;
+	c.create_per_s = 21170;
+	c.net_bps = 450e6;
+	c.disk_write_bps = 2e9;
+	in.cpu_stage_s = 6.25;
+	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "both ends' processes on this machine");
+	in.sender_thread_cpu_s = -1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - open) < 1e-9);	/* the opens alone, overlapped */
+
+	in.sender_thread_cpu_s = 4.64;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (4.64 + wait)) < 1e-9);
+	assert_true(a.predicted_s / 12.34 > 0.75);
+	assert_int_equal(a.verdict, RES_METADATA);	/* the waits the larger part */
+	assert_contains(a.reason, "our sender opens one file at a time: 120,000 cold opens waited 4.7 s beyond their CPU, in turn with its thread's 4.6 s of work: 9.4 s of 12.3 s");
+
+	/* its work the larger part: a CPU stage, named as the sender's */
+	in.sender_thread_cpu_s = 6.0;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);
+	assert_true(fabs(a.need_s[RES_CPU] - (6.0 + wait)) < 1e-9);
+
+	/* a warm source has no opens to wait: the thread's CPU alone */
+	in.src_is_warm = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_CPU] - 6.25) < 1e-9);	/* the CPU stage, larger */
+	assert_contains(a.reason, "both ends' processes");
+	in.src_is_warm = 0;
+
+	/* longer than the run: its opens overlapped after all, left out */
+	in.wall_s = in.transfer_s = 8.0;
+	in.sender_thread_cpu_s = 4.64;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - open) < 1e-9);
+}
+
 /* 5,000 files by scp at a 2 ms round trip: latency-bound, its share at least 0.6. */
 static void test_latency_share(void **state)
 {
@@ -1057,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_pipeline_overlaps_serial_adds),
 		cmocka_unit_test(test_latency_share),
 		cmocka_unit_test(test_serial_request_path),
+		cmocka_unit_test(test_sender_one_at_a_time),
 		cmocka_unit_test(test_misfit_is_flagged_not_scaled),
 		cmocka_unit_test(test_measured_cpu_stage),
 		cmocka_unit_test(test_what_if),

@@ -151,10 +151,12 @@ static void test_source_rates_within_budget(void **state)
 	if (probe_source(w.src, &w.m, 0.5, &r) < 0)
 		fail_msg("probe_source: %s", err_msg());
 	wall = clock_seconds(start, clock_now());
-	print_message("# disk_read_bps %.0f src_open_per_s %.0f wall %.2f s\n", r.disk_read_bps,
-		      r.src_open_per_s, wall);
+	print_message("# disk_read_bps %.0f src_open_per_s %.0f (CPU %.1f µs an open) wall %.2f s\n",
+		      r.disk_read_bps, r.src_open_per_s, r.src_open_cpu_s * 1e6, wall);
 	assert_true(r.disk_read_bps > 10e6);
 	assert_true(r.src_open_per_s > 100);
+	/* each open's CPU measured, and no more than the open took */
+	assert_true(r.src_open_cpu_s > 0 && r.src_open_cpu_s <= 1.0 / r.src_open_per_s);
 	/*
 	 * A bound against a probe that ignores its budget, not a speed target:
 	 * the syncfs and page-cache drops around the timed reads are outside
@@ -362,7 +364,7 @@ static void test_results_json(void **state)
 	struct probe_results r = { .net_bps_1 = 1e9, .net_bps_n = 2e9, .net_streams = 4,
 				   .rtt_p50_s = 5e-5, .rtt_p99_s = 2e-4, .rtt_cpu_s = 2.5e-5, .disk_write_bps = 3e8,
 				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
-				   .src_open_per_s = 1e4, .zstd_bps = 6e8, .zstd_ratio = 2.5,
+				   .src_open_per_s = 1e4, .src_open_cpu_s = 3e-5, .zstd_bps = 6e8, .zstd_ratio = 2.5,
 				   .ssh_bps = 4e8, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
 				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0",
 				   .ncreate_at = 2, .create_at = { { 1, 2e4 }, { 16, 3e4 } } };
@@ -378,7 +380,7 @@ static void test_results_json(void **state)
 		{ "source_open_files_per_s", 1e4 },	{ "zstd_bytes_per_s", 6e8 },
 		{ "zstd_ratio", 2.5 },			{ "ssh_bytes_per_s", 4e8 },
 		{ "sftp_rtt_seconds", 1.5e-4 },		{ "disk_write_bytes", 1073741824.0 },
-		{ "rtt_cpu_seconds", 2.5e-5 },
+		{ "rtt_cpu_seconds", 2.5e-5 },		{ "source_open_cpu_seconds", 3e-5 },
 	};
 	json_object *o = probe_results_json(&r), *v;
 
@@ -411,7 +413,7 @@ static void test_results_json_unmeasured_null(void **state)
 	struct probe_results r = { .disk_write_bps = 3e8, .dest_fs = "ext4" };
 	static const char *const unmeasured[] = {
 		"network_1_stream_bits_per_s", "network_n_streams_bits_per_s", "network_streams",
-		"rtt_p50_seconds", "rtt_cpu_seconds", "disk_read_bytes_per_s", "zstd_bytes_per_s", "zstd_ratio",
+		"rtt_p50_seconds", "rtt_cpu_seconds", "source_open_cpu_seconds", "disk_read_bytes_per_s", "zstd_bytes_per_s", "zstd_ratio",
 		"ssh_bytes_per_s", "sftp_rtt_seconds", "ssh_cipher", "network_peer",
 		"network_interface", "create_files_per_s", "disk_write_bytes",
 	};
