@@ -70,6 +70,7 @@ truth() {
 			json_get "$json" "d['results'][0].get('need_seconds')" | diag
 			json_get "$json" "[(e, p['name'], p['cpu_seconds']) for e in ('source', 'destination') for p in d['results'][0]['samples'][e]['processes']]" | diag
 			json_get "$json" "(d['ceilings']['rtt_p50_seconds'], d['ceilings'].get('rtt_cpu_seconds'))" | diag
+			json_get "$json" "'measured %.2f s, predicted %.2f s; opens %s/s (CPU %s s), creates %s/s' % (d['results'][0]['seconds'], d['results'][0]['predicted_seconds'], d['ceilings'].get('source_open_files_per_s'), d['ceilings'].get('source_open_cpu_seconds'), d['ceilings'].get('create_files_per_s'))" | diag
 		fi
 	fi
 	if [ "$right" != 0 ]; then
