@@ -158,6 +158,7 @@ struct attribution_input {
 	 * thread waits each cold open in turn beside its own work.
 	 */
 	double sender_thread_cpu_s;
+	double sender_run_delay_s;	/* what that thread waited for a core (0 or negative: none or unknown) */
 	/* measured: CPU seconds the machine spent on processes not ours meanwhile (a shared machine) */
 	double foreign_cpu_s;
 	/*

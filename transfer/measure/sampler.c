@@ -408,9 +408,15 @@ static void summarize(const struct sampler *s, struct sampler_summary *out)
 			  (double)procstat_clock_ticks();
 	out->proc_cores = per_second(out->proc_cpu_s, secs);
 	out->sampler_cpu_s = (double)s->thread_cpu_ns / 1e9;
-	out->busiest_thread_cpu_s = s->threads ? (double)thread_watch_busiest_ticks(s->threads) /
-							 (double)procstat_clock_ticks()
-					       : -1;
+	out->busiest_thread_cpu_s = -1;
+	out->busiest_thread_run_delay_s = -1;
+	if (s->threads) {
+		uint64_t delay_ns;
+
+		out->busiest_thread_cpu_s = (double)thread_watch_busiest_ticks(s->threads, &delay_ns) /
+					    (double)procstat_clock_ticks();
+		out->busiest_thread_run_delay_s = (double)delay_ns / 1e9;
+	}
 	summarize_procs(s, out);
 
 	if (s->fd_disk >= 0) {
@@ -657,6 +663,9 @@ json_object *sampler_summary_json(const struct sampler_summary *sum)
 	json_object_object_add(o, "boot_id", json_object_new_string(sum->boot_id));
 	json_object_object_add(o, "busiest_thread_cpu_seconds",
 			       sum->busiest_thread_cpu_s >= 0 ? new_double(sum->busiest_thread_cpu_s) : NULL);
+	json_object_object_add(o, "busiest_thread_run_delay_seconds",
+			       sum->busiest_thread_run_delay_s >= 0 ? new_double(sum->busiest_thread_run_delay_s)
+								    : NULL);
 	return o;
 }
 
@@ -813,6 +822,20 @@ static int procs_from_json(json_object *o, struct sampler_summary *out)
 	return 0;
 }
 
+/* An optional number of seconds in o: *out, or -1 when absent or null. Returns 0 or -1 (error set). */
+static int optional_seconds(json_object *o, const char *key, double *out)
+{
+	json_object *v;
+
+	*out = -1;
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return err_set("sampler summary: '%s' is not a number", key);
+	*out = json_object_get_double(v);
+	return 0;
+}
+
 int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -841,16 +864,9 @@ int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 	}
 	if (series_from_json(o, out) < 0)
 		return -1;
-	/* optional: an older agent does not send it */
-	out->busiest_thread_cpu_s = -1;
-	{
-		json_object *v;
-
-		if (json_object_object_get_ex(o, "busiest_thread_cpu_seconds", &v) && v) {
-			if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-				return err_set("sampler summary: 'busiest_thread_cpu_seconds' is not a number");
-			out->busiest_thread_cpu_s = json_object_get_double(v);
-		}
-	}
+	/* optional: an older agent does not send them */
+	if (optional_seconds(o, "busiest_thread_cpu_seconds", &out->busiest_thread_cpu_s) < 0 ||
+	    optional_seconds(o, "busiest_thread_run_delay_seconds", &out->busiest_thread_run_delay_s) < 0)
+		return -1;
 	return procs_from_json(o, out);
 }

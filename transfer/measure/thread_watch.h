@@ -27,6 +27,7 @@
 struct thread_watch_entry {
 	pid_t tid;
 	uint64_t first, last;	/* utime + stime ticks at the first and last scan */
+	uint64_t delay_first, delay_last;	/* ns runnable but waiting for a core (schedstat) */
 };
 
 /* Caller-allocated, zeroed by thread_watch_init; private to thread_watch.c. */
@@ -44,7 +45,7 @@ void thread_watch_init(struct thread_watch *w, pid_t pid);
  * One thread's reading: a thread seen for the first time at the first scan
  * counts from there, one born later from 0. Pure (the scan feeds it).
  */
-void thread_watch_update(struct thread_watch *w, pid_t tid, uint64_t ticks);
+void thread_watch_update(struct thread_watch *w, pid_t tid, uint64_t ticks, uint64_t delay_ns);
 
 /* Ends a scan: the next thread_watch_update of a new tid is a thread born in the window. */
 void thread_watch_scanned(struct thread_watch *w);
@@ -55,7 +56,14 @@ int thread_watch_scan(struct thread_watch *w);
 /* Leaves thread tid out of thread_watch_busiest_ticks (the sampler's own thread). */
 void thread_watch_skip(struct thread_watch *w, pid_t tid);
 
-/* The busiest thread's CPU ticks over the window, the skipped one left out (0 when none was seen). */
-uint64_t thread_watch_busiest_ticks(const struct thread_watch *w);
+/*
+ * The busiest thread's CPU ticks over the window, the skipped one left out
+ * (0 when none was seen); *delay_ns (may be NULL): what that thread waited
+ * on a run queue over the window, runnable while no core was free (the
+ * second figure of /proc/PID/task/TID/schedstat; 0 where the kernel has no
+ * schedstat). On a machine whose cores both ends share, it is the CPU's
+ * part of a one-thread stage beside its own CPU.
+ */
+uint64_t thread_watch_busiest_ticks(const struct thread_watch *w, uint64_t *delay_ns);
 
 #endif

@@ -243,10 +243,12 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 					: p->src_open_per_s;
 	c->src_open_cpu_s = p->src_open_cpu_s;
 	/* our own sender, one thread opening one file at a time (not a real tool's process) */
-	in->sender_thread_cpu_s = !(flags & STRATEGY_REFERENCE) && !s->serial && s->src_depth <= 1 &&
-					  streams == 1 && r->have_local
-				  ? r->local.busiest_thread_cpu_s
-				  : -1;
+	in->sender_thread_cpu_s = -1;
+	in->sender_run_delay_s = -1;
+	if (!(flags & STRATEGY_REFERENCE) && !s->serial && s->src_depth <= 1 && streams == 1 && r->have_local) {
+		in->sender_thread_cpu_s = r->local.busiest_thread_cpu_s;
+		in->sender_run_delay_s = r->local.busiest_thread_run_delay_s;
+	}
 	c->cpu_bps = (flags & STRATEGY_COMPRESSED) ? p->zstd_bps : 0;
 	/*
 	 * Through sshd a stream cannot beat the SSH channel's measured ceiling

@@ -17,26 +17,30 @@
 static void test_busiest_of_the_window(void **state)
 {
 	static struct thread_watch w;
+	uint64_t delay = 0;
 
 	(void)state;
 	thread_watch_init(&w, 0);
 	/* the first scan: a main thread at 500 ticks, an idle watcher at 3 */
-	thread_watch_update(&w, 100, 500);
-	thread_watch_update(&w, 101, 3);
+	thread_watch_update(&w, 100, 500, 7000);
+	thread_watch_update(&w, 101, 3, 10);
 	thread_watch_scanned(&w);
-	assert_int_equal(thread_watch_busiest_ticks(&w), 0);
+	assert_int_equal(thread_watch_busiest_ticks(&w, NULL), 0);
 	/* a stream thread born in the window counts from 0; the main thread from 500 */
-	thread_watch_update(&w, 102, 300);
-	thread_watch_update(&w, 100, 620);
+	thread_watch_update(&w, 102, 300, 2500);
+	thread_watch_update(&w, 100, 620, 8000);
 	thread_watch_scanned(&w);
-	assert_int_equal(thread_watch_busiest_ticks(&w), 300);
+	assert_int_equal(thread_watch_busiest_ticks(&w, &delay), 300);
+	assert_int_equal(delay, 2500);	/* its run-queue wait, from 0 too */
 	/* it exits (no more readings): its last reading stands */
-	thread_watch_update(&w, 100, 900);
+	thread_watch_update(&w, 100, 900, 9500);
 	thread_watch_scanned(&w);
-	assert_int_equal(thread_watch_busiest_ticks(&w), 400);
+	assert_int_equal(thread_watch_busiest_ticks(&w, &delay), 400);
+	assert_int_equal(delay, 2500);	/* the main thread's over the window: 9500 - 7000 */
 	/* the sampler's own thread is left out */
 	thread_watch_skip(&w, 100);
-	assert_int_equal(thread_watch_busiest_ticks(&w), 300);
+	assert_int_equal(thread_watch_busiest_ticks(&w, &delay), 300);
+	assert_int_equal(delay, 2500);
 }
 
 static void test_scan_reads_this_process(void **state)
@@ -52,7 +56,7 @@ static void test_scan_reads_this_process(void **state)
 		spin += i;
 	assert_int_equal(thread_watch_scan(&w), 0);
 	/* this thread burned CPU: its ticks moved (a functional check, not a timing one) */
-	assert_true(thread_watch_busiest_ticks(&w) > 0);
+	assert_true(thread_watch_busiest_ticks(&w, NULL) > 0);
 	thread_watch_init(&w, 999999999);
 	assert_int_equal(thread_watch_scan(&w), -1);
 }
