@@ -614,6 +614,14 @@ static void test_sender_one_at_a_time(void **state)
 	assert_int_equal(a.verdict, RES_METADATA);	/* the waits the larger part */
 	assert_contains(a.reason, "our sender opens one file at a time: 120,000 cold opens waited 4.7 s beyond their CPU, in turn with its thread's 4.6 s of work: 9.4 s of 12.3 s");
 
+	/* what its thread waited for a core is its work's too (the truth bench's tar-ssh, 2026-12-05) */
+	in.sender_run_delay_s = 1.2;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.predicted_s - (4.64 + 1.2 + wait)) < 1e-9);
+	assert_int_equal(a.verdict, RES_CPU);	/* 5.84 s of work, 4.73 s of waits */
+	assert_contains(a.reason, "in turn with its thread's 4.6 s of work and 1.2 s waiting for a core: 10.6 s of 12.3 s");
+	in.sender_run_delay_s = 0;
+
 	/* its work the larger part: a CPU stage, named as the sender's */
 	in.sender_thread_cpu_s = 6.0;
 	attribute(&in, &c, &a);
