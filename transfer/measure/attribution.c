@@ -196,9 +196,8 @@ static double sender_work(const struct attribution_input *in)
 static double sender_stage(const struct attribution_input *in, const struct ceilings *c, double open_s,
 			   double *wait)
 {
-	double w = open_s > 0 ? open_wait(in, c, open_s) : 0;
-
-	double stage = sender_work(in) > 0 ? sender_work(in) + w : 0;
+	double w = open_s > 0 ? open_wait(in, c, open_s) : 0, work = sender_work(in);
+	double stage = work > 0 ? work + w : 0;
 
 	if (wait)
 		*wait = w;
@@ -580,6 +579,7 @@ static void pick_verdict(const struct attribution_input *in, const struct ceilin
 			 bool path, struct attribution *out)
 {
 	double fits = wall * (1 + ATTRIBUTION_CEILING_NOISE);
+
 	if (path && out->bound == RES_LATENCY &&
 	    (small_requests(in) || out->need_s[RES_LATENCY] <= wall * (1 + ATTRIBUTION_MISFIT))) {
 		out->verdict = RES_LATENCY;

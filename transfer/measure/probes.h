@@ -65,7 +65,7 @@ struct probe_results {
 	double net_link_bps;		/* the best the sweep measured, bytes/s: the link's capacity */
 	struct net_window window;	/* what bounds one stream: its buffer, the round trip */
 	double rtt_p50_s, rtt_p99_s;	/* TCP round trip, 1-byte ping-pong on an established connection */
-	double rtt_cpu_s;		/* CPU both ends spent a round trip of it (mean; 0 = unknown) */
+	double rtt_cpu_s;		/* the p50's part that both ends' CPU took of those trips' time (0 = unknown) */
 	char net_peer[96];		/* the agent's address those were measured to: "[2001:2::2]:42277"
 					 * (" through ssh" after it when they went through ssh) */
 	char net_iface[32];		/* this machine's interface on that path ("" if unknown) */

@@ -172,7 +172,7 @@ static int timespec_before(const struct timespec *a, const struct timespec *b)
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
-	struct timespec deadline, now, cpu;
+	struct timespec deadline, now;
 
 	/* our own watching is not a stage of the run (sampler_cpu_s reports it) */
 	if (s->threads)
@@ -202,8 +202,7 @@ static void *sampler_main(void *arg)
 			deadline = now;
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-		s->thread_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+	s->thread_cpu_ns = clock_thread_cpu();
 	return NULL;
 }
 
