@@ -33,4 +33,14 @@ static inline clock_ns clock_thread_cpu(void)
 	return (clock_ns)ts.tv_sec * 1000000000u + (clock_ns)ts.tv_nsec;
 }
 
+/* CPU time every thread of this process has used, nanoseconds (for differences too). */
+static inline clock_ns clock_process_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (clock_ns)ts.tv_sec * 1000000000u + (clock_ns)ts.tv_nsec;
+}
+
 #endif

@@ -257,21 +257,24 @@ static int create_one(void *ctx, unsigned worker, uint64_t i)
 /*
  * Creates files in the directory dirfd (dir: its path, for messages) on
  * `threads` threads until max_files or the deadline (at least
- * CREATE_MIN_FILES). Sets *files and *secs (the creates alone: the caller
- * times the syncfs).
+ * CREATE_MIN_FILES). Sets *files, *secs (the creates alone: the caller
+ * times the syncfs) and *cpu (the CPU the agent spent meanwhile: a
+ * receiver's creates, writes and closes are CPU in the kernel, and on one
+ * machine that CPU is the sender's too).
  */
 static int create_files(int dirfd, const char *dir, clock_ns deadline, uint64_t max_files,
-			unsigned threads, uint64_t *files, double *secs)
+			unsigned threads, uint64_t *files, double *secs, double *cpu)
 {
 	unsigned char content[CREATE_SIZE];
 	struct create_job job = { .dirfd = dirfd, .dir = dir, .content = content,
 				  .deadline = deadline };
-	clock_ns start = clock_now();
+	clock_ns start = clock_now(), cpu_start = clock_process_cpu();
 
 	fill_random(content, sizeof(content), 0x2545f4914f6cdd1dull);
 	if (parallel_for(max_files, threads, threads > 1 ? 16 : 1, create_one, &job, NULL) < 0)
 		return -1;
 	*secs = clock_seconds(start, clock_now());
+	*cpu = clock_seconds(cpu_start, clock_process_cpu());
 	*files = job.created;
 	return 0;
 }
@@ -333,7 +336,7 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 	char name[64], dir[PATH_MAX], sub[PATH_MAX + 32];
 	uint64_t max_files, threads, files[PROBE_DEPTHS_MAX] = { 0 }, total = 0;
 	unsigned depths[PROBE_DEPTHS_MAX];
-	double seconds, took[PROBE_DEPTHS_MAX] = { 0 }, sync_s = 0;
+	double seconds, took[PROBE_DEPTHS_MAX] = { 0 }, cpu[PROBE_DEPTHS_MAX] = { 0 }, sync_s = 0;
 	size_t n;
 	int dirfd, rc = 0;
 
@@ -357,7 +360,7 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 			rc = -1;
 		else
 			rc = create_files(subfd, sub, clock_now() + (clock_ns)(seconds / (double)n * 1e9),
-					  max_files, depths[i], &files[i], &took[i]);
+					  max_files, depths[i], &files[i], &took[i], &cpu[i]);
 		if (subfd >= 0)
 			close(subfd);
 		total += files[i];
@@ -401,6 +404,9 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 			json_object_object_add(o, "files", json_object_new_int64((int64_t)files[i]));
 			json_object_object_add(o, "seconds", json_object_new_double(secs));
 			json_object_object_add(o, "per_s", json_object_new_double(secs > 0 ? (double)files[i] / secs : 0));
+			/* each create's CPU (its write and close too), the syncfs left out */
+			json_object_object_add(o, "cpu_seconds",
+					       json_object_new_double(files[i] ? cpu[i] / (double)files[i] : 0));
 			json_object_array_add(at, o);
 			if (i == 0) {
 				json_object_object_add(reply, "files", json_object_new_int64((int64_t)files[0]));

@@ -32,8 +32,10 @@ int agent_op_probe_disk(struct agent_session *s, json_object *req, json_object *
  * for its share of the budget, creates files of 4 KiB, 1,000 a directory, d
  * at a time (the concurrency a receiver keeps) up to max_files; then one
  * syncfs, shared among the depths by their files. Replies "at": [{"depth",
- * "files", "seconds", "per_s"}] and, for the first depth, "files",
- * "seconds", "per_s". The tree is removed (untimed).
+ * "files", "seconds", "per_s", "cpu_seconds" (the agent's CPU one create,
+ * its write and close took, the syncfs left out)}] and, for the first
+ * depth, "files", "seconds", "per_s". The files stay until the session's
+ * end (agent_probes.c says why).
  * Returns 0 or -1 (error set; nothing left behind).
  */
 int agent_op_probe_create(struct agent_session *s, json_object *req, json_object *reply);

@@ -790,7 +790,7 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 }
 
 int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
-			       size_t n, double *per_s)
+			       size_t n, double *per_s, double *cpu_s)
 {
 	json_object *req = request("probe_create", 0), *reply = NULL, *at, *list;
 	int rc;
@@ -817,6 +817,12 @@ int agent_client_probe_creates(struct agent_client *c, double seconds, const uns
 			return err_set("probe_create: agent: protocol error: rate %zu is not a number", i);
 		}
 		per_s[i] = json_object_get_double(v);
+		cpu_s[i] = json_object_object_get_ex(o, "cpu_seconds", &v) &&
+					   (json_object_is_type(v, json_type_double) ||
+					    json_object_is_type(v, json_type_int)) &&
+					   json_object_get_double(v) > 0 ?
+				   json_object_get_double(v) :
+				   0;
 	}
 	json_object_put(reply);
 	return 0;

@@ -144,6 +144,14 @@ struct attribution_input {
 	/* measured: the busiest CPU-bound stage, seconds (negative = unknown), and its name */
 	double cpu_stage_s;
 	char cpu_stage[64];
+	unsigned cpu_stage_over;	/* the cores (or threads) that stage's CPU is spread over */
+	bool cpu_stage_holds_creates;	/* it holds the process that creates the destination's files */
+	/*
+	 * Of cpu_stage_s, the seconds that are the destination's creates: files
+	 * x the create probe's CPU each, over the stage's cores (0 = none, or
+	 * not measured). A create, its write and close are CPU in the kernel.
+	 */
+	double cpu_stage_creates_s;
 	/*
 	 * measured: CPU seconds of all our processes (own_cpu_s) and of the
 	 * host's (peer_cpu_s, the per-request work a serial strategy waits on),
@@ -188,6 +196,13 @@ struct attribution {
 	 */
 	bool fitted;
 	enum resource bound;		/* the stage that sets predicted_s (RES_COUNT: none) */
+	/*
+	 * The CPU stage set the time and more than half of it was the
+	 * destination's creates (attribution_input's cpu_stage_creates_s):
+	 * those seconds; the verdict, the bound and that share are metadata's.
+	 * 0 otherwise.
+	 */
+	double creates_on_cpu_s;
 	enum resource verdict;		/* RES_COUNT when no stage explains the run */
 	unsigned understated;		/* 1 << resource: ceilings this run contradicted, left out */
 	char reason[256];		/* one line with the numbers behind the verdict */

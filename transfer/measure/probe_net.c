@@ -459,10 +459,14 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 			&disk) < 0)
 		return -1;
 	{
-		double per_s[PROBE_DEPTHS_MAX];
+		double per_s[PROBE_DEPTHS_MAX], cpu_s[PROBE_DEPTHS_MAX];
 
-		if (agent_client_probe_creates(a, seconds, creates->depth, creates->n, per_s) < 0)
+		if (agent_client_probe_creates(a, seconds, creates->depth, creates->n, per_s, cpu_s) < 0)
 			return -1;
+		r->create_cpu_s = 0;
+		for (unsigned i = 0; i < creates->n; i++)
+			if (creates->depth[i] == 1)
+				r->create_cpu_s = cpu_s[i];
 		r->ncreate_at = 0;
 		for (unsigned i = 0; i < creates->n; i++)
 			r->create_at[r->ncreate_at++] =
@@ -564,6 +568,7 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "disk_read_bytes_per_s", measured(r->disk_read_bps));
 	json_object_object_add(o, "source_open_files_per_s", measured(r->src_open_per_s));
 	json_object_object_add(o, "source_open_cpu_seconds", measured(r->src_open_cpu_s));
+	json_object_object_add(o, "create_cpu_seconds", measured(r->create_cpu_s));
 	json_object_object_add(o, "zstd_bytes_per_s", measured(r->zstd_bps));
 	json_object_object_add(o, "zstd_ratio", measured(r->zstd_ratio));
 	json_object_object_add(o, "ssh_bytes_per_s", measured(r->ssh_bps));

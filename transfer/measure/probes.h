@@ -74,6 +74,7 @@ struct probe_results {
 	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent, one at a time */
 	struct probe_rate create_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked (create_at[0] is depth 1) */
 	unsigned ncreate_at;
+	double create_cpu_s;		/* the agent's CPU one of those creates took at depth 1 (0 = unknown) */
 	double disk_read_bps;		/* source: cold sequential read of the largest workload files, one stream */
 	struct probe_rate read_at[PROBE_DEPTHS_MAX];	/* bytes/s with that many streams reading at once */
 	unsigned nread_at;

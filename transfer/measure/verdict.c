@@ -27,13 +27,19 @@ static unsigned cores_of(const struct sampler_proc *pr, unsigned cpus)
 }
 
 /* A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads. */
+/*
+ * holds_creates: the stage's CPU holds the destination's creates (the
+ * process that makes them, or a sum of processes it is among).
+ */
 static void consider(struct attribution_input *in, double cpu_s, unsigned over, const char *name,
-		     const char *where)
+		     const char *where, bool holds_creates)
 {
 	double secs = over > 1 ? cpu_s / over : cpu_s;
 
 	if (secs > in->cpu_stage_s) {
 		in->cpu_stage_s = secs;
+		in->cpu_stage_over = over > 1 ? over : 1;
+		in->cpu_stage_holds_creates = holds_creates;
 		if (over > 1)
 			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s (%.1f s of CPU over %u)",
 				 name, where, cpu_s, over);
@@ -44,17 +50,21 @@ static void consider(struct attribution_input *in, double cpu_s, unsigned over, 
 
 /* The busiest CPU-bound stage of one end's processes, and that end's processes together. */
 static void end_stage(const struct sampler_summary *s, const char *self, const char *where,
-		      struct attribution_input *in)
+		      bool creates_here, bool agent_creates, struct attribution_input *in)
 {
 	char all[64];
 
-	/* procs[0] is the sampler's own process ("self"): xfercmp here, the agent on the host */
+	/*
+	 * procs[0] is the sampler's own process ("self"): xfercmp here, the
+	 * agent on the host. creates_here: this end makes the destination's
+	 * files; agent_creates: its procs[0] does (our receivers).
+	 */
 	for (unsigned i = 0; i < s->nprocs; i++)
 		consider(in, s->procs[i].cpu_s, cores_of(&s->procs[i], s->cpus),
-			 i == 0 ? self : s->procs[i].name, where);
+			 i == 0 ? self : s->procs[i].name, where, creates_here && agent_creates && i == 0);
 	if (s->cpus > 0) {
 		snprintf(all, sizeof(all), "%u processes", s->nprocs);
-		consider(in, s->procs_cpu_s, s->cpus, all, where);
+		consider(in, s->procs_cpu_s, s->cpus, all, where, creates_here);
 	}
 	/*
 	 * The busiest thread (s->busiest_thread_cpu_s, in the JSON) is measured
@@ -91,16 +101,19 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 					 i == 0 ? "the agent" : r->remote.procs[i].name,
 					 r->remote.procs[i].cpu_s);
 			}
+	/* our receivers run in the agent; a real tool's or an SSH pipeline's in its own process */
+	bool agent_creates = !(r->strategy->flags & (STRATEGY_SSH | STRATEGY_REFERENCE));
+
 	if (r->have_local)
-		end_stage(&r->local, "xfercmp", " here", in);
+		end_stage(&r->local, "xfercmp", " here", false, false, in);
 	if (r->have_remote)
-		end_stage(&r->remote, "the agent", " on the host", in);
+		end_stage(&r->remote, "the agent", " on the host", true, agent_creates, in);
 	bool one_machine = r->have_local && r->have_remote && r->local.boot_id[0] &&
 			   !strcmp(r->local.boot_id, r->remote.boot_id);
 
 	if (one_machine && r->local.cpus > 0)
 		consider(in, r->local.procs_cpu_s + r->remote.procs_cpu_s, r->local.cpus,
-			 "both ends' processes on this machine", "");
+			 "both ends' processes on this machine", "", true);
 	in->foreign_cpu_s = -1;
 	if (r->have_local && r->local.cpus > 0)
 		in->foreign_cpu_s = r->local.cpu_busy * r->local.cpus * r->local.seconds -
@@ -242,6 +255,12 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 							(s->src_depth ? s->src_depth : 1) * streams)
 					: p->src_open_per_s;
 	c->src_open_cpu_s = p->src_open_cpu_s;
+	/* the creates' CPU, on the stage's clock, when the CPU stage holds them (probed on this file system) */
+	in->cpu_stage_creates_s = in->cpu_stage_s > 0 && in->cpu_stage_holds_creates &&
+						  !strcmp(r->dest_fs, p->dest_fs) ?
+					  (double)in->files * positive_or_zero(p->create_cpu_s) /
+						  (double)in->cpu_stage_over :
+					  0;
 	/* our own sender, one thread opening one file at a time (not a real tool's process) */
 	in->sender_thread_cpu_s = -1;
 	in->sender_run_delay_s = -1;

@@ -735,6 +735,56 @@ static void test_measured_cpu_stage(void **state)
 	assert_true(a.misfit);
 }
 
+/*
+ * The CPU stage set the time and most of it was the destination's creates:
+ * the verdict is metadata, said as CPU. From a run of explain.t's metadata
+ * case (2026-12-05): 20,000 files through splice in 0.72 s, both ends'
+ * processes 1.0 s of CPU on 2 cores, the create probe at 28,657/s; the
+ * null sink saved 58%, the model said cpu-bound.
+ */
+static void test_creates_on_cpu(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(0.72, 20000ull * 4096, 20000);
+	struct attribution a;
+
+	(void)state;
+	c.create_per_s = 60000;		/* at the receiver's depth: 0.33 s, below the CPU's */
+	c.disk_write_bps = 2e9;
+	in.cpu_stage_s = 0.5;
+	in.cpu_stage_over = 2;
+	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "both ends' processes on this machine (1.0 s of CPU over 2)");
+	in.cpu_stage_creates_s = 20000 * 30e-6 / 2;	/* 30 µs of the agent's CPU a create */
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_METADATA);
+	assert_int_equal(a.bound, RES_METADATA);
+	assert_true(fabs(a.creates_on_cpu_s - 0.3) < 1e-9);
+	assert_true(fabs(a.predicted_s - 0.5) < 0.05);	/* the CPU stage still sets the time */
+	assert_true(fabs(a.share[RES_METADATA] - 0.3 / 0.72) < 1e-9);
+	assert_true(fabs(a.share[RES_CPU] - 0.2 / 0.72) < 1e-9);
+	assert_false(a.fitted);
+	assert_contains(a.reason, "the destination's creates ran on the CPU: 20,000 creates, writes and "
+				  "closes took 0.3 s of the 0.5 s that both ends' processes on this machine");
+
+	/* half of the stage or less: the CPU's, as before */
+	in.cpu_stage_creates_s = 0.25;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);
+	assert_true(a.creates_on_cpu_s == 0);
+	assert_true(a.share[RES_METADATA] == 0);
+
+	/* not measured: the CPU's */
+	in.cpu_stage_creates_s = 0;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);
+
+	/* a serial strategy's request path is its own verdict */
+	in = serial_path(0.72, 20000ull * 4096, 20000, 60000, 0.3, 0.2, 0.5);
+	in.cpu_stage_creates_s = 0.45;
+	attribute(&in, &c, &a);
+	assert_true(a.creates_on_cpu_s == 0);
+}
+
 /* What-if keeps what the link does not change and moves what it does. */
 static void test_what_if(void **state)
 {
@@ -1120,6 +1170,7 @@ int main(void)
 		cmocka_unit_test(test_sender_one_at_a_time),
 		cmocka_unit_test(test_misfit_is_flagged_not_scaled),
 		cmocka_unit_test(test_measured_cpu_stage),
+		cmocka_unit_test(test_creates_on_cpu),
 		cmocka_unit_test(test_what_if),
 		cmocka_unit_test(test_what_if_request_path_and_pipeline),
 		cmocka_unit_test(test_parse_what_if),
