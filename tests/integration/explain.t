@@ -118,9 +118,10 @@ json="$tmp/disk.json"
 # then clearly disk-bound (seen: without the source disk 4.30 s -> 1.88 s, without the
 # destination disk -> 2.13 s), so either disk's removal may save most. Warm, only the
 # destination's disk is in the path, and on this VM it is about as fast as the rest of
-# the path: in runs of 2026-12-05 the null sink saved 16-30%, and then 5%, 10% and 16% in
-# three attempts of one run (4 GiB: 1.72-1.95 s against 2.01-2.05 s); in a fresh-clone
-# run of 2026-12-04 5% (no removal saving the 10% that counts).
+# the path: in six runs by hand on 2026-12-05 (2 and 4 GiB) the null sink saved 16-30%;
+# in two attempts of one explain.t run 5% and 10% (4 GiB: 1.95 and 1.81 s against runs
+# of 2.05 and 2.01 s; the third attempt counted); in the fresh-clone run of 2026-12-04,
+# less than the 10% that counts (the null sink took 1.04 s for 2 GiB, 0.84-0.89 s by hand).
 #
 # The case's truth is still the machine's, not ours: a run whose causal verdict is not
 # disk is said and run again, at most 3 times; the assertions below are on the last run,
