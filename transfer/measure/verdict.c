@@ -26,10 +26,10 @@ static unsigned cores_of(const struct sampler_proc *pr, unsigned cpus)
 	return cpus > 0 && cores > cpus ? cpus : cores;
 }
 
-/* A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads. */
 /*
- * holds_creates: the stage's CPU holds the destination's creates (the
- * process that makes them, or a sum of processes it is among).
+ * A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads;
+ * holds_creates: its CPU holds the destination's creates (the process that
+ * makes them, or a sum of processes it is among).
  */
 static void consider(struct attribution_input *in, double cpu_s, unsigned over, const char *name,
 		     const char *where, bool holds_creates)
