@@ -152,6 +152,7 @@ struct attribution_input {
 	 * not measured). A create, its write and close are CPU in the kernel.
 	 */
 	double cpu_stage_creates_s;
+	bool creates_are_cpu;	/* the create probe's creates were mostly CPU (at least half their time) */
 	/*
 	 * measured: CPU seconds of all our processes (own_cpu_s) and of the
 	 * host's (peer_cpu_s, the per-request work a serial strategy waits on),

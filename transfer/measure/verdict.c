@@ -261,6 +261,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 					  (double)in->files * positive_or_zero(p->create_cpu_s) /
 						  (double)in->cpu_stage_over :
 					  0;
+	in->creates_are_cpu = p->create_cpu_s * p->create_per_s >= 0.5;
 	/* our own sender, one thread opening one file at a time (not a real tool's process) */
 	in->sender_thread_cpu_s = -1;
 	in->sender_run_delay_s = -1;

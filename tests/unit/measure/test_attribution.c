@@ -773,6 +773,32 @@ static void test_creates_on_cpu(void **state)
 	assert_true(a.creates_on_cpu_s == 0);
 	assert_true(a.share[RES_METADATA] == 0);
 
+	/*
+	 * Half or less, but the creates' time at their ceiling is within the noise
+	 * of the CPU stage and a create is mostly CPU: the same seconds. The
+	 * fresh-clone CI run: 20,000 files in 6.49 s, 12.1 s of CPU over 2,
+	 * creates probed at 3,254/s (about 310 us of CPU each).
+	 */
+	in = run(6.49, 20000ull * 4096, 20000);
+	in.cpu_stage_s = 6.05;
+	in.cpu_stage_over = 2;
+	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "both ends' processes on this machine (12.1 s of CPU over 2)");
+	in.cpu_stage_creates_s = 20000 * 300e-6 / 2;
+	in.creates_are_cpu = true;
+	c.create_per_s = 3500;		/* 5.71 s: within 10% of 6.05 */
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_METADATA);
+	assert_true(fabs(a.creates_on_cpu_s - 3.0) < 1e-9);
+	/* the creates waited on the disk in their probe: the CPU's */
+	in.creates_are_cpu = false;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);
+	/* their time at the ceiling further from the CPU's: the CPU's */
+	in.creates_are_cpu = true;
+	c.create_per_s = 4000;		/* 5.0 s */
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);
+
 	/* not measured: the CPU's */
 	in.cpu_stage_creates_s = 0;
 	attribute(&in, &c, &a);
