@@ -571,6 +571,9 @@ static void test_serial_request_path(void **state)
 	in = serial_path(21.2, 4ull << 30, 1, 6, 18.9, 11.7, 15.3);
 	attribute(&in, &c, &a);
 	assert_int_not_equal(a.verdict, RES_LATENCY);
+	/* nor does it set the prediction: the CPU stage does (15.3 s, not the path's 30.6 s) */
+	assert_int_not_equal(a.bound, RES_LATENCY);
+	assert_true(fabs(a.predicted_s - 15.3) < 1e-9);
 	assert_true(a.misfit);
 	c.request_rtt_s = 135e-6;
 	c.rtt_s = 10e-6;
