@@ -542,8 +542,13 @@ static double creates_on_cpu(const struct attribution_input *in, const struct at
 {
 	double cpu = out->need_s[RES_CPU], part = in->cpu_stage_creates_s;
 
+	/*
+	 * A create ceiling this run beat (understated) was probed in a crawl the
+	 * run did not meet: its CPU a create is that crawl's too, not the run's.
+	 */
 	if (path || out->verdict != RES_CPU || out->bound != RES_CPU || in->structure != ATTR_PIPELINE ||
-	    !(cpu > 0) || !(part > 0) || fabs(cpu - positive(in->cpu_stage_s)) > 1e-9 * cpu)
+	    (out->understated & (1u << RES_METADATA)) || !(cpu > 0) || !(part > 0) ||
+	    fabs(cpu - positive(in->cpu_stage_s)) > 1e-9 * cpu)
 		return 0;
 	if (part > cpu)
 		part = cpu;

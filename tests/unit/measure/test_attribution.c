@@ -769,6 +769,19 @@ static void test_creates_on_cpu(void **state)
 	assert_contains(a.reason, "the destination's creates ran on the CPU: 20,000 creates, writes and "
 				  "closes took 0.3 s of the 0.5 s that both ends' processes on this machine");
 
+	/*
+	 * The run beat the create ceiling (understated, left out): the probe's CPU
+	 * a create is its crawl's, not the run's. Seen in make demo: "metadata
+	 * ran faster than its measured ceiling allows (2.1 s at the ceiling,
+	 * 0.9 s in all)" beside "the destination's creates ran on the CPU".
+	 */
+	c.create_per_s = 20000 / (0.72 * 1.2);
+	attribute(&in, &c, &a);
+	assert_true(a.understated & (1u << RES_METADATA));
+	assert_int_equal(a.verdict, RES_CPU);
+	assert_true(a.creates_on_cpu_s == 0);
+	c.create_per_s = 60000;
+
 	/* half of the stage or less: the CPU's, as before */
 	in.cpu_stage_creates_s = 0.25;
 	attribute(&in, &c, &a);
