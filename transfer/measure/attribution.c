@@ -528,9 +528,8 @@ static void reason_creates_on_cpu(const struct attribution_input *in, double wal
  * time at the create ceiling is within the ceiling noise of the CPU stage's:
  * then the two are the same seconds measured twice (0 when neither). A
  * fresh-clone CI run: 20,000 files in 6.49 s, both ends' processes 12.1 s of
- * CPU on 2 cores, creates probed at 3,254/s (crawling, about 310 us of CPU
- * each: half the stage), the null sink 0.32 s. On one small machine the receiver's creates are
- * the kernel's CPU, and a run whose creates do not wait on the disk is then
+ * CPU on 2 cores, creates probed at 3,254/s (crawling), the null sink
+ * 0.32 s. On one small machine the receiver's creates are the kernel's CPU, and a run whose creates do not wait on the disk is then
  * cpu-bound in the machine's terms and bound by its creates in the user's:
  * taking the destination's file system away (the null sink) saves what they
  * cost. Measured on the testbed 2026-12-05: 20,000 files through splice in

@@ -148,8 +148,10 @@ struct attribution_input {
 	bool cpu_stage_holds_creates;	/* it holds the process that creates the destination's files */
 	/*
 	 * Of cpu_stage_s, the seconds that are the destination's creates: files
-	 * x the create probe's CPU each, over the stage's cores (0 = none, or
-	 * not measured). A create, its write and close are CPU in the kernel.
+	 * x the create probe's CPU each, or for small files into our receiver
+	 * the agent's CPU in the run when more, over the stage's cores (0 =
+	 * none, or not measured). A create, its write and close are CPU in the
+	 * kernel.
 	 */
 	double cpu_stage_creates_s;
 	bool creates_are_cpu;	/* the create probe's creates were mostly CPU (at least half their time) */
@@ -198,10 +200,10 @@ struct attribution {
 	bool fitted;
 	enum resource bound;		/* the stage that sets predicted_s (RES_COUNT: none) */
 	/*
-	 * The CPU stage set the time and more than half of it was the
-	 * destination's creates (attribution_input's cpu_stage_creates_s):
-	 * those seconds; the verdict, the bound and that share are metadata's.
-	 * 0 otherwise.
+	 * The CPU stage set the time and the destination's creates were most
+	 * of it (attribution_input's cpu_stage_creates_s; attribution.c's
+	 * creates_on_cpu() says when): those seconds; the verdict, the bound
+	 * and that share are metadata's. 0 otherwise.
 	 */
 	double creates_on_cpu_s;
 	enum resource verdict;		/* RES_COUNT when no stage explains the run */

@@ -793,7 +793,8 @@ static void test_creates_on_cpu(void **state)
 	 * Half or less, but the creates' time at their ceiling is within the noise
 	 * of the CPU stage and a create is mostly CPU: the same seconds. The
 	 * fresh-clone CI run: 20,000 files in 6.49 s, 12.1 s of CPU over 2,
-	 * creates probed at 3,254/s (about 310 us of CPU each).
+	 * creates probed at 3,254/s (the test takes 300 us of CPU each: the run's
+	 * own figure was not printed).
 	 */
 	in = run(6.49, 20000ull * 4096, 20000);
 	in.cpu_stage_s = 6.05;
