@@ -23,24 +23,26 @@ static inline double clock_seconds(clock_ns from, clock_ns to)
 	return (double)(to - from) / 1e9;
 }
 
-/* CPU time the calling thread has used, nanoseconds (for differences too). */
-static inline clock_ns clock_thread_cpu(void)
+/* CPU time of a CPU-time clock (thread or process), nanoseconds; 0 when it cannot be read. */
+static inline clock_ns clock_cpu_of(clockid_t which)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+	if (clock_gettime(which, &ts) != 0)
 		return 0;
 	return (clock_ns)ts.tv_sec * 1000000000u + (clock_ns)ts.tv_nsec;
+}
+
+/* CPU time the calling thread has used, nanoseconds (for differences too). */
+static inline clock_ns clock_thread_cpu(void)
+{
+	return clock_cpu_of(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* CPU time every thread of this process has used, nanoseconds (for differences too). */
 static inline clock_ns clock_process_cpu(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (clock_ns)ts.tv_sec * 1000000000u + (clock_ns)ts.tv_nsec;
+	return clock_cpu_of(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 #endif

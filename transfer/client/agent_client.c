@@ -686,6 +686,18 @@ int agent_client_receive(struct agent_client *c, uint64_t job, const char *recei
 	return call_and_drop(c, req);
 }
 
+/* o's key as a number (a JSON double or int): 0, or -1 when absent or not a number. */
+static int number_of(json_object *o, const char *key, double *out)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return -1;
+	*out = json_object_get_double(v);
+	return 0;
+}
+
 int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 {
 	json_object *reply = NULL;
@@ -699,6 +711,7 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 	struct err_saved tunnel_failed;
 	int tunnels_rc = reap_data_tunnels(c), rc;
 	json_object *buf;
+	double cpu;
 
 	if (tunnels_rc < 0)
 		err_save(&tunnel_failed);
@@ -729,9 +742,8 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))
 		rc = err_wrap("agent");
 	/* the receiving threads' CPU: absent from an older agent's reply (0) */
-	if (rc == 0 && json_object_object_get_ex(reply, "cpu_seconds", &buf) &&
-	    (json_object_is_type(buf, json_type_double) || json_object_is_type(buf, json_type_int)))
-		got->cpu_s = json_object_get_double(buf);
+	if (rc == 0 && number_of(reply, "cpu_seconds", &cpu) == 0)
+		got->cpu_s = cpu;
 	json_object_put(reply);
 	return rc;
 }
@@ -809,20 +821,16 @@ int agent_client_probe_creates(struct agent_client *c, double seconds, const uns
 		return err_set("probe_create: agent: protocol error: 'at' is not %zu rates", n);
 	}
 	for (size_t i = 0; i < n; i++) {
-		json_object *v, *o = json_object_array_get_idx(at, i);
+		json_object *o = json_object_array_get_idx(at, i);
+		double cpu;
 
-		if (!json_object_object_get_ex(o, "per_s", &v) ||
-		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
+		if (number_of(o, "per_s", &per_s[i]) < 0) {
 			json_object_put(reply);
 			return err_set("probe_create: agent: protocol error: rate %zu is not a number", i);
 		}
-		per_s[i] = json_object_get_double(v);
-		cpu_s[i] = json_object_object_get_ex(o, "cpu_seconds", &v) &&
-					   (json_object_is_type(v, json_type_double) ||
-					    json_object_is_type(v, json_type_int)) &&
-					   json_object_get_double(v) > 0 ?
-				   json_object_get_double(v) :
-				   0;
+		/* an older agent sends no CPU: unknown, 0 */
+		if (cpu_s)
+			cpu_s[i] = number_of(o, "cpu_seconds", &cpu) == 0 && cpu > 0 ? cpu : 0;
 	}
 	json_object_put(reply);
 	return 0;

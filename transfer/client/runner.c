@@ -255,7 +255,7 @@ static int recheck_creates(const struct runner_opts *o, struct xfer_target *t,
 {
 	const struct probe_results *p = o->probes;
 	unsigned depth;
-	double rate, per_s = 0, cpu_s = 0;
+	double rate, per_s = 0;
 
 	if (!p || o->null_sink || r->sent.files == 0 || !(wall > 0) || strcmp(r->dest_fs, p->dest_fs) != 0)
 		return 0;
@@ -266,7 +266,7 @@ static int recheck_creates(const struct runner_opts *o, struct xfer_target *t,
 	if (depth > PROBE_MAX_DEPTH)
 		depth = PROBE_MAX_DEPTH;
 	if (agent_client_probe_creates(t->agent, o->probe_seconds > 0 ? o->probe_seconds : PROBE_DEFAULT_SECONDS,
-				       &depth, 1, &per_s, &cpu_s) < 0)
+				       &depth, 1, &per_s, NULL) < 0)
 		return err_wrap("create probe after %s", s->name);
 	if (per_s > r->create_rechecked_per_s)
 		r->create_rechecked_per_s = per_s;
