@@ -572,6 +572,7 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "zstd_bytes_per_s", measured(r->zstd_bps));
 	json_object_object_add(o, "zstd_ratio", measured(r->zstd_ratio));
 	json_object_object_add(o, "ssh_bytes_per_s", measured(r->ssh_bps));
+	json_object_object_add(o, "ssh_cpu_busy", measured(r->ssh_cpu_busy));
 	json_object_object_add(o, "sftp_rtt_seconds", measured(r->sftp_rtt_s));
 	json_object_object_add(o, "ssh_cipher", measured_text(r->ssh_cipher));
 	json_object_object_add(o, "dest_fs", measured_text(r->dest_fs));

@@ -5,6 +5,7 @@
 #include "err.h"
 #include "ssh/ssh_conn.h"
 #include "ssh/ssh_exec.h"
+#include "measure/procstat.h"
 
 #include <libssh/sftp.h>
 #include <stdio.h>
@@ -31,12 +32,26 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int channel_throughput(ssh_session s, double seconds, double *bps)
+/*
+ * The share of this machine's cores that were busy between a and b (not
+ * idle, not waiting on I/O); -1 when /proc/stat did not answer.
+ */
+static double cores_busy(const struct cpu_times *a, const struct cpu_times *b)
+{
+	uint64_t total = cpu_times_total(b) - cpu_times_total(a);
+	uint64_t idle = (b->idle + b->iowait) - (a->idle + a->iowait);
+
+	return total > 0 && idle <= total ? 1 - (double)idle / (double)total : -1;
+}
+
+static int channel_throughput(ssh_session s, double seconds, double *bps, double *busy)
 {
 	struct ssh_exec x;
 	unsigned char *buf = malloc(SSH_PROBE_CHUNK);
 	uint64_t sent = 0;
 	clock_ns start, end, stop;
+	struct cpu_times before, after;
+	bool have_before;
 	int rc = 0;
 
 	if (!buf)
@@ -51,6 +66,7 @@ static int channel_throughput(ssh_session s, double seconds, double *bps)
 	}
 	for (uint64_t warm = 0; warm < SSH_PROBE_WARMUP && rc == 0; warm += SSH_PROBE_CHUNK)
 		rc = ssh_exec_write(&x, buf, SSH_PROBE_CHUNK);
+	have_before = procstat_read_cpu(&before) == 0;
 	start = clock_now();
 	end = start + (clock_ns)(seconds * 1e9);
 	stop = start;
@@ -58,6 +74,16 @@ static int channel_throughput(ssh_session s, double seconds, double *bps)
 		rc = ssh_exec_write(&x, buf, SSH_PROBE_CHUNK);
 		sent += SSH_PROBE_CHUNK;
 		stop = clock_now();
+	}
+	/* the machine's load beside the rate: a /proc/stat that cannot be read only leaves it unknown */
+	*busy = -1;
+	if (rc == 0 && have_before) {
+		if (procstat_read_cpu(&after) == 0)
+			*busy = cores_busy(&before, &after);
+		else
+			err_clear();
+	} else if (rc == 0) {
+		err_clear();
 	}
 	/*
 	 * The rate is up to the last write's return: the window's worth still in
@@ -106,7 +132,10 @@ int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_r
 	ssh_session s = session;
 
 	snprintf(r->ssh_cipher, sizeof(r->ssh_cipher), "%s", ssh_conn_cipher(s));
-	if (channel_throughput(s, seconds, &r->ssh_bps) < 0)
+	double busy;
+
+	if (channel_throughput(s, seconds, &r->ssh_bps, &busy) < 0)
 		return -1;
+	r->ssh_cpu_busy = busy > 0 ? busy : 0;
 	return sftp_round_trip(s, &r->sftp_rtt_s);
 }

@@ -85,6 +85,7 @@ struct probe_results {
 	double zstd_bps;		/* zstd at the given level and threads on a sample of the workload (input bytes/s) */
 	double zstd_ratio;		/* input/output on that sample */
 	double ssh_bps;			/* SSH exec channel throughput with the negotiated cipher */
+	double ssh_cpu_busy;		/* the share of this machine's cores busy meanwhile (0 = unknown) */
 	double sftp_rtt_s;		/* one SFTP request round trip (stat), p50 */
 	char ssh_cipher[64];
 	char dest_fs[32];

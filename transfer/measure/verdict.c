@@ -29,22 +29,28 @@ static unsigned cores_of(const struct sampler_proc *pr, unsigned cpus)
 }
 
 /*
- * A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads;
+ * A CPU stage of cpu_s seconds of CPU spread over `over` cores or threads
+ * (fewer when the cores are not kept busy: see stream_packing);
  * holds_creates: its CPU holds the destination's creates (the process that
  * makes them, or a sum of processes it is among).
  */
-static void consider(struct attribution_input *in, double cpu_s, unsigned over, const char *name,
-		     const char *where, bool holds_creates)
+static void consider(struct attribution_input *in, double cpu_s, unsigned cores, double packing,
+		     const char *name, const char *where, bool holds_creates)
 {
+	double over = cores * packing;
 	double secs = over > 1 ? cpu_s / over : cpu_s;
 
 	if (secs > in->cpu_stage_s) {
 		in->cpu_stage_s = secs;
 		in->cpu_stage_over = over > 1 ? over : 1;
 		in->cpu_stage_holds_creates = holds_creates;
-		if (over > 1)
+		if (over > 1 && packing < 1)
+			snprintf(in->cpu_stage, sizeof(in->cpu_stage),
+				 "%s%s (%.1f s of CPU over %u cores kept %.0f%% busy)", name, where, cpu_s,
+				 cores, packing * 100);
+		else if (over > 1)
 			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s (%.1f s of CPU over %u)",
-				 name, where, cpu_s, over);
+				 name, where, cpu_s, cores);
 		else
 			snprintf(in->cpu_stage, sizeof(in->cpu_stage), "%s%s", name, where);
 	}
@@ -62,11 +68,11 @@ static void end_stage(const struct sampler_summary *s, const char *self, const c
 	 * files; agent_creates: its procs[0] does (our receivers).
 	 */
 	for (unsigned i = 0; i < s->nprocs; i++)
-		consider(in, s->procs[i].cpu_s, cores_of(&s->procs[i], s->cpus),
+		consider(in, s->procs[i].cpu_s, cores_of(&s->procs[i], s->cpus), 1,
 			 i == 0 ? self : s->procs[i].name, where, creates_here && agent_creates && i == 0);
 	if (s->cpus > 0) {
 		snprintf(all, sizeof(all), "%u processes", s->nprocs);
-		consider(in, s->procs_cpu_s, s->cpus, all, where, creates_here);
+		consider(in, s->procs_cpu_s, s->cpus, 1, all, where, creates_here);
 	}
 	/*
 	 * The busiest thread (s->busiest_thread_cpu_s, in the JSON) is measured
@@ -82,13 +88,56 @@ static void end_stage(const struct sampler_summary *s, const char *self, const c
 	 */
 }
 
+/* Both ends on one machine (the testbed): one boot id. */
+static bool one_machine(const struct strategy_result *r)
+{
+	return r->have_local && r->have_remote && r->local.boot_id[0] &&
+	       !strcmp(r->local.boot_id, r->remote.boot_id);
+}
+
+/*
+ * How busy an uncompressed byte stream through sshd keeps this machine's
+ * cores, when both ends are on it: 1 (all of them) unless measured. Each
+ * process of such a chain (our sender's threads, sshd, the host's tar or
+ * sftp-server) waits on the next at every hand-off, so their CPU does not
+ * fill the cores. The SSH probe is that chain (our channel, sshd, cat) run
+ * flat out: the share of the cores busy meanwhile is the packing, when it
+ * kept more than one core's worth busy (less says the chain waited on
+ * something else: a shaped link, a window).
+ *
+ * Measured on the testbed (2 cores), 2026-12-04/05. The probe kept the
+ * cores 68-71% busy (five probes). In four truth passes on 4 GiB, scp kept
+ * them 74-76% busy and tar-ssh 70-74%, and their predictions with every
+ * core busy ran 0.70-0.76 of the measured time; with the probe's packing
+ * (one pass, 68%) 1.03 and 1.03. Left at every core:
+ * - compressing chains, where zstd's worker threads keep more work ready to
+ *   run: zstd-ssh kept the cores 83-85% busy and zstd 82-86%, and the
+ *   probe's packing predicted zstd-ssh at 1.21 of its time, past the
+ *   misfit, where every core busy read 0.84-0.85;
+ * - small files, whose many files in flight do the same: splice and
+ *   parallel on 120,000 files kept the cores 88-91% busy, their prediction
+ *   with every core busy at 0.93-0.96.
+ */
+static double stream_packing(const struct strategy_result *r, const struct probe_results *p)
+{
+	unsigned cpus = r->local.cpus, flags = r->strategy->flags;
+	double busy = p ? p->ssh_cpu_busy : 0;
+
+	if (!(flags & STRATEGY_SSH) || (flags & STRATEGY_COMPRESSED) || !one_machine(r) || cpus < 2 ||
+	    r->sent.files == 0 || (double)r->sent.bytes_read / (double)r->sent.files <= SMALL_FILE_BYTES)
+		return 1;
+	if (!(busy > 1.0 / cpus) || busy >= 1)
+		return 1;
+	return busy;
+}
+
 /*
  * The cpu stage measured on both ends: the busiest process (CPU seconds over
  * its threads, at most the machine's cores), or one end's processes together
  * over its cores; when both ends are one machine (the testbed), both ends'
- * processes together over its cores.
+ * processes together over its cores as busy as a chain keeps them (packing).
  */
-static void cpu_stage(const struct strategy_result *r, struct attribution_input *in)
+static void cpu_stage(const struct strategy_result *r, double packing, struct attribution_input *in)
 {
 	in->cpu_stage_s = -1;
 	in->cpu_stage[0] = '\0';
@@ -110,16 +159,15 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
 		end_stage(&r->local, "xfercmp", " here", false, false, in);
 	if (r->have_remote)
 		end_stage(&r->remote, "the agent", " on the host", true, agent_creates, in);
-	bool one_machine = r->have_local && r->have_remote && r->local.boot_id[0] &&
-			   !strcmp(r->local.boot_id, r->remote.boot_id);
+	bool same = one_machine(r);
 
-	if (one_machine && r->local.cpus > 0)
-		consider(in, r->local.procs_cpu_s + r->remote.procs_cpu_s, r->local.cpus,
+	if (same && r->local.cpus > 0)
+		consider(in, r->local.procs_cpu_s + r->remote.procs_cpu_s, r->local.cpus, packing,
 			 "both ends' processes on this machine", "", true);
 	in->foreign_cpu_s = -1;
 	if (r->have_local && r->local.cpus > 0)
 		in->foreign_cpu_s = r->local.cpu_busy * r->local.cpus * r->local.seconds -
-				    r->local.procs_cpu_s - (one_machine ? r->remote.procs_cpu_s : 0);
+				    r->local.procs_cpu_s - (same ? r->remote.procs_cpu_s : 0);
 }
 
 /*
@@ -129,8 +177,7 @@ static void cpu_stage(const struct strategy_result *r, struct attribution_input 
  */
 static int one_device(const struct strategy_result *r)
 {
-	return r->have_local && r->have_remote && r->local.boot_id[0] &&
-	       !strcmp(r->local.boot_id, r->remote.boot_id) && r->local.has_disk &&
+	return one_machine(r) && r->local.has_disk &&
 	       r->remote.has_disk && r->local.disk_dev[0] &&
 	       !strcmp(r->local.disk_dev, r->remote.disk_dev);
 }
@@ -215,7 +262,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->dest_disk_busy = r->have_remote && r->remote.has_disk ? r->remote.disk_busy : -1;
 	in->src_disk_busy = r->have_local && r->local.has_disk ? r->local.disk_busy : -1;
 	in->cpu_busy = r->have_local ? r->local.cpu_busy : -1;
-	cpu_stage(r, in);
+	cpu_stage(r, stream_packing(r, p), in);
 
 	c->net_bps = streams > 1 && p->net_bps_n > 0 ? p->net_bps_n : p->net_bps_1;
 	c->rtt_s = p->rtt_p50_s;
@@ -261,7 +308,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	in->cpu_stage_creates_s = in->cpu_stage_s > 0 && in->cpu_stage_holds_creates &&
 						  !strcmp(r->dest_fs, p->dest_fs) ?
 					  (double)in->files * positive_or_zero(p->create_cpu_s) /
-						  (double)in->cpu_stage_over :
+						  in->cpu_stage_over :
 					  0;
 	/*
 	 * Small files into our own receiver (not a decompressing one): the
@@ -275,7 +322,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	if (in->cpu_stage_creates_s > 0 && !(flags & (STRATEGY_SSH | STRATEGY_REFERENCE | STRATEGY_COMPRESSED)) &&
 	    r->have_remote && r->remote.nprocs > 0 && in->files > 0 &&
 	    (double)in->bytes / (double)in->files <= SMALL_FILE_BYTES) {
-		double agent = r->remote.procs[0].cpu_s / (double)in->cpu_stage_over;
+		double agent = r->remote.procs[0].cpu_s / in->cpu_stage_over;
 
 		if (agent > in->cpu_stage_creates_s)
 			in->cpu_stage_creates_s = agent;

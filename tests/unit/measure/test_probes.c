@@ -366,7 +366,7 @@ static void test_results_json(void **state)
 				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
 				   .src_open_per_s = 1e4, .src_open_cpu_s = 3e-5, .create_cpu_s = 2.2e-5,
 				   .zstd_bps = 6e8, .zstd_ratio = 2.5,
-				   .ssh_bps = 4e8, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
+				   .ssh_bps = 4e8, .ssh_cpu_busy = 0.84, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
 				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0",
 				   .ncreate_at = 2, .create_at = { { 1, 2e4 }, { 16, 3e4 } } };
 	static const struct {
@@ -382,7 +382,7 @@ static void test_results_json(void **state)
 		{ "zstd_ratio", 2.5 },			{ "ssh_bytes_per_s", 4e8 },
 		{ "sftp_rtt_seconds", 1.5e-4 },		{ "disk_write_bytes", 1073741824.0 },
 		{ "rtt_cpu_seconds", 2.5e-5 },		{ "source_open_cpu_seconds", 3e-5 },
-		{ "create_cpu_seconds", 2.2e-5 },
+		{ "create_cpu_seconds", 2.2e-5 },	{ "ssh_cpu_busy", 0.84 },
 	};
 	json_object *o = probe_results_json(&r), *v;
 
@@ -416,7 +416,7 @@ static void test_results_json_unmeasured_null(void **state)
 	static const char *const unmeasured[] = {
 		"network_1_stream_bits_per_s", "network_n_streams_bits_per_s", "network_streams",
 		"rtt_p50_seconds", "rtt_cpu_seconds", "source_open_cpu_seconds", "create_cpu_seconds", "disk_read_bytes_per_s", "zstd_bytes_per_s", "zstd_ratio",
-		"ssh_bytes_per_s", "sftp_rtt_seconds", "ssh_cipher", "network_peer",
+		"ssh_bytes_per_s", "ssh_cpu_busy", "sftp_rtt_seconds", "ssh_cipher", "network_peer",
 		"network_interface", "create_files_per_s", "disk_write_bytes",
 	};
 	json_object *o = probe_results_json(&r), *v;

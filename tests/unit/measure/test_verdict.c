@@ -49,6 +49,15 @@ static struct strategy_result run(void)
 	return r;
 }
 
+/* Both ends sampled on one 2-core machine (one boot id), as on the testbed. */
+static void on_one_machine(struct strategy_result *r)
+{
+	r->have_local = r->have_remote = true;
+	snprintf(r->local.boot_id, sizeof(r->local.boot_id), "one-machine");
+	snprintf(r->remote.boot_id, sizeof(r->remote.boot_id), "one-machine");
+	r->local.cpus = r->remote.cpus = 2;
+}
+
 static void test_the_probe_at_the_strategy_depth(void **state)
 {
 	struct probe_results p = probes();
@@ -174,10 +183,7 @@ static void test_the_creates_cpu_from_the_run(void **state)
 	p.create_cpu_s = 250e-6;
 	r.median.transfer = 10.0;
 	r.median.flush = 0.27;
-	r.have_local = r.have_remote = true;
-	snprintf(r.local.boot_id, sizeof(r.local.boot_id), "one-machine");
-	snprintf(r.remote.boot_id, sizeof(r.remote.boot_id), "one-machine");
-	r.local.cpus = r.remote.cpus = 2;
+	on_one_machine(&r);
 	r.local.nprocs = r.remote.nprocs = 1;
 	r.local.procs[0] = (struct sampler_proc){ .name = "xfercmp", .cpu_s = 2.0, .threads = 1 };
 	r.remote.procs[0] = (struct sampler_proc){ .name = "agent", .cpu_s = 17.2, .threads = 17 };
@@ -200,6 +206,82 @@ static void test_the_creates_cpu_from_the_run(void **state)
 	assert_true(fabs(in.cpu_stage_creates_s - 2.5) < 1e-9);
 }
 
+/*
+ * A byte stream through processes in series on one machine does not keep
+ * its cores busy; the SSH probe's chain measures how busy it keeps them.
+ * The figures of tar-ssh on 4 GiB in the truth bench of 2026-12-05 (fifth
+ * pass): 21.53 s of transfer and a 1.53 s flush, our client 12.43 s of CPU,
+ * sshd 9.28 s, tar 8.47 s, the agent 0.32 s; predicted 16.79 s with every
+ * core busy (0.73 of the 23.07 s measured). Say the probe's chain kept the
+ * cores 84% busy (it kept them 68-71% in five probes of 2026-12-05).
+ */
+static void test_a_stream_chain_keeps_the_cores_as_busy_as_the_ssh_probe(void **state)
+{
+	static const struct strategy tar_ssh_like = { .name = "tar-ssh-like", .flags = STRATEGY_SSH };
+	static const struct strategy zstd_ssh_like = { .name = "zstd-ssh-like",
+						       .flags = STRATEGY_SSH | STRATEGY_COMPRESSED };
+	struct probe_results p = probes();
+	struct strategy_result r = run();
+	struct attribution_input in;
+	struct ceilings c;
+
+	(void)state;
+	p.ssh_bps = 440e6;
+	p.ssh_cpu_busy = 0.84;
+	p.disk_write_bps = 1.96e9;
+	r.strategy = &tar_ssh_like;
+	r.median.transfer = 21.53;
+	r.median.flush = 1.53;
+	r.sent.files = 1;
+	r.sent.bytes_read = r.sent.wire_bytes = 4ull << 30;
+	on_one_machine(&r);
+	r.local.nprocs = 1;
+	r.remote.nprocs = 3;
+	r.local.procs[0] = (struct sampler_proc){ .name = "xfercmp", .cpu_s = 12.43, .threads = 3 };
+	r.remote.procs[0] = (struct sampler_proc){ .name = "agent", .cpu_s = 0.32, .threads = 1 };
+	r.remote.procs[1] = (struct sampler_proc){ .name = "sshd", .cpu_s = 9.28, .threads = 1 };
+	r.remote.procs[2] = (struct sampler_proc){ .name = "tar", .cpu_s = 8.47, .threads = 1 };
+	r.local.procs_cpu_s = 12.43;
+	r.remote.procs_cpu_s = 0.32 + 9.28 + 8.47;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 30.5 / 1.68) < 1e-9);
+	assert_true(fabs(in.cpu_stage_over - 1.68) < 1e-9);
+	assert_string_equal(in.cpu_stage,
+			    "both ends' processes on this machine (30.5 s of CPU over 2 cores kept 84% busy)");
+	verdict_compute(&r, &p);
+	assert_true(r.have_attribution);
+	assert_int_equal(r.attribution.verdict, RES_CPU);
+	/*
+	 * 18.15 s of CPU stage, the 1.53 s flush and the setup's round trips:
+	 * 0.85 of the 23.07 s, where every core busy said 0.73
+	 */
+	assert_true(fabs(r.attribution.predicted_s - (30.5 / 1.68 + 1.53)) < 0.01);
+
+	/* a probe that kept at most one core's worth busy waited on something else (a shaped link) */
+	p.ssh_cpu_busy = 0.45;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
+	/* two hosts: each end has its own cores, and the probe saw only this one's */
+	p.ssh_cpu_busy = 0.84;
+	snprintf(r.remote.boot_id, sizeof(r.remote.boot_id), "another-machine");
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 9.28) < 1e-9); /* sshd, one thread */
+	/* small files: many in flight keep more work ready to run */
+	snprintf(r.remote.boot_id, sizeof(r.remote.boot_id), "one-machine");
+	r.sent.files = 120000;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
+	/* a compressing chain: zstd's worker threads keep more work ready to run */
+	r.sent.files = 1;
+	r.strategy = &zstd_ssh_like;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
+	/* nor our own streams: the probe's chain is sshd's */
+	r.strategy = &splice_like;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_a_recheck_faster_than_the_run_is_bounded_by_it),
 		cmocka_unit_test(test_a_recheck_slower_than_the_run_is_no_fit),
 		cmocka_unit_test(test_the_creates_cpu_from_the_run),
+		cmocka_unit_test(test_a_stream_chain_keeps_the_cores_as_busy_as_the_ssh_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
