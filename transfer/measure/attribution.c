@@ -472,15 +472,25 @@ static void reason_metadata(const struct attribution_input *in, const struct cei
 	char a[32], b[32];
 	size_t used = 0;
 
-	attr_grouped((double)in->files / wall, a, sizeof(a));
-	if (create >= open)
+	double ran = (double)in->files / wall, ceiling = create >= open ? c->create_per_s : c->src_open_per_s;
+
+	attr_grouped(ran, a, sizeof(a));
+	attr_grouped(ceiling, b, sizeof(b));
+	/*
+	 * A run faster than the ceiling (within ATTRIBUTION_CEILING_NOISE, or
+	 * the stage would not be the verdict) ran at it: the line says so
+	 * rather than set a rate above a ceiling.
+	 */
+	if (ran > ceiling)
+		attr_append(buf, len, &used, "%s ran at %s/s, at the %s ceiling at this concurrency (probed at %s/s: a probe and a run agree within %.0f%%)",
+			    create >= open ? "creates" : "opens", a,
+			    create >= open ? "destination's" : "source's cold", b, ATTRIBUTION_CEILING_NOISE * 100);
+	else if (create >= open)
 		attr_append(buf, len, &used,
-			    "creates ran at %s/s, the destination's ceiling at this concurrency is %s/s",
-			    a, attr_grouped(c->create_per_s, b, sizeof(b)));
+			    "creates ran at %s/s, the destination's ceiling at this concurrency is %s/s", a, b);
 	else
 		attr_append(buf, len, &used,
-			    "opens ran at %s/s, the source's cold ceiling at this concurrency is %s/s",
-			    a, attr_grouped(c->src_open_per_s, b, sizeof(b)));
+			    "opens ran at %s/s, the source's cold ceiling at this concurrency is %s/s", a, b);
 }
 
 static void reason_cpu(const struct attribution_input *in, const struct ceilings *c,

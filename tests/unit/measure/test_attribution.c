@@ -305,6 +305,24 @@ static void test_creates_at_ceiling(void **state)
 	attribute(&in, &c, &a);
 	assert_true(fabs(a.need_s[RES_METADATA] - 6.0) < 1e-9);
 	assert_contains(a.reason, "opens ran at 19,802/s, the source's cold ceiling at this concurrency is 20,000/s");
+
+	/*
+	 * A run a little faster than its probe (within the noise) ran at the
+	 * ceiling: the line never sets a rate above a ceiling. The truth bench
+	 * of 2026-12-05: "creates ran at 30,960/s, the destination's ceiling
+	 * at this concurrency is 29,716/s".
+	 */
+	c.src_open_per_s = 0;
+	c.create_per_s = 19000;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_METADATA);
+	assert_contains(a.reason, "creates ran at 19,802/s, at the destination's ceiling at this concurrency "
+				  "(probed at 19,000/s: a probe and a run agree within 10%)");
+	assert_null(strstr(a.reason, "ceiling at this concurrency is"));
+	c.src_open_per_s = 18500;
+	attribute(&in, &c, &a);
+	assert_contains(a.reason, "opens ran at 19,802/s, at the source's cold ceiling at this concurrency "
+				  "(probed at 18,500/s");
 }
 
 /*
