@@ -383,6 +383,18 @@ static void append_busy(char *buf, size_t len, size_t *used, const char *what, d
 		attr_append(buf, len, used, " (%s %.0f%% busy)", what, busy * 100);
 }
 
+/*
+ * A run a little faster than its ceiling (within ATTRIBUTION_CEILING_NOISE,
+ * or the stage would not be the verdict) ran at it: said, so that a line
+ * never leaves a rate above a ceiling unexplained.
+ */
+static void append_at_ceiling(char *buf, size_t len, size_t *used, double ran, double ceiling)
+{
+	if (ceiling > 0 && ran > ceiling)
+		attr_append(buf, len, used, ": at that ceiling (a probe and a run agree within %.0f%%)",
+			    ATTRIBUTION_CEILING_NOISE * 100);
+}
+
 static void reason_network(const struct attribution_input *in, const struct ceilings *c,
 			   double wall, char *buf, size_t len)
 {
@@ -394,6 +406,7 @@ static void reason_network(const struct attribution_input *in, const struct ceil
 		    attr_mb_s(c->net_bps, ceil_s, sizeof(ceil_s)));
 	if (in->streams > 1)
 		attr_append(buf, len, &used, " with %u streams", in->streams);
+	append_at_ceiling(buf, len, &used, (double)in->wire_bytes / wall, c->net_bps);
 }
 
 static void reason_latency(const struct attribution_input *in, const struct ceilings *c,
@@ -453,6 +466,7 @@ static void reason_disk(const struct attribution_input *in, const struct ceiling
 	} else if (write >= read) {
 		attr_append(buf, len, &used, "wrote %s MB/s to a disk measured at %s MB/s durable", rate,
 			    attr_mb_s(c->disk_write_bps, ceil_s, sizeof(ceil_s)));
+		append_at_ceiling(buf, len, &used, (double)in->bytes / wall, c->disk_write_bps);
 		append_busy(buf, len, &used, "destination disk",
 			    in->dest_is_tmpfs ? -1 : measured(in->dest_disk_busy));
 		if (in->flush_s > 0 && isfinite(in->flush_s))
@@ -460,6 +474,7 @@ static void reason_disk(const struct attribution_input *in, const struct ceiling
 	} else {
 		attr_append(buf, len, &used, "read %s MB/s from a source disk measured at %s MB/s cold",
 			    rate, attr_mb_s(c->disk_read_bps, ceil_s, sizeof(ceil_s)));
+		append_at_ceiling(buf, len, &used, (double)in->bytes / wall, c->disk_read_bps);
 		append_busy(buf, len, &used, "source disk", in->src_is_warm ? -1 : measured(in->src_disk_busy));
 	}
 }

@@ -114,6 +114,14 @@ static void test_shaped_link_is_network_bound(void **state)
 	assert_false(a.misfit);
 	assert_string_equal(a.note, "");
 	assert_contains(a.reason, "moved 113 MB/s over a link measured at 117 MB/s");
+	assert_null(strstr(a.reason, "at that ceiling"));
+
+	/* a link probed a little below what the run moved: the run ran at it */
+	c.net_bps = 110e6;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_NETWORK);
+	assert_contains(a.reason, "moved 113 MB/s over a link measured at 110 MB/s: at that ceiling "
+				  "(a probe and a run agree within 10%)");
 }
 
 static void test_large_file_unshaped_is_disk_bound(void **state)
