@@ -101,9 +101,11 @@ static bool one_machine(const struct strategy_result *r)
  * process of such a chain (our sender's threads, sshd, the host's tar or
  * sftp-server) waits on the next at every hand-off, so their CPU does not
  * fill the cores. The SSH probe is that chain (our channel, sshd, cat) run
- * flat out: the share of the cores busy meanwhile is the packing, when it
- * kept more than one core's worth busy (less says the chain waited on
- * something else: a shaped link, a window).
+ * flat out: the share of the cores busy meanwhile is the packing, when the
+ * chain's CPU held it: it kept more than one core's worth busy (less says
+ * it waited on something else: a window) and ran clearly below the link (at
+ * 1 Gbit/s and 2 ms the probe carried the link's 120 MB/s while the
+ * testbed's delayer kept the cores 61% busy).
  *
  * Measured on the testbed (2 cores), 2026-12-04/05. The probe kept the
  * cores 68-71% busy (five probes). In four truth passes on 4 GiB, scp kept
@@ -126,7 +128,7 @@ static double stream_packing(const struct strategy_result *r, const struct probe
 	if (!(flags & STRATEGY_SSH) || (flags & STRATEGY_COMPRESSED) || !one_machine(r) || cpus < 2 ||
 	    r->sent.files == 0 || (double)r->sent.bytes_read / (double)r->sent.files <= SMALL_FILE_BYTES)
 		return 1;
-	if (!(busy > 1.0 / cpus) || busy >= 1)
+	if (!(busy > 1.0 / cpus) || busy >= 1 || !(p->net_bps_1 > p->ssh_bps * (1 + ATTRIBUTION_CEILING_NOISE)))
 		return 1;
 	return busy;
 }

@@ -261,8 +261,15 @@ static void test_a_stream_chain_keeps_the_cores_as_busy_as_the_ssh_probe(void **
 	p.ssh_cpu_busy = 0.45;
 	verdict_inputs(&r, &p, &in, &c);
 	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
-	/* two hosts: each end has its own cores, and the probe saw only this one's */
+	/* a probe that carried the link's rate waited on the link, whatever else kept the cores busy */
 	p.ssh_cpu_busy = 0.84;
+	p.net_bps_1 = 120e6;
+	p.ssh_bps = 119.7e6;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
+	p.net_bps_1 = 2.5e9;
+	p.ssh_bps = 440e6;
+	/* two hosts: each end has its own cores, and the probe saw only this one's */
 	snprintf(r.remote.boot_id, sizeof(r.remote.boot_id), "another-machine");
 	verdict_inputs(&r, &p, &in, &c);
 	assert_true(fabs(in.cpu_stage_s - 9.28) < 1e-9); /* sshd, one thread */
