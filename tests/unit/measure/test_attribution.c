@@ -671,6 +671,46 @@ static void test_sender_one_at_a_time(void **state)
 	assert_true(fabs(a.predicted_s - open) < 1e-9);
 }
 
+/*
+ * The open probe's thread spent more CPU an open than our sender does: of
+ * its opens only the wait beyond their CPU is the source's. zstd on 120,000
+ * files in the truth bench of 2026-12-05: 9.96 s; the probe 10,451/s one at a
+ * time with 51.1 µs of CPU an open; the sender's thread 4.15 s of CPU and
+ * 0.79 s waiting for a core. The opens at the probed rate (11.48 s) were
+ * longer than the run and left out as understated, the sender's stage losing
+ * its waits: predicted 5.89 s (0.59). With the waits: 10.29 s.
+ */
+static void test_sender_cheaper_than_the_probe(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(9.96, 491520000, 120000);
+	struct attribution a;
+	double wait = 120000 / 10451.0 - 120000 * 51.1e-6;
+
+	(void)state;
+	c.src_open_per_s = 10451;
+	c.src_open_cpu_s = 51.1e-6;
+	c.create_per_s = 29716;
+	c.net_bps = 3e9;
+	c.disk_write_bps = 2e9;
+	in.cpu_stage_s = 4.93;
+	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "both ends' processes on this machine");
+	in.sender_thread_cpu_s = 4.15;
+	in.sender_run_delay_s = 0.79;
+	attribute(&in, &c, &a);
+	assert_null(strstr(a.note, "understated"));
+	assert_int_equal(a.verdict, RES_METADATA);	/* 5.35 s of waits, 4.94 s of work */
+	assert_true(fabs(a.predicted_s - (4.15 + 0.79 + wait)) < 1e-9);
+	assert_true(a.predicted_s / 9.96 < 1.05);
+	assert_contains(a.reason, "our sender opens one file at a time: 120,000 cold opens waited 5.4 s beyond their CPU");
+
+	/* without the sender's thread measured, the opens at the probe's rate stand, and fail the run */
+	in.sender_thread_cpu_s = -1;
+	in.sender_run_delay_s = -1;
+	attribute(&in, &c, &a);
+	assert_contains(a.note, "metadata ran faster than its measured ceiling allows (11.5 s at the ceiling");
+}
+
 /* 5,000 files by scp at a 2 ms round trip: latency-bound, its share at least 0.6. */
 static void test_latency_share(void **state)
 {
@@ -1237,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(test_latency_share),
 		cmocka_unit_test(test_serial_request_path),
 		cmocka_unit_test(test_sender_one_at_a_time),
+		cmocka_unit_test(test_sender_cheaper_than_the_probe),
 		cmocka_unit_test(test_misfit_is_flagged_not_scaled),
 		cmocka_unit_test(test_measured_cpu_stage),
 		cmocka_unit_test(test_creates_on_cpu),
