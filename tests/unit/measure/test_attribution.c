@@ -612,6 +612,22 @@ static void test_serial_request_path(void **state)
 }
 
 /*
+ * The probed opens (rate one at a time, CPU each) and creates of a small-file
+ * truth run on the testbed, its disk writing 2 GB/s, both ends' processes
+ * on one machine needing cpu_stage seconds.
+ */
+static void small_files_on_one_machine(struct ceilings *c, struct attribution_input *in, double open_per_s,
+				       double open_cpu_s, double create_per_s, double cpu_stage)
+{
+	c->src_open_per_s = open_per_s;
+	c->src_open_cpu_s = open_cpu_s;
+	c->create_per_s = create_per_s;
+	c->disk_write_bps = 2e9;
+	in->cpu_stage_s = cpu_stage;
+	snprintf(in->cpu_stage, sizeof(in->cpu_stage), "both ends' processes on this machine");
+}
+
+/*
  * A sender that opens one file at a time waits each cold open in turn with
  * its own work. The truth bench's tar-ssh on 120,000 files (2026-12-04):
  * 12.34 s, the sender's thread 4.64 s of CPU, the opens 7.13 s at the probed
@@ -625,13 +641,8 @@ static void test_sender_one_at_a_time(void **state)
 	double open = 120000 / 16837.0, wait = open - 120000 * 20e-6;
 
 	(void)state;
-	c.src_open_per_s = 16837;
-	c.src_open_cpu_s = 20e-6;
-	c.create_per_s = 21170;
+	small_files_on_one_machine(&c, &in, 16837, 20e-6, 21170, 6.25);
 	c.net_bps = 450e6;
-	c.disk_write_bps = 2e9;
-	in.cpu_stage_s = 6.25;
-	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "both ends' processes on this machine");
 	in.sender_thread_cpu_s = -1;
 	attribute(&in, &c, &a);
 	assert_true(fabs(a.predicted_s - open) < 1e-9);	/* the opens alone, overlapped */
@@ -688,13 +699,8 @@ static void test_sender_cheaper_than_the_probe(void **state)
 	double wait = 120000 / 10451.0 - 120000 * 51.1e-6;
 
 	(void)state;
-	c.src_open_per_s = 10451;
-	c.src_open_cpu_s = 51.1e-6;
-	c.create_per_s = 29716;
+	small_files_on_one_machine(&c, &in, 10451, 51.1e-6, 29716, 4.93);
 	c.net_bps = 3e9;
-	c.disk_write_bps = 2e9;
-	in.cpu_stage_s = 4.93;
-	snprintf(in.cpu_stage, sizeof(in.cpu_stage), "both ends' processes on this machine");
 	in.sender_thread_cpu_s = 4.15;
 	in.sender_run_delay_s = 0.79;
 	attribute(&in, &c, &a);
