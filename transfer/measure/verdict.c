@@ -108,14 +108,15 @@ static bool one_machine(const struct strategy_result *r)
  * testbed's delayer kept the cores 61% busy).
  *
  * Measured on the testbed (2 cores), 2026-12-04/05. The probe kept the
- * cores 68-71% busy (five probes). In four truth passes on 4 GiB, scp kept
- * them 74-76% busy and tar-ssh 70-74%, and their predictions with every
- * core busy ran 0.70-0.76 of the measured time; with the probe's packing
- * (one pass, 68%) 1.03 and 1.03. Left at every core:
+ * cores 68-71% busy (five probes). In five truth passes on 4 GiB, scp kept
+ * them 73-76% busy and tar-ssh 71-77%; with every core busy, tar-ssh's
+ * prediction ran 0.72-0.75 of the measured time and scp's 0.70 (the fifth
+ * pass); with the probe's packing 1.03 and 1.03 (68%), then 0.94 and 0.95
+ * (74%). Left at every core:
  * - compressing chains, where zstd's worker threads keep more work ready to
- *   run: zstd-ssh kept the cores 83-85% busy and zstd 82-86%, and the
+ *   run: zstd-ssh kept the cores 83-87% busy and zstd 81-87%, and the
  *   probe's packing predicted zstd-ssh at 1.21 of its time, past the
- *   misfit, where every core busy read 0.84-0.85;
+ *   misfit, where every core busy read 0.85-0.86;
  * - small files, whose many files in flight do the same: splice and
  *   parallel on 120,000 files kept the cores 88-91% busy, their prediction
  *   with every core busy at 0.93-0.96.
