@@ -143,7 +143,7 @@ struct attribution_input {
 	int shared_disk;	/* source and destination on one device: its reads and writes add */
 	/* measured: the busiest CPU-bound stage, seconds (negative = unknown), and its name */
 	double cpu_stage_s;
-	char cpu_stage[96];
+	char cpu_stage[128];
 	double cpu_stage_over;	/* the cores (or threads) that stage's CPU is spread over, as busy as they were kept */
 	bool cpu_stage_holds_creates;	/* it holds the process that creates the destination's files */
 	/*

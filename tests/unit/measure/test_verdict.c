@@ -14,6 +14,8 @@
 #include <string.h>
 
 static const struct strategy splice_like = { .name = "splice-like", .dest_depth = 64 };
+static const struct strategy zstd_ssh_like = { .name = "zstd-ssh-like",
+					       .flags = STRATEGY_SSH | STRATEGY_COMPRESSED };
 
 /* The probes of a CI run on this VM: creates read 2,300/s at depth 64 (8.7 s for 20,000). */
 static struct probe_results probes(void)
@@ -218,8 +220,6 @@ static void test_the_creates_cpu_from_the_run(void **state)
 static void test_a_stream_chain_keeps_the_cores_as_busy_as_the_ssh_probe(void **state)
 {
 	static const struct strategy tar_ssh_like = { .name = "tar-ssh-like", .flags = STRATEGY_SSH };
-	static const struct strategy zstd_ssh_like = { .name = "zstd-ssh-like",
-						       .flags = STRATEGY_SSH | STRATEGY_COMPRESSED };
 	struct probe_results p = probes();
 	struct strategy_result r = run();
 	struct attribution_input in;
@@ -289,6 +289,65 @@ static void test_a_stream_chain_keeps_the_cores_as_busy_as_the_ssh_probe(void **
 	assert_true(fabs(in.cpu_stage_s - 30.5 / 2) < 1e-9);
 }
 
+/*
+ * Processes not ours take cores from both ends on one machine: the kernel's
+ * writeback and network work for the run, the testbed's delayer. zstd-ssh
+ * on 4 GiB at 1 Gbit/s and 2 ms in the seventh truth pass (2026-12-05):
+ * 23.28 s of transfer and a 1.11 s flush, the machine 85.6% busy over the
+ * 24.40 s sampled, our client 14.12 s of CPU, the host's agent 0.28 s, tar
+ * 11.71 s, zstd 5.15 s, sshd 5.04 s: 36.30 s ours, 5.46 s (0.22 cores)
+ * others'. Over every core the CPU stage read 18.15 s; over the 1.78 cores
+ * left, 20.44 s.
+ */
+static void test_others_cpu_takes_cores_from_both_ends(void **state)
+{
+	double left, ours = 14.12 + 0.28 + 11.71 + 5.15 + 5.04;
+	struct strategy_result r = run();
+	struct probe_results p = probes();
+	struct attribution_input in;
+	struct ceilings c;
+
+	(void)state;
+	r.strategy = &zstd_ssh_like;
+	r.median.transfer = 23.28;
+	r.median.flush = 1.11;
+	r.sent.files = 1;
+	r.sent.bytes_read = 4ull << 30;
+	r.sent.wire_bytes = 2341390168ull;
+	on_one_machine(&r);
+	r.local.seconds = r.remote.seconds = 24.40;
+	r.local.cpu_busy = r.remote.cpu_busy = 0.8558;
+	r.local.nprocs = 1;
+	r.remote.nprocs = 4;
+	r.local.procs[0] = (struct sampler_proc){ .name = "xfercmp", .cpu_s = 14.12, .threads = 2 };
+	r.remote.procs[0] = (struct sampler_proc){ .name = "agent", .cpu_s = 0.28, .threads = 3 };
+	r.remote.procs[1] = (struct sampler_proc){ .name = "tar", .cpu_s = 11.71, .threads = 1 };
+	r.remote.procs[2] = (struct sampler_proc){ .name = "zstd", .cpu_s = 5.15, .threads = 3 };
+	r.remote.procs[3] = (struct sampler_proc){ .name = "sshd", .cpu_s = 5.04, .threads = 1 };
+	r.local.procs_cpu_s = 14.12;
+	r.remote.procs_cpu_s = ours - 14.12;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.foreign_cpu_s - (0.8558 * 2 * 24.40 - ours)) < 1e-9);
+	left = 2 - in.foreign_cpu_s / 24.40;
+	assert_true(fabs(left - 1.776) < 0.001);
+	assert_true(fabs(in.cpu_stage_s - ours / left) < 1e-9);
+	assert_true(fabs(in.cpu_stage_over - left) < 1e-9);
+	assert_string_equal(in.cpu_stage,
+			    "both ends' processes on this machine (36.3 s of CPU over the 1.78 of 2 cores others left)");
+
+	/* nobody else busy: every core is ours */
+	r.local.cpu_busy = ours / (2 * 24.40);
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_s - ours / 2) < 1e-9);
+	assert_string_equal(in.cpu_stage, "both ends' processes on this machine (36.3 s of CPU over 2)");
+	/* others on nearly every core: at least one is left (the run ran) */
+	r.local.cpu_busy = 1;
+	r.local.procs[0].cpu_s = r.local.procs_cpu_s = 1;
+	r.remote.procs_cpu_s = 1;
+	verdict_inputs(&r, &p, &in, &c);
+	assert_true(fabs(in.cpu_stage_over - 1) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_a_recheck_slower_than_the_run_is_no_fit),
 		cmocka_unit_test(test_the_creates_cpu_from_the_run),
 		cmocka_unit_test(test_a_stream_chain_keeps_the_cores_as_busy_as_the_ssh_probe),
+		cmocka_unit_test(test_others_cpu_takes_cores_from_both_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
