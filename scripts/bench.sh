@@ -8,6 +8,7 @@
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
 #                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]
+#                    [--scp-files-20ms N]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads
@@ -21,6 +22,8 @@
 #   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
 #                 small-20ms,big-20ms,explain-small,explain-big)
 #   --files-20ms N  small files of the truth section's 20 ms case (default 20000)
+#   --scp-files-20ms N  of them, scp's in that case, in a run of its own (default 2000:
+#                 20,000 would take scp half an hour at 20 ms)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -114,7 +117,7 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 # shellcheck source=scripts/bench/link.sh
 . "$bench_dir/link.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N] [--scp-files-20ms N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -127,6 +130,7 @@ only=all
 quick=0
 truth_list=$TRUTH_ALL
 files_20ms=20000
+scp_files_20ms=2000
 files_set=0
 size_set=0
 scale_files=1000000
@@ -135,7 +139,7 @@ pair_streams=8
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms | --scp-files-20ms)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--scale-files) scale_files=$2; scale_set=1 ;;
@@ -146,6 +150,7 @@ while [ $# -gt 0 ]; do
 		--only) only=$2 ;;
 		--cases) truth_list=$2 ;;
 		--files-20ms) files_20ms=$2 ;;
+		--scp-files-20ms) scp_files_20ms=$2 ;;
 		esac
 		shift 2
 		;;
@@ -164,6 +169,8 @@ fi
 [[ $scale_files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--scale-files: expected 1 to 99999999, got '$scale_files'"
 [[ $pair_streams =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] || die 2 "--pair-streams: expected a comma-separated list of 1 to 64, got '$pair_streams'"
 [[ $files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files-20ms: expected 1 to 99999999, got '$files_20ms'"
+[[ $scp_files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--scp-files-20ms: expected 1 to 99999999, got '$scp_files_20ms'"
+[ "$scp_files_20ms" -le "$files_20ms" ] || scp_files_20ms=$files_20ms
 [ "$truth_list" != all ] || truth_list=$TRUTH_ALL
 IFS=, read -r -a truth_cases <<<"$truth_list"
 for c in "${truth_cases[@]}"; do
@@ -176,7 +183,7 @@ for section in "${sections[@]}"; do
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
-readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms
+readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms SCP_FILES_20MS=$scp_files_20ms
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
@@ -207,7 +214,7 @@ header() {
 	echo "- load average at start: $(loadavg)"
 	echo "- workloads: $FILES small files (smallfiles), one file of $SIZE (largefile); medians of $REPEAT runs"
 	case ",$ONLY," in *,scale,*) echo "- scale: $SCALE_FILES small files" ;; esac
-	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files); one run each" ;; esac
+	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files, scp $SCP_FILES_20MS); one run each" ;; esac
 	if [ "$ONLY" != gen ]; then
 		tb=$("$TOP/scripts/testbed.sh" status 2>/dev/null | sed -n 's/^link: //p' || true)
 		echo "- testbed link: ${tb:-down}"

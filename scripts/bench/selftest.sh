@@ -200,6 +200,13 @@ is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2m
 | small-2ms | L | splice | 12.10 | 12.10 | 1.00 | metadata-bound | fitted: no check | n/a |
 | small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a | n/a |"
 is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
+# BENCH_KEEP_JSON: a directory not there yet is made (a missing one once lost a pass's JSON)
+BENCH_KEEP_JSON=$tmp/kept/pass keep_json "$tmp/truth.json"
+is "keep_json: into a new directory" "$(cmp "$tmp/truth.json" "$tmp/kept/pass/truth.json" && echo same)" "same"
+: >"$tmp/a-file"
+is "keep_json: one that cannot be made is said" \
+	"$(BENCH_KEEP_JSON=$tmp/a-file/pass keep_json "$tmp/truth.json" 2>&1 | tail -n 1)" \
+	"bench: BENCH_KEEP_JSON: cannot keep $tmp/truth.json in $tmp/a-file/pass"
 
 # the link section: a run's share of the 1 Gbit/s link, the fastest verified result
 is "link_rate: 4 GiB in 40 s of 1 Gbit/s" "$(link_rate 40 4294967296)" "0.86"

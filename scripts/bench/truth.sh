@@ -7,7 +7,8 @@
 #   big         one SIZE file, the link as it is
 #   small-2ms   FILES small files, the link shaped to 1 Gbit/s and delayed 2 ms
 #   big-2ms     one SIZE file, 1 Gbit/s and 2 ms
-#   small-20ms  FILES_20MS small files (default 20,000), 1 Gbit/s and 20 ms
+#   small-20ms  FILES_20MS small files (default 20,000), 1 Gbit/s and 20 ms; scp on
+#               SCP_FILES_20MS of them (default 2,000) in a run of its own
 #   big-20ms    one SIZE file, 1 Gbit/s and 20 ms
 #   explain-small, explain-big  FILES small files and one SIZE file, the link as it is,
 #               with --explain=TRUTH_EXPLAIN_STRATEGIES (issue 21): each strategy rerun
@@ -20,7 +21,7 @@
 # half an hour). The link is left unshaped at the end.
 #
 # The whole section is long (scp alone: about 120,000 x 4 requests x 2 ms = 16 min at
-# 2 ms): --cases picks the cases, and --files, --files-20ms and --size shrink them, so
+# 2 ms): --cases picks the cases, and --files, --files-20ms, --scp-files-20ms and --size shrink them, so
 # that it runs in parts. BENCH_KEEP_JSON=DIR keeps each case's --json output in DIR.
 
 # shellcheck source=scripts/bench/lib.sh
@@ -59,6 +60,15 @@ explain_rows() {
 	' "$@"
 }
 
+# keep_json JSON: BENCH_KEEP_JSON=DIR keeps each case's JSON (the ceilings behind a
+# ratio) past the run, in DIR (made when missing).
+keep_json() {
+	[ -n "${BENCH_KEEP_JSON:-}" ] || return 0
+	if ! { mkdir -p "$BENCH_KEEP_JSON" && cp "$1" "$BENCH_KEEP_JSON/"; }; then
+		say "BENCH_KEEP_JSON: cannot keep $1 in $BENCH_KEEP_JSON"
+	fi
+}
+
 # explain_case CASE: FILES small files or one SIZE file, unshaped, with --explain.
 explain_case() {
 	local name=$1 work=() json="$WORK/truth-$1.json"
@@ -71,7 +81,7 @@ explain_case() {
 	drop_caches
 	attempt compare_all "$json" "${work[@]}" -s "$TRUTH_EXPLAIN" --explain="$TRUTH_EXPLAIN"
 	[ "$RESULT" != failed ] || FAILED=1
-	[ -z "${BENCH_KEEP_JSON:-}" ] || cp "$json" "$BENCH_KEEP_JSON/" 2>/dev/null || true
+	keep_json "$json"
 	EXPLAIN_ROWS+=("$(explain_rows "$json" "$name")")
 }
 
@@ -116,9 +126,24 @@ truth_link() {
 	echo "$(calc "%.2f" "a / 1e9" "$bps" 1) Gbit/s, $(calc "%.0f" "a * 1e6" "$rtt" 1) µs"
 }
 
-# truth_case CASE: sets the link, runs the six strategies, prints the rows.
+# truth_run NAME LABEL STRATEGIES DELAY WORK...: one xfercmp run of STRATEGIES on WORK,
+# its rows under LABEL; the JSON is $WORK/truth-NAME.json.
+truth_run() {
+	local name=$1 label=$2 strategies=$3 delay=$4 json="$WORK/truth-$1.json" link
+	shift 4
+	drop_caches
+	attempt compare_all "$json" "$@" -s "$strategies"
+	[ "$RESULT" != failed ] || FAILED=1
+	link="${delay:+1 Gbit/s + $delay: }$(truth_link "$json")"
+	keep_json "$json"
+	TRUTH_ROWS+=("$(truth_rows "$json" "$label" "$link")")
+}
+
+# truth_case CASE: sets the link, runs the six strategies, prints the rows. At 20 ms scp
+# moves SCP_FILES_20MS files, the others FILES_20MS: scp waits about 4 requests x 20 ms a
+# file (2,000 files took 163.7 s on 2026-12-05), so 20,000 would take half an hour.
 truth_case() {
-	local name=$1 delay="" work=() json="$WORK/truth-$1.json" link
+	local name=$1 delay="" work=()
 	case $name in
 	small | small-2ms) work=(-w smallfiles --files "$FILES" --source-dir "$WORK/truth-small") ;;
 	small-20ms) work=(-w smallfiles --files "$FILES_20MS" --source-dir "$WORK/truth-small-20ms") ;;
@@ -131,13 +156,13 @@ truth_case() {
 	else
 		testbed_shape || { FAILED=1; return 0; }
 	fi
-	drop_caches
-	attempt compare_all "$json" "${work[@]}" -s "$TRUTH_STRATEGIES"
-	[ "$RESULT" != failed ] || FAILED=1
-	link="${delay:+1 Gbit/s + $delay: }$(truth_link "$json")"
-	# BENCH_KEEP_JSON=DIR keeps each case's JSON (the ceilings behind a ratio) past the run
-	[ -z "${BENCH_KEEP_JSON:-}" ] || cp "$json" "$BENCH_KEEP_JSON/" 2>/dev/null || true
-	TRUTH_ROWS+=("$(truth_rows "$json" "$name" "$link")")
+	if [ "$name" = small-20ms ] && [ "$SCP_FILES_20MS" != "$FILES_20MS" ]; then
+		truth_run "$name-scp" "$name, $SCP_FILES_20MS files" scp "$delay" \
+			-w smallfiles --files "$SCP_FILES_20MS" --source-dir "$WORK/truth-small-20ms-scp"
+		truth_run "$name" "$name, $FILES_20MS files" "${TRUTH_STRATEGIES#scp,}" "$delay" "${work[@]}"
+		return 0
+	fi
+	truth_run "$name" "$name" "$TRUTH_STRATEGIES" "$delay" "${work[@]}"
 }
 
 section_truth() {
