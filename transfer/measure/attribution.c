@@ -125,6 +125,30 @@ static double flush_tail(const struct attribution_input *in)
 	return positive(in->flush_s);
 }
 
+/*
+ * A bulk stream's slow start as a race with the pipeline's other stages:
+ * its round trips, then what they did not carry at the link's rate, then
+ * the flush; 0 without a slow start. Data flows during those round trips
+ * (a window from INITIAL_WINDOW_SEGMENTS doubling each), and the stages
+ * behind it (our sender's reads, the receiver's creates) work meanwhile.
+ */
+static double slow_start_race(const struct attribution_input *in, const struct ceilings *c)
+{
+	unsigned streams = in->streams ? in->streams : 1;
+	double rounds = slow_start_round_trips(in, c);
+	double ramp = rounds * positive(c->rtt_s);
+	double carried = streams * INITIAL_WINDOW_SEGMENTS * SEGMENT_BYTES * (exp2(rounds) - 1);
+	double rest;
+
+	if (!(ramp > 0))
+		return 0;
+	/* no more than the link carries meanwhile: the window outgrows a short round trip's path */
+	if (positive(c->net_bps) > 0 && carried > ramp * c->net_bps)
+		carried = ramp * c->net_bps;
+	rest = (double)in->wire_bytes - carried;
+	return ramp + at_rate(rest > 0 ? rest : 0, c->net_bps) + flush_tail(in);
+}
+
 /* Does stage r of a pipeline end with the transfer, so that the flush tail follows it? */
 static bool ends_with_transfer(int r)
 {
@@ -346,8 +370,22 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 
 		if (sender > need[r] && !(drop & (1u << r)))
 			need[r] = sender;
+		/*
+		 * The round trips nothing flows in (requests, setup, the window's
+		 * waits) come first; the slow start then races the slowest stage.
+		 * With both added, the 1 Gbit/s + 20 ms truth case (20,000 files,
+		 * 2026-12-05) read tar-ssh 1.14, parallel 1.17 and splice 1.05:
+		 * 0.22-0.24 s of round trips, 8 of them slow start, in series with
+		 * stages that had started.
+		 */
+		double race = drop & (1u << RES_LATENCY) ? 0 : slow_start_race(in, c);
+		double ramp = race > 0 ? slow_start_round_trips(in, c) * positive(c->rtt_s) : 0;
+
 		b = pipeline_slowest(in, need, &slowest);
-		predicted = need[RES_LATENCY] + slowest;
+		predicted = max2(need[RES_LATENCY] - ramp, 0) + max2(slowest, race);
+		/* a race the link's rate holds more than its round trips is the network's */
+		if (race > slowest)
+			b = ramp > race / 2 ? RES_LATENCY : RES_NETWORK;
 		if (need[RES_LATENCY] > slowest)
 			b = RES_LATENCY;
 	}

@@ -284,8 +284,8 @@ double verdict_create_ceiling(const struct strategy *s, const struct probe_resul
  * probe read 5,572/s one at a time and 25,409/s after tar-ssh's run,
  * which made 11,295 files/s while our sender opened them one at a time
  * (the open probe: 12,203/s); tar-ssh, zstd-ssh and zstd all read
- * "metadata-bound: creates ran at their ceiling", fitted, where the sixth
- * and seventh passes named the sender.
+ * "metadata-bound: creates ran at their ceiling", fitted, where the
+ * seventh pass had read all three cpu-bound.
  */
 static void prefer_the_recheck(struct attribution_input *in, struct ceilings *c)
 {
