@@ -53,6 +53,7 @@ static void consider(struct attribution_input *in, double cpu_s, double over, co
 	}
 }
 
+/* The busiest CPU-bound stage of one end's processes, and that end's processes together. */
 static void end_stage(const struct sampler_summary *s, const char *self, const char *where,
 		      bool creates_here, bool agent_creates, struct attribution_input *in)
 {
