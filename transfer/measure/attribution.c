@@ -127,26 +127,28 @@ static double flush_tail(const struct attribution_input *in)
 
 /*
  * A bulk stream's slow start as a race with the pipeline's other stages:
- * its round trips, then what they did not carry at the link's rate, then
- * the flush; 0 without a slow start. Data flows during those round trips
- * (a window from INITIAL_WINDOW_SEGMENTS doubling each), and the stages
- * behind it (our sender's reads, the receiver's creates) work meanwhile.
+ * its round trips (*ramp, their seconds), then what they did not carry at
+ * the link's rate, then the flush; 0 (and *ramp 0) without a slow start.
+ * Data flows during those round trips (a window from
+ * INITIAL_WINDOW_SEGMENTS doubling each), and the stages behind it (our
+ * sender's reads, the receiver's creates) work meanwhile.
  */
-static double slow_start_race(const struct attribution_input *in, const struct ceilings *c)
+static double slow_start_race(const struct attribution_input *in, const struct ceilings *c,
+			      double *ramp)
 {
 	unsigned streams = in->streams ? in->streams : 1;
 	double rounds = slow_start_round_trips(in, c);
-	double ramp = rounds * positive(c->rtt_s);
 	double carried = streams * INITIAL_WINDOW_SEGMENTS * SEGMENT_BYTES * (exp2(rounds) - 1);
 	double rest;
 
-	if (!(ramp > 0))
-		return 0;
+	*ramp = rounds * positive(c->rtt_s);
+	if (!(*ramp > 0))
+		return *ramp = 0;
 	/* no more than the link carries meanwhile: the window outgrows a short round trip's path */
-	if (positive(c->net_bps) > 0 && carried > ramp * c->net_bps)
-		carried = ramp * c->net_bps;
+	if (positive(c->net_bps) > 0 && carried > *ramp * c->net_bps)
+		carried = *ramp * c->net_bps;
 	rest = (double)in->wire_bytes - carried;
-	return ramp + at_rate(rest > 0 ? rest : 0, c->net_bps) + flush_tail(in);
+	return *ramp + at_rate(rest > 0 ? rest : 0, c->net_bps) + flush_tail(in);
 }
 
 /* Does stage r of a pipeline end with the transfer, so that the flush tail follows it? */
@@ -378,8 +380,7 @@ static double predict(const struct attribution_input *in, const struct ceilings 
 		 * 0.22-0.24 s of round trips, 8 of them slow start, in series with
 		 * stages that had started.
 		 */
-		double race = drop & (1u << RES_LATENCY) ? 0 : slow_start_race(in, c);
-		double ramp = race > 0 ? slow_start_round_trips(in, c) * positive(c->rtt_s) : 0;
+		double ramp = 0, race = drop & (1u << RES_LATENCY) ? 0 : slow_start_race(in, c, &ramp);
 
 		b = pipeline_slowest(in, need, &slowest);
 		predicted = max2(need[RES_LATENCY] - ramp, 0) + max2(slowest, race);
