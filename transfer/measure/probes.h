@@ -91,7 +91,7 @@ struct probe_results {
 	char dest_fs[32];
 };
 
-/* Source disk: only files at least this large are read; at most this many bytes. */
+/* Source disk: only files at least this large are read; at most this many bytes at each depth. */
 #define PROBE_READ_MIN_FILE (8ull << 20)
 #define PROBE_READ_MAX_BYTES (1ull << 30)
 /* Source metadata: at most this many files, each at most this large. */
