@@ -855,6 +855,7 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
 	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
+	plan.one_disk = probe_one_disk(s->root, s->agent.info);
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;

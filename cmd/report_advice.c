@@ -147,6 +147,11 @@ static void ceilings_lines(const struct probe_results *p, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	for (unsigned i = 0; i < p->ndisk_at_once; i++)
+		fprintf(out, "  at once     %8.2f GB/s each way, one disk read cold (%u stream%s, %.2f GB/s) and written durable (%.2f GB/s) together\n",
+			p->disk_at_once[i].copy_bps / 1e9, p->disk_at_once[i].depth,
+			p->disk_at_once[i].depth == 1 ? "" : "s", p->disk_at_once[i].read_bps / 1e9,
+			p->disk_at_once[i].write_bps / 1e9);
 	if (p->src_open_per_s > 0) {
 		fprintf(out, "  opens       %8.0f files/s cold at the source, one at a time", p->src_open_per_s);
 		print_depths(p->open_at, p->nopen_at, out);

@@ -258,6 +258,11 @@ static void ceilings_table(const struct probe_results *p, FILE *f)
 	if (p->disk_read_bps > 0)
 		fprintf(f, "<tr><td>source cold read</td><td>%.2f GB/s</td></tr>\n",
 			p->disk_read_bps / 1e9);
+	for (unsigned i = 0; i < p->ndisk_at_once; i++)
+		fprintf(f, "<tr><td>one disk, read and written at once (%u stream%s)</td><td>%.2f GB/s each way (read cold %.2f GB/s, written durable %.2f GB/s)</td></tr>\n",
+			p->disk_at_once[i].depth, p->disk_at_once[i].depth == 1 ? "" : "s",
+			p->disk_at_once[i].copy_bps / 1e9, p->disk_at_once[i].read_bps / 1e9,
+			p->disk_at_once[i].write_bps / 1e9);
 	if (p->src_open_per_s > 0)
 		fprintf(f, "<tr><td>source cold opens</td><td>%.0f files/s</td></tr>\n",
 			p->src_open_per_s);

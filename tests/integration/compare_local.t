@@ -78,6 +78,29 @@ ok $? "--warm skips the source disk probe (disk_read_bytes_per_s null: $read_bps
 disk_read=$(json_get "$work/warm.json" "d['results'][0]['samples']['source']['disk']['read_bytes']")
 [ "$disk_read" -lt $((128 << 20)) ]
 ok $? "--warm: the splice run read the source from the cache ($disk_read bytes from disk)"
+once=$(json_get "$work/warm.json" "len(d['ceilings']['disk_at_once'])")
+[ "$once" = 0 ]
+ok $? "--warm: the disk is not read and written at once either ($once probed)"
+
+# The source and the agent's root on one machine and, here, one disk: the probe reads it
+# cold while it writes as many bytes durable, and a copy each way is no faster than either.
+once_out=$("$xfercmp" -w largefile --size 256M --source-dir "$warm_src" -s splice --probe-seconds 0.5 \
+	--json "$work/once.json" 2>&1)
+ok $? "cold, with probes"
+boot=$(json_get "$work/once.json" "d['agent']['boot_id']")
+[ "$boot" = "$(cat /proc/sys/kernel/random/boot_id)" ]
+ok $? "the agent says its boot id, ours ($boot)"
+dev=$(json_get "$work/once.json" "d['agent']['root_device']")
+src_dev=$(json_get "$work/once.json" "d['results'][0]['samples']['source']['disk']['device']")
+once=$(json_get "$work/once.json" "[(o['depth'], o['copy_bytes_per_s'] <= min(o['read_bytes_per_s'], o['write_bytes_per_s']) and o['copy_bytes_per_s'] > 0) for o in d['ceilings']['disk_at_once']]")
+if [ "$dev" != None ] && [ "$dev" = "$src_dev" ]; then
+	[ "$once" = "[(1, True)]" ]
+	ok $? "one disk ($dev): read and written at once with one stream, the copy no faster than either ($once)"
+	check_grep "the ceilings say it" "at once .* GB/s each way, one disk read cold \\(1 stream" "$once_out"
+else
+	[ "$once" = "[]" ]
+	ok $? "two disks ($src_dev, $dev): not read and written at once ($once)"
+fi
 
 # an agent started by hand, as iperf3 -s
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token"

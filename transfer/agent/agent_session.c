@@ -9,6 +9,7 @@
 #include "agent/agent_probes.h"
 #include "agent/agent_open_up.h"
 #include "agent/agent_root.h"
+#include "measure/procstat.h"
 #include "measure/rss.h"
 #include "stream/beneath.h"
 #include "stream/wire_auth.h"
@@ -58,7 +59,7 @@ static struct agent_job *find_job(struct agent_session *s, json_object *req)
 static int op_info(struct agent_session *s, json_object *req, json_object *reply)
 {
 	struct utsname u;
-	char host[256] = "", fstype[32] = "";
+	char host[256] = "", fstype[32] = "", boot[40], dev[PROCSTAT_NAME_MAX];
 
 	(void)req;
 	uname(&u);
@@ -71,6 +72,11 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
 	/* null, as in the report, for what could not be read */
 	json_object_object_add(reply, "root_fs", fstype[0] ? json_object_new_string(fstype) : NULL);
+	/* the client compares these with its own: one disk under source and destination */
+	procstat_boot_id(boot, sizeof(boot));
+	json_object_object_add(reply, "boot_id", boot[0] ? json_object_new_string(boot) : NULL);
+	json_object_object_add(reply, "root_device", procstat_device_for_path(s->root, dev, sizeof(dev)) == 0 ?
+			       json_object_new_string(dev) : NULL);
 	{
 		struct statvfs v;
 

@@ -43,6 +43,13 @@ int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
 			progress(ctx, "source disk and metadata");
 		if (probe_source_at(plan->src_root, plan->manifest, plan->seconds, &plan->opens, &plan->reads, r) < 0)
 			return err_wrap("source probe");
+		if (plan->one_disk) {
+			if (progress)
+				progress(ctx, "one disk read and written at once");
+			if (probe_disk_at_once(plan->agent, plan->src_root, plan->manifest, plan->seconds,
+					       &plan->reads, r) < 0)
+				return err_wrap("disk probe");
+		}
 	}
 	if (progress)
 		progress(ctx, "zstd");

@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -278,6 +279,86 @@ static int read_large_at(const char *root, const struct manifest *m, const size_
 		skip += (bytes + CHUNK_BYTES - 1) / CHUNK_BYTES * CHUNK_BYTES;
 	}
 	r->disk_read_bps = probe_rate_at(r->read_at, r->nread_at, 1);
+	return rc;
+}
+
+/*
+ * The cold reader (probes.h): read_chunk's pieces of the picked bytes, once,
+ * on a thread of its own, the time to its last byte kept.
+ */
+struct probe_cold_reader {
+	struct read_job job;
+	size_t *idx;
+	uint64_t pieces;
+	unsigned depth;
+	clock_ns start, end;
+	pthread_t thread;
+	int rc;
+	struct err_saved err;
+};
+
+static void *cold_reader_main(void *arg)
+{
+	struct probe_cold_reader *rd = arg;
+
+	rd->rc = parallel_for(rd->pieces, rd->depth, 1, read_chunk, &rd->job, NULL);
+	rd->end = clock_now();
+	if (rd->rc < 0)
+		err_save(&rd->err);
+	return NULL;
+}
+
+int probe_cold_reader_start(const char *src_root, const struct manifest *m, unsigned depth,
+			    uint64_t *bytes, struct probe_cold_reader **out)
+{
+	struct probe_cold_reader *rd = calloc(1, sizeof(*rd));
+	uint64_t total = 0;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (!rd)
+		return err_set("out of memory for the cold reader");
+	rc = pick_large(m, *bytes, &rd->idx, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		total += m->entries[rd->idx[i]].size;
+	if (total > *bytes)
+		total = *bytes;
+	*bytes = total / CHUNK_BYTES * CHUNK_BYTES;
+	if (rc == 0 && *bytes > 0)
+		rc = drop_entries(src_root, m, rd->idx, n);
+	if (rc < 0 || *bytes == 0) {
+		free(rd->idx);
+		free(rd);
+		return rc;
+	}
+	rd->depth = depth ? depth : 1;
+	rd->pieces = *bytes / CHUNK_BYTES;
+	rd->start = clock_now();
+	rd->job = (struct read_job){ .root = src_root, .m = m, .idx = rd->idx, .n = n,
+				     .deadline = deadline_after(rd->start, PROBE_MAX_SECONDS) };
+	if (pthread_create(&rd->thread, NULL, cold_reader_main, rd) != 0) {
+		free(rd->idx);
+		free(rd);
+		return err_set("cannot start the cold reader's thread");
+	}
+	*out = rd;
+	return 0;
+}
+
+int probe_cold_reader_wait(struct probe_cold_reader *rd, clock_ns *end, uint64_t *bytes)
+{
+	int rc;
+
+	pthread_join(rd->thread, NULL);
+	*end = rd->end;
+	*bytes = rd->job.bytes;
+	rc = rd->rc < 0 ? err_restore(&rd->err) : 0;
+	/* leave the source as cold as it was found */
+	if (drop_entries(rd->job.root, rd->job.m, rd->idx, rd->job.n) < 0 && rc == 0)
+		rc = -1;
+	free(rd->idx);
+	free(rd);
 	return rc;
 }
 

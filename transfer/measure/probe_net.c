@@ -495,6 +495,22 @@ static json_object *rates_json(const struct probe_rate *rates, unsigned n, const
 	return a;
 }
 
+static json_object *at_once_json(const struct probe_results *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < r->ndisk_at_once; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "depth", json_object_new_int((int)r->disk_at_once[i].depth));
+		json_object_object_add(o, "read_bytes_per_s", json_object_new_double(r->disk_at_once[i].read_bps));
+		json_object_object_add(o, "write_bytes_per_s", json_object_new_double(r->disk_at_once[i].write_bps));
+		json_object_object_add(o, "copy_bytes_per_s", json_object_new_double(r->disk_at_once[i].copy_bps));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /* A probe's result, or null: a probe skipped (--no-probes parts, --warm) or failed left 0. */
 static json_object *measured(double v)
 {
@@ -579,6 +595,7 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at, "files_per_s"));
 	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at, "files_per_s"));
 	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at, "bytes_per_s"));
+	json_object_object_add(o, "disk_at_once", at_once_json(r));
 	json_object_object_add(o, "network", network_json(r));
 	return o;
 }

@@ -12,6 +12,7 @@
  *
  * Client side, here: probe_net.c (network, and the calls to the agent's
  * probes), probe_local.c (source disk, source metadata, zstd), probe_ssh.c,
+ * probe_disk_at_once.c (the one disk under both, read and written at once),
  * probe_all.c. Agent side: agent/agent_probes.h (requests "probe_disk" and
  * "probe_create", receivers "discard" and "echo"). The budgets and caps both
  * ends agree on: probe_limits.h.
@@ -55,6 +56,17 @@ void probe_depths_add(struct probe_depths *d, unsigned depth);
  */
 double probe_rate_at(const struct probe_rate *rates, unsigned n, unsigned depth);
 
+/*
+ * The one disk under source and destination, read and written at once: as
+ * many bytes read cold as written to durable, begun together.
+ */
+struct probe_disk_at_once {
+	unsigned depth;		/* the streams the source was read with */
+	double read_bps;	/* the cold read, bytes/s over its own time */
+	double write_bps;	/* the durable write (fsync included), bytes/s over its own time */
+	double copy_bps;	/* bytes/s each way over the time until both were done: a copy's */
+};
+
 struct probe_results {
 	double net_bps_1, net_bps_n;	/* TCP memory-to-memory bytes/s, 1 stream and net_streams (client→agent) */
 	unsigned net_streams;		/* the streams the multi-stream strategies run with (-P, or what auto chose) */
@@ -78,6 +90,8 @@ struct probe_results {
 	double disk_read_bps;		/* source: cold sequential read of the largest workload files, one stream */
 	struct probe_rate read_at[PROBE_DEPTHS_MAX];	/* bytes/s with that many streams reading at once */
 	unsigned nread_at;
+	struct probe_disk_at_once disk_at_once[PROBE_DEPTHS_MAX];	/* at each read depth; none when not one disk */
+	unsigned ndisk_at_once;
 	double src_open_per_s;		/* source: cold open+fstat+read+close of small files, one at a time */
 	double src_open_cpu_s;		/* the CPU one of those took (mean, one at a time; 0 = unknown) */
 	struct probe_rate open_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked */
@@ -166,6 +180,40 @@ int probe_source_at(const char *src_root, const struct manifest *m, double secon
 		    struct probe_results *r);
 
 /*
+ * A cold read of the workload's largest files (those probe_source reads) on
+ * `depth` threads in 8 MiB pieces, each dropped as read, on a thread of its
+ * own: what the source gives while something else runs. *bytes is asked,
+ * and set to what will be read: whole pieces, no more than the files hold
+ * (*out NULL and 0 returned when that is none). _wait waits for the last
+ * byte, sets *end to its time (clock_now) and *bytes to what was read,
+ * drops it all again and frees rd. Both return 0 or -1 (error set).
+ */
+struct probe_cold_reader;
+int probe_cold_reader_start(const char *src_root, const struct manifest *m, unsigned depth,
+			    uint64_t *bytes, struct probe_cold_reader **out);
+int probe_cold_reader_wait(struct probe_cold_reader *rd, uint64_t *end_ns, uint64_t *bytes);
+
+/*
+ * Whether the source at src_root and the agent's root (info: the agent's
+ * "info" answer, with boot_id and root_device) lie on one disk of one
+ * machine: the same boot id and the same block device.
+ */
+bool probe_one_disk(const char *src_root, json_object *agent_info);
+
+/*
+ * The one disk under source and destination reading and writing at once: at
+ * each of reads' depths (NULL: 1), the cold reader reads the source while
+ * the agent's "probe_disk" writes as many bytes to durable, both begun
+ * together, timed to the last of them. The bytes are what the depth's share
+ * of `seconds` holds were the two done in turn at their rates probed alone
+ * (probe_source and probe_destination first), at least 8 MiB and at most
+ * PROBE_READ_MAX_BYTES. Fills disk_at_once; nothing when no file is large
+ * enough to read. Returns 0 or -1 (error set).
+ */
+int probe_disk_at_once(struct agent_client *a, const char *src_root, const struct manifest *m,
+		       double seconds, const struct probe_depths *reads, struct probe_results *r);
+
+/*
  * cpu: a sample of up to PROBE_ZSTD_SAMPLE_BYTES of the workload's content
  * (64 windows evenly spaced through the files in manifest order, read for at
  * most `seconds`), compressed with zstd's streaming API at `level` (0 is
@@ -204,6 +252,7 @@ struct probe_plan {
 	double seconds;		/* budget of each probe */
 	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
 	bool warm_source;	/* skip probe_source: it would leave the source cold */
+	bool one_disk;		/* source and destination on one disk (probe_one_disk): probe_disk_at_once */
 	struct probe_depths creates, opens, reads;	/* the concurrencies the strategies use; n 0: depth 1 */
 };
 

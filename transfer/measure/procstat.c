@@ -522,6 +522,18 @@ static int mount_source_devno(dev_t anon, dev_t *devno)
 	return rc;
 }
 
+void procstat_boot_id(char *out, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	if (n > 0 && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+}
+
 int procstat_device_for_path(const char *path, char *dev, size_t len)
 {
 	struct stat st;

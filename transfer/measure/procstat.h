@@ -113,6 +113,9 @@ int procstat_read_net(const char *iface, struct net_counters *out);
 /* Clock ticks per second of the CPU counters above (USER_HZ, normally 100). */
 long procstat_clock_ticks(void);
 
+/* This boot's id (/proc/sys/kernel/random/boot_id): two processes on one machine read the same; "" if unreadable. */
+void procstat_boot_id(char *out, size_t len);
+
 /*
  * The block device behind path, named as in /proc/diskstats: "vda" when the
  * file system is on the whole disk, "vda1" when on a partition, "dm-0" for

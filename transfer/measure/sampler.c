@@ -328,18 +328,6 @@ static unsigned self_threads(void)
 	return procstat_parse_pid_stat(text, &st) == 0 && st.threads > 0 ? st.threads : 1;
 }
 
-static void read_boot_id(char *out, size_t len)
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	out[n > 0 ? n : 0] = '\0';
-	if (n > 0 && out[n - 1] == '\n')
-		out[n - 1] = '\0';
-}
-
 /* Our process first ("self"), then what the watcher summed. */
 static void summarize_procs(const struct sampler *s, struct sampler_summary *out)
 {
@@ -360,7 +348,7 @@ static void summarize_procs(const struct sampler *s, struct sampler_summary *out
 		p->threads = sums[i].threads;
 	}
 	out->procs_cpu_s = out->proc_cpu_s + others;
-	read_boot_id(out->boot_id, sizeof(out->boot_id));
+	procstat_boot_id(out->boot_id, sizeof(out->boot_id));
 }
 
 static void summarize_series(const struct sampler *s, struct sampler_summary *out)

@@ -14,6 +14,7 @@
 #include "generate.h"
 #include "manifest.h"
 #include "measure/probes.h"
+#include "measure/procstat.h"
 #include "workload.h"
 
 #include <fcntl.h>
@@ -223,6 +224,76 @@ static void test_source_reads_at_depths(void **state)
 	assert_int_equal(resident_pages(large), 0);
 }
 
+/*
+ * The cold reader reads what was asked, in whole 8 MiB pieces, on its own
+ * thread, and leaves the file cold; asked for less than a piece, it reads
+ * nothing and says so with no reader.
+ */
+static void test_cold_reader_reads_what_was_asked(void **state)
+{
+	struct probe_cold_reader *rd;
+	uint64_t bytes = (20ull << 20), read = 0, end = 0;
+	clock_ns start = clock_now();
+	char large[PATH_MAX];
+
+	(void)state;
+	if (probe_cold_reader_start(w.src, &w.m, 2, &bytes, &rd) < 0)
+		fail_msg("probe_cold_reader_start: %s", err_msg());
+	assert_non_null(rd);
+	assert_true(bytes == (16ull << 20));	/* whole pieces */
+	if (probe_cold_reader_wait(rd, &end, &read) < 0)
+		fail_msg("probe_cold_reader_wait: %s", err_msg());
+	assert_true(read == bytes);
+	assert_true(end > start);
+	snprintf(large, sizeof(large), "%s/large/large.bin", w.src);
+	assert_int_equal(resident_pages(large), 0);
+
+	bytes = 4096;
+	assert_int_equal(probe_cold_reader_start(w.src, &w.m, 1, &bytes, &rd), 0);
+	assert_null(rd);
+	assert_true(bytes == 0);
+	/* no file of 8 MiB or more: nothing to read */
+	bytes = 1ull << 30;
+	assert_int_equal(probe_cold_reader_start(w.rand, &w.mrand, 1, &bytes, &rd), 0);
+	assert_null(rd);
+}
+
+/*
+ * One disk: the agent's boot id and root device against ours and the
+ * source's. Another boot, another device or an agent that says neither
+ * (older) is not one disk.
+ */
+static void test_one_disk_needs_boot_and_device(void **state)
+{
+	char boot[40], dev[PROCSTAT_NAME_MAX];
+	json_object *info = json_object_new_object();
+
+	(void)state;
+	procstat_boot_id(boot, sizeof(boot));
+	assert_true(boot[0] != '\0');
+	assert_false(probe_one_disk(w.src, info));
+	assert_false(probe_one_disk(w.src, NULL));
+	if (procstat_device_for_path(w.src, dev, sizeof(dev)) != 0) {
+		/* /var/tmp on no block device (tmpfs): never one disk */
+		json_object_object_add(info, "boot_id", json_object_new_string(boot));
+		json_object_object_add(info, "root_device", json_object_new_string("vda"));
+		assert_false(probe_one_disk(w.src, info));
+		json_object_put(info);
+		return;
+	}
+	json_object_object_add(info, "boot_id", json_object_new_string(boot));
+	json_object_object_add(info, "root_device", json_object_new_string(dev));
+	assert_true(probe_one_disk(w.src, info));
+	json_object_object_add(info, "root_device", json_object_new_string("sdz9"));
+	assert_false(probe_one_disk(w.src, info));
+	json_object_object_add(info, "root_device", json_object_new_string(dev));
+	json_object_object_add(info, "boot_id", json_object_new_string("00000000-0000-0000-0000-000000000000"));
+	assert_false(probe_one_disk(w.src, info));
+	json_object_object_add(info, "boot_id", NULL);
+	assert_false(probe_one_disk(w.src, info));
+	json_object_put(info);
+}
+
 static void test_depths_and_rates(void **state)
 {
 	struct probe_depths d = { 0 };
@@ -368,7 +439,8 @@ static void test_results_json(void **state)
 				   .zstd_bps = 6e8, .zstd_ratio = 2.5,
 				   .ssh_bps = 4e8, .ssh_cpu_busy = 0.84, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
 				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0",
-				   .ncreate_at = 2, .create_at = { { 1, 2e4 }, { 16, 3e4 } } };
+				   .ncreate_at = 2, .create_at = { { 1, 2e4 }, { 16, 3e4 } },
+				   .ndisk_at_once = 1, .disk_at_once = { { 8, 1.4e9, 1.2e9, 1.1e9 } } };
 	static const struct {
 		const char *key;
 		double value;
@@ -405,7 +477,14 @@ static void test_results_json(void **state)
 	assert_true(get_num(json_object_array_get_idx(v, 1), "files_per_s") == 3e4);
 	assert_true(json_object_object_get_ex(o, "open_at", &v));
 	assert_int_equal(json_object_array_length(v), 0);
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 8);
+	/* the one disk read and written at once: each rate, and the copy's each way */
+	assert_true(json_object_object_get_ex(o, "disk_at_once", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_true(get_num(json_object_array_get_idx(v, 0), "depth") == 8);
+	assert_true(get_num(json_object_array_get_idx(v, 0), "read_bytes_per_s") == 1.4e9);
+	assert_true(get_num(json_object_array_get_idx(v, 0), "write_bytes_per_s") == 1.2e9);
+	assert_true(get_num(json_object_array_get_idx(v, 0), "copy_bytes_per_s") == 1.1e9);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 9);
 	json_object_put(o);
 }
 
@@ -437,6 +516,8 @@ int main(void)
 		cmocka_unit_test(test_source_rates_within_budget),
 		cmocka_unit_test(test_source_opens_at_depths),
 		cmocka_unit_test(test_source_reads_at_depths),
+		cmocka_unit_test(test_cold_reader_reads_what_was_asked),
+		cmocka_unit_test(test_one_disk_needs_boot_and_device),
 		cmocka_unit_test(test_depths_and_rates),
 		cmocka_unit_test(test_source_without_large_files),
 		cmocka_unit_test(test_source_missing_file_fails),
