@@ -119,6 +119,8 @@ struct ceilings {
 				   their window, not the link (net_bps), bounds them; 0 = not */
 	double disk_write_bps;	/* destination sequential write to durable */
 	double disk_read_bps;	/* source cold sequential read */
+	double disk_copy_bps;	/* one disk under source and destination, read cold and written to
+				   durable at once: bytes/s each way (0 = not measured) */
 	double create_per_s;	/* destination creates at the strategy's concurrency */
 	double src_open_per_s;	/* source cold opens at the strategy's concurrency */
 	double src_open_cpu_s;	/* the CPU of one such open, one at a time (0 = unknown) */

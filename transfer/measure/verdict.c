@@ -220,6 +220,16 @@ static int one_device(const struct strategy_result *r)
 	       !strcmp(r->local.disk_dev, r->remote.disk_dev);
 }
 
+/* The one disk read and written at once, at most streams deep: the best such copy probed (0: none). */
+static double disk_copy_ceiling(const struct probe_results *p, unsigned streams)
+{
+	struct probe_rate at[PROBE_DEPTHS_MAX];
+
+	for (unsigned i = 0; i < p->ndisk_at_once; i++)
+		at[i] = (struct probe_rate){ .depth = p->disk_at_once[i].depth, .per_s = p->disk_at_once[i].copy_bps };
+	return probe_rate_at(at, p->ndisk_at_once, streams);
+}
+
 /*
  * Raw TCP streams held back by their window (the probe found one stream
  * window-limited, and these streams carry clearly less than the link): the
@@ -338,6 +348,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	c->disk_write_bps = p->disk_write_bps;
 	/* several streams read their ranges at once (parallel's large files) */
 	c->disk_read_bps = p->nread_at ? probe_rate_at(p->read_at, p->nread_at, streams) : p->disk_read_bps;
+	c->disk_copy_bps = disk_copy_ceiling(p, streams);
 	/* the ceilings at the files this strategy keeps in flight, all streams together */
 	c->create_per_s = verdict_create_ceiling(s, p);
 	/*

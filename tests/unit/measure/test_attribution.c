@@ -260,6 +260,53 @@ static void test_shared_disk_adds_reads_and_writes(void **state)
 	assert_contains(a.reason, "wrote ");
 }
 
+/*
+ * One disk probed reading and writing at once (probe_disk_at_once): the
+ * copy's rate each way stands for the two alone. Figures of splice on 4 GiB
+ * on the testbed, 2026-12-05: read cold 2,062 MB/s alone, written durable
+ * 3,163 MB/s alone (in turn 3.44 s), both at once 1,152 MB/s each way
+ * (3.73 s); the run read and wrote 1,174 MB/s each, 3.66 s. Without the
+ * probe at once, the two in turn as before.
+ */
+static void test_one_disk_probed_at_once_sets_the_copy(void **state)
+{
+	struct ceilings c = { .net_bps = 3.9e9, .rtt_s = 20e-6, .disk_write_bps = 3.163e9,
+			      .disk_read_bps = 2.062e9, .disk_copy_bps = 1.152e9, .create_per_s = 2000 };
+	struct attribution_input in = run(3.657, 4 * GIB, 1);
+	double copy = 4.0 * GIB / 1.152e9, turn = 4.0 * GIB / 2.062e9 + 4.0 * GIB / 3.163e9;
+	struct attribution a;
+
+	(void)state;
+	in.cpu_stage_s = 2.0;
+	in.dest_disk_busy = 0.78;
+	in.shared_disk = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - copy) < 1e-9);
+	assert_true(fabs(a.predicted_s - copy) < 1e-6);
+	assert_int_equal(a.verdict, RES_DISK);
+	assert_false(a.misfit);
+	assert_contains(a.reason, "read and wrote 1,174 MB/s each on one disk, which read cold and wrote durable 1,152 MB/s each at once in its probe");
+	assert_contains(a.reason, "(disk 78% busy)");
+
+	/* two disks: the copy probe does not apply, the slower of the two alone does */
+	in.shared_disk = 0;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - 4.0 * GIB / 2.062e9) < 1e-9);
+
+	/* one disk, not probed at once: the two in turn */
+	in.shared_disk = 1;
+	c.disk_copy_bps = 0;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - turn) < 1e-9);
+	assert_contains(a.reason, "measured alone at 2,062 MB/s cold and 3,163 MB/s durable");
+
+	/* a warm source reads nothing: the writes alone, whatever the probe at once said */
+	c.disk_copy_bps = 1.152e9;
+	in.src_is_warm = 1;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_DISK] - 4.0 * GIB / 3.163e9) < 1e-9);
+}
+
 static void test_scp_small_files_is_latency_bound(void **state)
 {
 	struct ceilings c = testbed();
@@ -1335,6 +1382,7 @@ int main(void)
 		cmocka_unit_test(test_shaped_link_is_network_bound),
 		cmocka_unit_test(test_large_file_unshaped_is_disk_bound),
 		cmocka_unit_test(test_shared_disk_adds_reads_and_writes),
+		cmocka_unit_test(test_one_disk_probed_at_once_sets_the_copy),
 		cmocka_unit_test(test_pipeline_flush_follows_the_transfer),
 		cmocka_unit_test(test_scp_small_files_is_latency_bound),
 		cmocka_unit_test(test_reason_never_names_a_rate_above_its_ceiling),
