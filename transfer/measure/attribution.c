@@ -89,24 +89,25 @@ static void disk_terms(const struct attribution_input *in, const struct ceilings
 }
 
 /*
- * Reads and writes both on one disk, the disk probed doing both at once, and
- * the run no faster than that rate allows (within the noise). The probe at
- * once copies 1 GiB at most, and its time holds the agent making and
- * removing its file; a smaller copy can go faster. In a fresh-clone CI run
+ * The bytes at the rate the one disk was probed reading and writing at
+ * once, where reads and writes both fall on it, it was so probed, and the
+ * run went no faster than that rate allows (within the noise); else 0.
+ * The probe at once copies 1 GiB at most, and its time holds the agent
+ * making and removing its file; a smaller copy can go faster. In a fresh-clone CI run
  * of 2026-12-05 splice moved 2 GiB at 1,470 MB/s each way where the probe
  * at once had moved 1,190 MB/s: the two alone in turn (3,271 MB/s cold,
  * 3,087 MB/s durable: 1.35 s) then stand, a measured ceiling too, rather
  * than the disk being left out as understated.
  */
-static bool copy_stands(const struct attribution_input *in, const struct ceilings *c, double read,
+static double copy_need(const struct attribution_input *in, const struct ceilings *c, double read,
 			double write)
 {
 	double copy;
 
 	if (!in->shared_disk || read <= 0 || write <= 0 || !(c->disk_copy_bps > 0))
-		return false;
+		return 0;
 	copy = at_rate((double)in->bytes, c->disk_copy_bps);
-	return !(in->wall_s > 0 && copy > in->wall_s * (1 + ATTRIBUTION_CEILING_NOISE));
+	return in->wall_s > 0 && copy > in->wall_s * (1 + ATTRIBUTION_CEILING_NOISE) ? 0 : copy;
 }
 
 /*
@@ -121,8 +122,10 @@ static bool copy_stands(const struct attribution_input *in, const struct ceiling
 static double disk_need(const struct attribution_input *in, const struct ceilings *c, double read,
 			double write)
 {
-	if (copy_stands(in, c, read, write))
-		return at_rate((double)in->bytes, c->disk_copy_bps);
+	double copy = copy_need(in, c, read, write);
+
+	if (copy > 0)
+		return copy;
 	return in->shared_disk ? write + read : max2(write, read);
 }
 
@@ -140,7 +143,7 @@ static double ceiling_need(const struct attribution_input *in, const struct ceil
 	if (r != RES_DISK || !in->shared_disk || need[r] <= 0)
 		return need[r];
 	disk_terms(in, c, &read, &write);
-	return copy_stands(in, c, read, write) ? need[r] : max2(read, write);
+	return copy_need(in, c, read, write) > 0 ? need[r] : max2(read, write);
 }
 
 /*
@@ -548,7 +551,7 @@ static void reason_disk(const struct attribution_input *in, const struct ceiling
 	disk_terms(in, c, &read, &write);
 	/* MB/s, not GB/s: 120,000 small files move a few MB/s, which GB/s shows as 0.00 */
 	attr_mb_s((double)in->bytes / wall, rate, sizeof(rate));
-	if (copy_stands(in, c, read, write)) {
+	if (copy_need(in, c, read, write) > 0) {
 		attr_append(buf, len, &used,
 			    "read and wrote %s MB/s each on one disk, which read cold and wrote durable %s MB/s each at once in its probe",
 			    rate, attr_mb_s(c->disk_copy_bps, ceil_s, sizeof(ceil_s)));

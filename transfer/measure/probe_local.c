@@ -291,7 +291,7 @@ struct probe_cold_reader {
 	size_t *idx;
 	uint64_t pieces;
 	unsigned depth;
-	clock_ns start, end;
+	clock_ns end;
 	pthread_t thread;
 	int rc;
 	struct err_saved err;
@@ -334,9 +334,8 @@ int probe_cold_reader_start(const char *src_root, const struct manifest *m, unsi
 	}
 	rd->depth = depth ? depth : 1;
 	rd->pieces = *bytes / CHUNK_BYTES;
-	rd->start = clock_now();
 	rd->job = (struct read_job){ .root = src_root, .m = m, .idx = rd->idx, .n = n,
-				     .deadline = deadline_after(rd->start, PROBE_MAX_SECONDS) };
+				     .deadline = deadline_after(clock_now(), PROBE_MAX_SECONDS) };
 	if (pthread_create(&rd->thread, NULL, cold_reader_main, rd) != 0) {
 		free(rd->idx);
 		free(rd);
