@@ -173,6 +173,9 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "wire_bytes", count_or_null(res->sent.wire_bytes, ran));
 	json_object_object_add(o, "files", count_or_null(res->sent.files, ran));
 	json_object_object_add(o, "round_trips", count_or_null(res->sent.round_trips, ran));
+	/* a one-thread sender's own stage, its waits for the next stage left out */
+	json_object_object_add(o, "sender_own_seconds",
+			       number_or_null(res->median.sender_own_s, ran && res->median.sender_own_s > 0));
 	/* throughput of the median run: the tree's bytes and files over its transfer + flush */
 	json_object_object_add(o, "bytes_per_s",
 			       number_or_null((double)res->sent.bytes_read / seconds, timed));

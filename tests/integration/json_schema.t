@@ -61,11 +61,15 @@ got=$(json_get "$json" "(len(d['ceilings']['network']['sweep']) > 0, d['ceilings
 ok $? "the local run's sweep, its stop and -P auto's streams are in the JSON the schema checked ($got)"
 
 json="$work/noprobes.json"
-check "local run, --no-probes" "$xf" -w smallfiles --files 100 -s splice --no-probes --json "$json"
+check "local run, --no-probes" "$xf" -w smallfiles --files 100 -s splice,zstd --no-probes --json "$json"
 valid "--no-probes: the JSON validates" "$json"
 got=$(json_get "$json" "(d['ceilings'], d['results'][0]['shares'], d['results'][0]['predicted_seconds'])")
 [ "$got" = "(None, None, None)" ]
 ok $? "--no-probes: ceilings and the attribution are null ($got)"
+# the tar stream's one sending thread measures its own stage; splice's senders do not
+got=$(json_get "$json" "(d['results'][0]['sender_own_seconds'], 0 < d['results'][1]['sender_own_seconds'] <= d['results'][1]['phases']['transfer'])")
+[ "$got" = "(None, True)" ]
+ok $? "sender_own_seconds: null for splice, within zstd's transfer ($got)"
 
 # ---------------------------------------------------------------- the validator says no
 python3 - "$work/local.json" "$work/broken.json" <<'EOF'

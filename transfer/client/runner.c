@@ -338,6 +338,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	}
 	sample->transfer = clock_seconds(t0, t1);
 	sample->flush = clock_seconds(t1, t2);
+	sample->sender_own_s = run.sent.own_s;
 	r->sent = run.sent;
 	r->received = run.received;
 	r->sizing = run.sizing;

@@ -26,6 +26,7 @@ enum result_status {
 /* One timed attempt. */
 struct run_sample {
 	double transfer, flush;	/* seconds */
+	double sender_own_s;	/* the sender's own stage (send_stats.own_s; 0: not measured) */
 	unsigned index;		/* which run, for its samples */
 };
 

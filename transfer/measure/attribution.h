@@ -172,6 +172,14 @@ struct attribution_input {
 	 */
 	double sender_thread_cpu_s;
 	double sender_run_delay_s;	/* what that thread waited for a core (0 or negative: none or unknown) */
+	/*
+	 * measured: that sender's own stage, its time less what it waited for
+	 * the next stage to take its bytes (send_stats.own_s): its CPU, its
+	 * waits for a core, and the source's opens and reads as they went in
+	 * the run, beside whatever else the disk did. 0 or negative: unknown,
+	 * and the opens are taken at their probed rate.
+	 */
+	double sender_own_s;
 	/* measured: CPU seconds the machine spent on processes not ours meanwhile (a shared machine) */
 	double foreign_cpu_s;
 	/*

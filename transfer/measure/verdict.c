@@ -410,6 +410,7 @@ void verdict_inputs(const struct strategy_result *r, const struct probe_results 
 	if (!(flags & STRATEGY_REFERENCE) && !s->serial && s->src_depth <= 1 && streams == 1 && r->have_local) {
 		in->sender_thread_cpu_s = r->local.busiest_thread_cpu_s;
 		in->sender_run_delay_s = r->local.busiest_thread_run_delay_s;
+		in->sender_own_s = r->median.sender_own_s;
 	}
 	c->cpu_bps = (flags & STRATEGY_COMPRESSED) ? p->zstd_bps : 0;
 	/*

@@ -12,6 +12,13 @@ struct send_stats {
 	uint64_t bytes_read;	/* content bytes read from the source */
 	uint64_t wire_bytes;	/* bytes handed to the socket or channel, framing included */
 	uint64_t round_trips;	/* requests that waited for a reply (per-file protocols) */
+	/*
+	 * A sender of one thread (the tar stream's): seconds from its start to
+	 * its last byte, less what it waited for the stream's next stage to
+	 * take its bytes; its own stage, the source's waits in it (0: not
+	 * measured).
+	 */
+	double own_s;
 };
 
 /* What a receiver counts. */

@@ -784,6 +784,56 @@ static void test_sender_cheaper_than_the_probe(void **state)
 	assert_contains(a.note, "metadata ran faster than its measured ceiling allows (11.5 s at the ceiling");
 }
 
+/*
+ * The sender's own stage measured in the run (its time less what it waited
+ * for the next stage to take its bytes) stands for the opens at the probed
+ * rate: they waited longer beside the rest of the run than the probe, alone
+ * on the disk, saw. tar-ssh on the testbed at 1 Gbit/s and 2 ms (20,000
+ * files, 2026-12-05): 2.06 s, 0.12 s of it the flush; the sender's own
+ * stage 1.67 s, its thread 0.6 s of CPU and 0.2 s waiting for a core, the
+ * opens probed at 18,564/s with 25 µs of CPU each.
+ */
+static void test_sender_stage_measured_in_the_run(void **state)
+{
+	struct ceilings c = testbed();
+	struct attribution_input in = run(2.06, 20000ull * 4096, 20000);
+	struct attribution a;
+	double probed = 0.6 + 0.2 + (20000 / 18564.0 - 20000 * 25e-6);
+
+	(void)state;
+	small_files_on_one_machine(&c, &in, 18564, 25e-6, 61943, 1.29);
+	c.net_bps = 120e6;
+	in.transfer_s = 1.94;
+	in.flush_s = 0.12;
+	in.sender_thread_cpu_s = 0.6;
+	in.sender_run_delay_s = 0.2;
+	/* not measured: the probed opens, and the flush after the sender's stage */
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_CPU);	/* 0.8 s of work, 0.58 s of waits */
+	assert_true(fabs(a.predicted_s - (probed + 0.12)) < 1e-9);
+	/* opens probed slower, their waits the larger part: the flush still follows the stage */
+	c.src_open_per_s = 12000;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_METADATA);
+	assert_true(fabs(a.predicted_s - (0.8 + (20000 / 12000.0 - 20000 * 25e-6) + 0.12)) < 1e-9);
+	c.src_open_per_s = 18564;
+
+	in.sender_own_s = 1.67;
+	attribute(&in, &c, &a);
+	assert_int_equal(a.verdict, RES_METADATA);	/* 0.87 s of waits, 0.8 s of work */
+	assert_true(fabs(a.need_s[RES_METADATA] - 1.67) < 1e-9);
+	/* the source's opens end with the transfer: the flush follows them, as it follows the CPU */
+	assert_true(fabs(a.predicted_s - (1.67 + 0.12)) < 1e-9);
+	assert_true(a.share[RES_DISK] > 0);	/* the flush tail, the destination disk's */
+	assert_contains(a.reason, "in the run its 20,000 cold opens and reads waited 0.9 s beyond their CPU (0.6 s at the rate probed with the disk alone), in turn with its thread's 0.6 s of work and 0.2 s waiting for a core: 1.7 s of 2.1 s");
+
+	/* no less than the thread's own work, whatever the clock said */
+	in.sender_own_s = 0.5;
+	attribute(&in, &c, &a);
+	assert_true(fabs(a.need_s[RES_CPU] - 0.8) < 1e-9 || a.need_s[RES_CPU] > 0.8);
+	assert_true(a.need_s[RES_METADATA] < 0.8);
+}
+
 /* 5,000 files by scp at a 2 ms round trip: latency-bound, its share at least 0.6. */
 static void test_latency_share(void **state)
 {
@@ -1411,6 +1461,7 @@ int main(void)
 		cmocka_unit_test(test_serial_request_path),
 		cmocka_unit_test(test_sender_one_at_a_time),
 		cmocka_unit_test(test_sender_cheaper_than_the_probe),
+		cmocka_unit_test(test_sender_stage_measured_in_the_run),
 		cmocka_unit_test(test_misfit_is_flagged_not_scaled),
 		cmocka_unit_test(test_measured_cpu_stage),
 		cmocka_unit_test(test_creates_on_cpu),

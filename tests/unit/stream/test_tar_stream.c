@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 
+#include "clock.h"
 #include "err.h"
 #include "fsutil.h"
 #include "generate.h"
@@ -26,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -361,6 +363,54 @@ static void test_zstd_level19(void **state)
 	(void)state;
 	pipe_transfer(WL_TINY, 1, 19, 2);
 	pipe_transfer(WL_TINY, 1, 19, 0);
+}
+
+/* A sink that takes SLOW_SINK_NS of the writer's time on every write: a slow next stage. */
+#define SLOW_SINK_NS 30000000ull
+
+static int slow_sink_write(void *ctx, const void *buf, size_t len)
+{
+	struct timespec ts = { 0, (long)SLOW_SINK_NS };
+
+	nanosleep(&ts, NULL);
+	return mem_sink_write(ctx, buf, len);
+}
+
+/*
+ * The sender's own stage (send_stats.own_s): its time less what the next
+ * stage took to take its bytes. Behind a sink that sleeps on every write it
+ * is no longer than the whole write less those sleeps; never 0 or more than
+ * the whole.
+ */
+static void test_own_stage_leaves_out_the_next(void **state)
+{
+	const struct shared_workload *w = workload(WL_TINY);
+	struct byte_sink sink;
+	struct mem_sink mem;
+	struct send_stats st;
+	clock_ns t0;
+	double took;
+	size_t writes;
+
+	(void)state;
+	mem_sink_init(&mem, &sink);
+	t0 = clock_now();
+	assert_int_equal(tar_stream_write(w->dir, &w->m, false, &sink, &st), 0);
+	took = clock_seconds(t0, clock_now());
+	assert_true(st.own_s > 0 && st.own_s <= took);
+	/* libarchive hands whole 1 MiB blocks, the last one padded */
+	writes = (mem.len + (1u << 20) - 1) / (1u << 20);
+	free(mem.data);
+
+	mem_sink_init(&mem, &sink);
+	sink.write = slow_sink_write;
+	t0 = clock_now();
+	assert_int_equal(tar_stream_write(w->dir, &w->m, false, &sink, &st), 0);
+	took = clock_seconds(t0, clock_now());
+	free(mem.data);
+	assert_true(writes >= 1);
+	assert_true(st.own_s > 0);
+	assert_true(st.own_s <= took - (double)writes * SLOW_SINK_NS / 1e9);
 }
 
 /* ---- GNU tar in both directions ---- */
@@ -1617,6 +1667,7 @@ int main(void)
 		cmocka_unit_test(test_zstd_sink_roundtrip),
 		cmocka_unit_test(test_zstd_sink_bad_settings),
 		cmocka_unit_test(test_plain_smallfiles),
+		cmocka_unit_test(test_own_stage_leaves_out_the_next),
 		cmocka_unit_test(test_plain_largefile),
 		cmocka_unit_test(test_plain_mixed),
 		cmocka_unit_test(test_zstd_level1),
