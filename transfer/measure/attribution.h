@@ -163,6 +163,8 @@ struct attribution_input {
 	 * and the host's busiest process for the reason; negative = unknown.
 	 */
 	double own_cpu_s, peer_cpu_s;
+	/* measured: what our process's threads waited for a core, in all (negative: unknown) */
+	double own_run_delay_s;
 	char peer_busiest[64];
 	/*
 	 * measured: the CPU seconds of our sender's busiest thread, when one

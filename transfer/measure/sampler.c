@@ -397,12 +397,14 @@ static void summarize(const struct sampler *s, struct sampler_summary *out)
 	out->sampler_cpu_s = (double)s->thread_cpu_ns / 1e9;
 	out->busiest_thread_cpu_s = -1;
 	out->busiest_thread_run_delay_s = -1;
+	out->threads_run_delay_s = -1;
 	if (s->threads) {
 		uint64_t delay_ns;
 
 		out->busiest_thread_cpu_s = (double)thread_watch_busiest_ticks(s->threads, &delay_ns) /
 					    (double)procstat_clock_ticks();
 		out->busiest_thread_run_delay_s = (double)delay_ns / 1e9;
+		out->threads_run_delay_s = (double)thread_watch_delay_ns(s->threads) / 1e9;
 	}
 	summarize_procs(s, out);
 
@@ -653,6 +655,8 @@ json_object *sampler_summary_json(const struct sampler_summary *sum)
 	json_object_object_add(o, "busiest_thread_run_delay_seconds",
 			       sum->busiest_thread_run_delay_s >= 0 ? new_double(sum->busiest_thread_run_delay_s)
 								    : NULL);
+	json_object_object_add(o, "threads_run_delay_seconds",
+			       sum->threads_run_delay_s >= 0 ? new_double(sum->threads_run_delay_s) : NULL);
 	return o;
 }
 
@@ -853,7 +857,8 @@ int sampler_summary_from_json(json_object *o, struct sampler_summary *out)
 		return -1;
 	/* optional: an older agent does not send them */
 	if (optional_seconds(o, "busiest_thread_cpu_seconds", &out->busiest_thread_cpu_s) < 0 ||
-	    optional_seconds(o, "busiest_thread_run_delay_seconds", &out->busiest_thread_run_delay_s) < 0)
+	    optional_seconds(o, "busiest_thread_run_delay_seconds", &out->busiest_thread_run_delay_s) < 0 ||
+	    optional_seconds(o, "threads_run_delay_seconds", &out->threads_run_delay_s) < 0)
 		return -1;
 	return procs_from_json(o, out);
 }

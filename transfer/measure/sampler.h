@@ -66,6 +66,7 @@ struct sampler_summary {
 	double sampler_cpu_s;	/* the sampling thread's own CPU seconds */
 	double busiest_thread_cpu_s;	/* the process's busiest thread, the sampler's left out; -1 = unknown */
 	double busiest_thread_run_delay_s;	/* what that thread waited for a core (thread_watch.h); -1 = unknown */
+	double threads_run_delay_s;	/* what all its threads (the sampler's left out) waited for a core; -1 = unknown */
 	/* our process ("self") and the processes watched, busiest first; all of them together */
 	unsigned nprocs;
 	struct sampler_proc procs[SAMPLER_PROCS_MAX];

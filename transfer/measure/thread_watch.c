@@ -128,3 +128,13 @@ uint64_t thread_watch_busiest_ticks(const struct thread_watch *w, uint64_t *dela
 		*delay_ns = delay;
 	return best;
 }
+
+uint64_t thread_watch_delay_ns(const struct thread_watch *w)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < w->n; i++)
+		if (w->e[i].tid != w->skip)
+			sum += w->e[i].delay_last - w->e[i].delay_first;
+	return sum;
+}

@@ -66,4 +66,11 @@ void thread_watch_skip(struct thread_watch *w, pid_t tid);
  */
 uint64_t thread_watch_busiest_ticks(const struct thread_watch *w, uint64_t *delay_ns);
 
+/*
+ * What every thread followed (the skipped one left out) waited on a run
+ * queue over the window, in all, ns: a request path through several of
+ * them waits each of those in turn.
+ */
+uint64_t thread_watch_delay_ns(const struct thread_watch *w);
+
 #endif

@@ -168,6 +168,7 @@ static void cpu_stage(const struct strategy_result *r, double packing, struct at
 	in->cpu_stage_s = -1;
 	in->cpu_stage[0] = '\0';
 	in->own_cpu_s = r->have_local ? r->local.procs_cpu_s : -1;
+	in->own_run_delay_s = r->have_local ? r->local.threads_run_delay_s : -1;
 	in->peer_cpu_s = r->have_remote ? r->remote.procs_cpu_s : -1;
 	in->peer_busiest[0] = '\0';
 	if (r->have_remote)

@@ -37,10 +37,13 @@ static void test_busiest_of_the_window(void **state)
 	thread_watch_scanned(&w);
 	assert_int_equal(thread_watch_busiest_ticks(&w, &delay), 400);
 	assert_int_equal(delay, 2500);	/* the main thread's over the window: 9500 - 7000 */
+	/* every thread's wait for a core, in all: 2500 (main) + 0 (watcher) + 2500 (stream) */
+	assert_int_equal(thread_watch_delay_ns(&w), 5000);
 	/* the sampler's own thread is left out */
 	thread_watch_skip(&w, 100);
 	assert_int_equal(thread_watch_busiest_ticks(&w, &delay), 300);
 	assert_int_equal(delay, 2500);
+	assert_int_equal(thread_watch_delay_ns(&w), 2500);
 }
 
 static void test_scan_reads_this_process(void **state)
