@@ -290,8 +290,7 @@ static double sender_work(const struct attribution_input *in)
 static double sender_stage(const struct attribution_input *in, const struct ceilings *c, double open_s,
 			   double *wait)
 {
-	double w = open_s > 0 ? open_wait(in, c, open_s) : 0, work = sender_work(in);
-	double stage = work > 0 ? work + w : 0;
+	double work = sender_work(in), w = 0, stage = 0;
 
 	/*
 	 * Measured in the run: the sender's time less what it waited for the
@@ -305,6 +304,9 @@ static double sender_stage(const struct attribution_input *in, const struct ceil
 	if (work > 0 && in->sender_own_s > 0) {
 		stage = max2(in->sender_own_s, work);
 		w = stage - work;
+	} else if (work > 0) {
+		w = open_s > 0 ? open_wait(in, c, open_s) : 0;
+		stage = work + w;
 	}
 
 	if (wait)
@@ -749,7 +751,7 @@ static bool reason_sender(const struct attribution_input *in, const struct ceili
 	char n[32], core[48] = "";
 	size_t used = 0;
 
-	if (!(sender > 0) || fabs(need[verdict] - sender) > 1e-9 * sender)
+	if (!is_sender_stage(in, c, need, verdict))
 		return false;
 	if (positive(in->sender_run_delay_s) > 0)
 		snprintf(core, sizeof(core), " and %.1f s waiting for a core", in->sender_run_delay_s);
