@@ -8,7 +8,7 @@
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
 #                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]
-#                    [--scp-files-20ms N]
+#                    [--scp-files-20ms N] [--truth-repeat N]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads
@@ -24,6 +24,8 @@
 #   --files-20ms N  small files of the truth section's 20 ms case (default 20000)
 #   --scp-files-20ms N  of them, scp's in that case, in a run of its own (default 2000:
 #                 20,000 would take scp half an hour at 20 ms)
+#   --truth-repeat N  runs per strategy in every truth case, the median compared (default:
+#                 3 in the big case, whose copy on one disk is the noisiest, 1 elsewhere)
 #
 # Sections:
 #   gen  `xfercmp gen -w smallfiles` against `tar -xf` of the same tree from /dev/shm, both
@@ -117,7 +119,7 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 # shellcheck source=scripts/bench/link.sh
 . "$bench_dir/link.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N] [--scp-files-20ms N]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N] [--scp-files-20ms N] [--truth-repeat N]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -131,6 +133,7 @@ quick=0
 truth_list=$TRUTH_ALL
 files_20ms=20000
 scp_files_20ms=2000
+truth_repeat=default
 files_set=0
 size_set=0
 scale_files=1000000
@@ -139,7 +142,7 @@ pair_streams=8
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms | --scp-files-20ms)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms | --scp-files-20ms | --truth-repeat)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--scale-files) scale_files=$2; scale_set=1 ;;
@@ -151,6 +154,7 @@ while [ $# -gt 0 ]; do
 		--cases) truth_list=$2 ;;
 		--files-20ms) files_20ms=$2 ;;
 		--scp-files-20ms) scp_files_20ms=$2 ;;
+		--truth-repeat) truth_repeat=$2 ;;
 		esac
 		shift 2
 		;;
@@ -170,6 +174,7 @@ fi
 [[ $pair_streams =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] || die 2 "--pair-streams: expected a comma-separated list of 1 to 64, got '$pair_streams'"
 [[ $files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--files-20ms: expected 1 to 99999999, got '$files_20ms'"
 [[ $scp_files_20ms =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--scp-files-20ms: expected 1 to 99999999, got '$scp_files_20ms'"
+[ "$truth_repeat" = default ] || [[ $truth_repeat =~ ^[1-9]$ ]] || die 2 "--truth-repeat: expected 1 to 9, got '$truth_repeat'"
 [ "$scp_files_20ms" -le "$files_20ms" ] || scp_files_20ms=$files_20ms
 [ "$truth_list" != all ] || truth_list=$TRUTH_ALL
 IFS=, read -r -a truth_cases <<<"$truth_list"
@@ -183,7 +188,7 @@ for section in "${sections[@]}"; do
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
-readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms SCP_FILES_20MS=$scp_files_20ms
+readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms SCP_FILES_20MS=$scp_files_20ms TRUTH_REPEAT=$truth_repeat
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
@@ -214,7 +219,7 @@ header() {
 	echo "- load average at start: $(loadavg)"
 	echo "- workloads: $FILES small files (smallfiles), one file of $SIZE (largefile); medians of $REPEAT runs"
 	case ",$ONLY," in *,scale,*) echo "- scale: $SCALE_FILES small files" ;; esac
-	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files, scp $SCP_FILES_20MS); one run each" ;; esac
+	case ",$ONLY," in *,truth,*) echo "- truth cases: $TRUTH_CASES (20 ms: $FILES_20MS small files, scp $SCP_FILES_20MS); $(truth_repeat_text)" ;; esac
 	if [ "$ONLY" != gen ]; then
 		tb=$("$TOP/scripts/testbed.sh" status 2>/dev/null | sed -n 's/^link: //p' || true)
 		echo "- testbed link: ${tb:-down}"

@@ -190,15 +190,21 @@ cat >"$tmp/truth.json" <<'EOF'
  "results": [{"strategy": "scp", "status": "ok", "verified": true, "seconds": 53.95, "predicted_seconds": 49.73, "verdict": "latency-bound",
    "samples": {"source": {"seconds": 50, "cpu": {"cpus": 2, "busy": 0.9}, "processes_cpu_seconds": 20, "boot_id": "b"},
                "destination": {"processes_cpu_seconds": 15, "boot_id": "b"}}},
-  {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound"},
+  {"strategy": "tar-ssh", "status": "ok", "verified": true, "seconds": 2.9, "predicted_seconds": 1.29, "verdict": "network-bound",
+   "runs": 3, "min_seconds": 2.71, "max_seconds": 3.456},
   {"strategy": "splice", "status": "ok", "verified": true, "seconds": 12.1, "predicted_seconds": 12.1, "verdict": "metadata-bound", "prediction_fitted": true},
   {"strategy": "zstd", "status": "failed", "verified": false, "seconds": 0, "predicted_seconds": null}]}
 EOF
 is "truth_rows: ratio, verdict, target" "$(truth_rows "$tmp/truth.json" small-2ms L)" \
-"| small-2ms | L | scp | 49.73 | 53.95 | 0.92 | latency-bound | target met | 1.10 |
-| small-2ms | L | tar-ssh | 1.29 | 2.90 | 0.44 | network-bound | target not met | n/a |
-| small-2ms | L | splice | 12.10 | 12.10 | 1.00 | metadata-bound | fitted: no check | n/a |
-| small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a | n/a |"
+"| small-2ms | L | scp | 49.73 | 53.95 | 1 | 0.92 | latency-bound | target met | 1.10 |
+| small-2ms | L | tar-ssh | 1.29 | 2.90 | 3: 2.71-3.46 | 0.44 | network-bound | target not met | n/a |
+| small-2ms | L | splice | 12.10 | 12.10 | 1 | 1.00 | metadata-bound | fitted: no check | n/a |
+| small-2ms | L | zstd | n/a | failed | n/a | n/a | n/a | n/a | n/a |"
+# runs per truth case: three in the big case by default, --truth-repeat everywhere
+is "truth_repeat: default" "$(TRUTH_REPEAT=default; truth_repeat big; truth_repeat small-2ms)" "3
+1"
+is "truth_repeat: --truth-repeat 2" "$(TRUTH_REPEAT=2; truth_repeat big; truth_repeat small)" "2
+2"
 is "truth_link" "$(truth_link "$tmp/truth.json")" "0.96 Gbit/s, 2017 µs"
 # BENCH_KEEP_JSON: a directory not there yet is made (a missing one once lost a pass's JSON)
 BENCH_KEEP_JSON=$tmp/kept/pass keep_json "$tmp/truth.json"
