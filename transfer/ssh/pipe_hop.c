@@ -8,6 +8,7 @@
 #include "ssh/pipe_hop.h"
 
 #include "fsutil.h"
+#include "pipeutil.h"
 #include "ssh/ssh_exec.h"
 
 #include <errno.h>
@@ -17,9 +18,9 @@
 #include <unistd.h>
 
 /*
- * The pipe keeps its default size (64 KiB), as a shell pipe does. What the
- * hop gathers before one write to the next sink: an SSH channel wants large
- * writes (each ssh_exec_write ends with a blocking flush), so at least
+ * The pipe's size: pipe_hop_buffer (pipe_hop.h). What the hop gathers
+ * before one write to the next sink: an SSH channel wants large writes
+ * (each ssh_exec_write ends with a blocking flush), so at least
  * HOP_MIN_WRITE unless the stream ends first.
  */
 #define HOP_BUF SSH_EXEC_WRITE_MAX
@@ -77,15 +78,17 @@ out:
 	return NULL;
 }
 
-int pipe_hop_start(struct pipe_hop *h, struct byte_sink *next, const char *reader)
+int pipe_hop_start(struct pipe_hop *h, struct byte_sink *next, const char *reader,
+		   enum pipe_hop_buffer buffer)
 {
 	int fds[2], e;
+	size_t size;
 
 	memset(h, 0, sizeof(*h));
 	h->next = next;
 	h->reader = reader;
 	h->wfd = h->rfd = -1;
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	if ((buffer == PIPE_HOP_SSH ? pipe_open_large(fds, &size) : pipe2(fds, O_CLOEXEC)) < 0)
 		return err_errno("cannot create the pipe to %s", reader);
 	h->rfd = fds[0];
 	h->wfd = fds[1];

@@ -31,11 +31,26 @@ struct pipe_hop {
 };
 
 /*
- * Starts the hop thread in front of next; reader names what it stands for
- * ("ssh", "zstd") in messages. Returns 0 or -1 (error set; nothing left
- * running or open).
+ * How much of the stream the reader takes in before the writer blocks.
+ * PIPE_HOP_SHELL: a shell pipe as it comes (64 KiB), for a reader that
+ * stops reading while it works on what it read, as zstd does. PIPE_HOP_SSH:
+ * as large a pipe as the kernel gives (1 MiB, /proc/sys/fs/pipe-max-size),
+ * for ssh, which reads its stdin into the channel while it sends, up to the
+ * window the peer opened (2 MiB from OpenSSH's sshd): the hop stops reading
+ * while it hands a write to the channel, and behind a 64 KiB pipe our tar
+ * waited for each of those hand-offs. 20,000 files through tar-ssh at
+ * 1 Gbit/s and 2 ms (2026-12-06): tar waited 0.33 s of its 2.08 s, about
+ * 3 ms for each 1 MiB it wrote; behind 1 MiB, 0.03-0.10 s of 1.72-2.01 s.
  */
-int pipe_hop_start(struct pipe_hop *h, struct byte_sink *next, const char *reader);
+enum pipe_hop_buffer { PIPE_HOP_SHELL, PIPE_HOP_SSH };
+
+/*
+ * Starts the hop thread in front of next; reader names what it stands for
+ * ("ssh", "zstd") in messages, buffer how much it takes in ahead. Returns 0
+ * or -1 (error set; nothing left running or open).
+ */
+int pipe_hop_start(struct pipe_hop *h, struct byte_sink *next, const char *reader,
+		   enum pipe_hop_buffer buffer);
 
 /*
  * The sink the caller writes into. Its write fails with the next sink's

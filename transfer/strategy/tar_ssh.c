@@ -33,7 +33,7 @@ static int tar_through_pipes(struct xfer_run *run, int compress, struct byte_sin
 	struct zstd_sink z;
 	int rc;
 
-	if (pipe_hop_start(&to_ssh, channel, "ssh") < 0)
+	if (pipe_hop_start(&to_ssh, channel, "ssh", PIPE_HOP_SSH) < 0)
 		return -1;
 	pipe_hop_sink(&to_ssh, &ssh_in);
 	if (!compress) {
@@ -44,7 +44,7 @@ static int tar_through_pipes(struct xfer_run *run, int compress, struct byte_sin
 	}
 	rc = zstd_sink_init(&z, &ssh_in, run->opts->zstd_level, (int)run->opts->zstd_threads);
 	if (rc == 0) {
-		rc = pipe_hop_start(&to_zstd, zstd_sink_as_sink(&z), "zstd");
+		rc = pipe_hop_start(&to_zstd, zstd_sink_as_sink(&z), "zstd", PIPE_HOP_SHELL);
 		if (rc == 0) {
 			/* closing the stream ends the zstd frame, which closes the pipe to ssh */
 			pipe_hop_sink(&to_zstd, &zstd_in);

@@ -10,7 +10,11 @@
 #include "err.h"
 #include "ssh/pipe_hop.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #define KIB (1u << 10)
 #define MIB (1u << 20)
@@ -63,8 +67,108 @@ static void start_hop(struct pipe_hop *h, struct recorder *r, struct byte_sink *
 	next->write = recorder_write;
 	next->close = recorder_close;
 	next->ctx = r;
-	assert_int_equal(pipe_hop_start(h, next, "ssh"), 0);
+	assert_int_equal(pipe_hop_start(h, next, "ssh", PIPE_HOP_SSH), 0);
 	pipe_hop_sink(h, in);
+}
+
+/* The next sink, held in its first write until the test lets it go. */
+struct held {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int entered, released;
+	size_t len;
+};
+
+static int held_write(void *ctx, const void *buf, size_t len)
+{
+	struct held *h = ctx;
+
+	(void)buf;
+	pthread_mutex_lock(&h->lock);
+	h->entered = 1;
+	pthread_cond_broadcast(&h->cond);
+	while (!h->released)
+		pthread_cond_wait(&h->cond, &h->lock);
+	h->len += len;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static int held_close(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+/*
+ * What the writer may put into the pipe while the hop hands its first write
+ * on and the next sink does not return: the pipe's room, counted with the
+ * writer's end made non-blocking.
+ */
+static size_t room_while_held(enum pipe_hop_buffer buffer)
+{
+	struct held held = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct byte_sink next = { .write = held_write, .close = held_close, .ctx = &held }, in;
+	struct pipe_hop h;
+	static char buf[256 * KIB];
+	size_t room = 0;
+	int flags;
+
+	assert_int_equal(pipe_hop_start(&h, &next, "ssh", buffer), 0);
+	pipe_hop_sink(&h, &in);
+	assert_int_equal(in.write(in.ctx, buf, sizeof(buf)), 0);
+	pthread_mutex_lock(&held.lock);
+	while (!held.entered)
+		pthread_cond_wait(&held.cond, &held.lock);
+	pthread_mutex_unlock(&held.lock);
+
+	flags = fcntl(h.wfd, F_GETFL);
+	assert_int_equal(fcntl(h.wfd, F_SETFL, flags | O_NONBLOCK), 0);
+	for (;;) {
+		ssize_t n = write(h.wfd, buf, sizeof(buf));
+
+		if (n < 0) {
+			assert_int_equal(errno, EAGAIN);
+			break;
+		}
+		room += (size_t)n;
+		assert_true(room <= 64 * MIB);
+	}
+	assert_int_equal(fcntl(h.wfd, F_SETFL, flags), 0);
+
+	pthread_mutex_lock(&held.lock);
+	held.released = 1;
+	pthread_cond_broadcast(&held.cond);
+	pthread_mutex_unlock(&held.lock);
+	assert_int_equal(in.close(in.ctx), 0);
+	pipe_hop_release(&h);
+	/* everything written reached the sink */
+	assert_int_equal(held.len, sizeof(buf) + room);
+	return room;
+}
+
+/*
+ * ssh reads its stdin into the channel while it sends (up to the peer's
+ * window, 2 MiB from sshd): the writer goes on while the hop hands a write
+ * on, by a whole 1 MiB chunk of our tar writer. A shell pipe in front of
+ * zstd takes 64 KiB. Behind a 64 KiB pipe to ssh, tar waited 0.33 s of a
+ * 2.08 s run on 20,000 files at 2 ms (pipe_hop.h).
+ */
+static void test_ssh_reads_ahead_while_it_sends(void **state)
+{
+	long max = 0;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
+
+	(void)state;
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max < (long)MIB)
+		skip();	/* the kernel gives no pipe of 1 MiB here */
+	assert_true(room_while_held(PIPE_HOP_SSH) >= MIB);
+	assert_int_equal(room_while_held(PIPE_HOP_SHELL), 64 * KIB);
 }
 
 /* Deterministic bytes, so that order and loss both show. */
@@ -201,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_next_failure_reaches_the_writer),
 		cmocka_unit_test(test_next_close_failure_is_the_close_result),
 		cmocka_unit_test(test_release_without_close_and_twice),
+		cmocka_unit_test(test_ssh_reads_ahead_while_it_sends),
 	};
 
 	/* as the client does: a broken pipe is an error return, not a signal */
