@@ -41,19 +41,20 @@ ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(INCLUDES) -D_FILE_OFFSET_BITS=64 -pthread
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 
-# One archive per role folder (README.md, "Layout"). The client binary links them
-# all; the static agent links only the roles it runs (AGENT_ROLES), so agent code
-# that calls into the SSH layer, the client or a strategy fails to link, and
-# tests/checks/agent_boundary.t checks the binary holds none of their symbols.
-ROLES := common workloads transfer/stream transfer/measure transfer/agent transfer/ssh \
-	transfer/client transfer/strategy
-AGENT_ROLES := transfer/agent transfer/stream transfer/measure workloads common
-role_lib = $(BUILD)/lib/$(notdir $(1)).a
-LIB_SRC := $(foreach r,$(ROLES),$(wildcard $(r)/*.c))
+# One archive per layer (README.md, "Layout"; the table is scripts/layers.mk),
+# linked top-down in one pass and never in a group: a call from a lower layer
+# to a higher one is an undefined reference, so a wrong dependency fails the
+# link, and `make check-layers` checks every include and every symbol against
+# the table. The static agent links only the layers it runs (AGENT_LAYERS);
+# tests/checks/agent_boundary.t checks the binary holds none of the others.
+include scripts/layers.mk
+layer_lib = $(BUILD)/lib/$(notdir $(1)).a
+LIB_SRC := $(foreach r,$(LAYERS),$(wildcard $(r)/*.c))
+# cmd/main.c and the commands' wiring: only the client binary links them
 CMD_SRC := $(wildcard cmd/*.c)
 # the agent alone: `xfercmp serve` without the client commands
 AGENT_OBJ := $(BUILD)/obj/cmd/agent/main.o $(BUILD)/obj/cmd/cmd_serve.o $(BUILD)/obj/cmd/cmd_errors.o
-AGENT_ARCHIVES := $(foreach r,$(AGENT_ROLES),$(call role_lib,$(r)))
+AGENT_ARCHIVES := $(foreach r,$(call layers_down,$(AGENT_LAYERS)),$(call layer_lib,$(r)))
 # AGENT_BIN and AGENT_EXTRA_OBJ let tests/checks/agent_boundary.t link the agent
 # with one more object and see which calls the boundary refuses.
 AGENT_BIN ?= xfercmp-agent
@@ -65,11 +66,10 @@ AGENT_EXTRA_OBJ ?=
 AGENT_STATIC_LIBS := -larchive -lacl -lzstd -luring -lxxhash -ljson-c -lcrypto -llzma -lbz2 -lz -lnettle -lm -pthread
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
-ALL_ARCHIVES := $(foreach r,$(ROLES),$(call role_lib,$(r)))
-# the roles call each other both ways (a strategy uses the client's raw streams,
-# the runner walks the strategies): one group lets the linker resolve in any order
-LINK_ALL := -Wl,--start-group $(ALL_ARCHIVES) -Wl,--end-group
-# one folder a role, as in transfer/: tests/unit/stream/test_frames.c -> build/tests/unit/stream/test_frames
+# every layer, the highest first: one pass of the linker resolves each call downward
+ALL_ARCHIVES := $(foreach r,$(call layers_down,$(LAYERS)),$(call layer_lib,$(r)))
+LINK_ALL := $(ALL_ARCHIVES)
+# one folder a layer, as in transfer/: tests/unit/stream/test_frames.c -> build/tests/unit/stream/test_frames
 UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 
@@ -86,18 +86,18 @@ $(BIN): $(CMD_OBJ) $(ALL_ARCHIVES)
 # linked statically; the agent never looks up users (no ARCHIVE_EXTRACT_OWNER).
 $(AGENT_BIN): $(AGENT_OBJ) $(AGENT_EXTRA_OBJ) $(AGENT_ARCHIVES)
 	@mkdir -p $(BUILD)
-	$(CC) -static $(ALL_CFLAGS) -o $@ $(AGENT_OBJ) $(AGENT_EXTRA_OBJ) -Wl,--start-group $(AGENT_ARCHIVES) -Wl,--end-group \
+	$(CC) -static $(ALL_CFLAGS) -o $@ $(AGENT_OBJ) $(AGENT_EXTRA_OBJ) $(AGENT_ARCHIVES) \
 		$(AGENT_STATIC_LIBS) \
 		$(LDFLAGS) 2>$(BUILD)/$(notdir $@)-link.log || { cat $(BUILD)/$(notdir $@)-link.log; exit 1; }
 	@grep -v 'statically linked applications requires at runtime' $(BUILD)/$(notdir $@)-link.log || true
 
 # $(BUILD)/lib/<folder>.a from that folder's objects
-define role_archive
-$(call role_lib,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+define layer_archive
+$(call layer_lib,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
 	@mkdir -p $$(@D)
 	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach r,$(ROLES),$(eval $(call role_archive,$(r))))
+$(foreach r,$(LAYERS),$(eval $(call layer_archive,$(r))))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -150,7 +150,7 @@ setup:
 # integration tests again under ASan/UBSan, and each fuzzer for FUZZ_SECONDS
 # (60 in CI, 10 otherwise); ends with "N passed, N failed".
 # One part alone: check-unit (seconds), check-integration (about 10 min),
-# check-boundary, check-fuzz, check-asan (the sanitizers' run, about 5 min).
+# check-boundary, check-layers, check-fuzz, check-asan (the sanitizers' run, about 5 min).
 UNIT_TESTS = $(UNIT_BIN)
 INTEGRATION_TESTS = $(sort $(wildcard tests/integration/*.t))
 check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh
@@ -160,7 +160,12 @@ check: setup
 	@$(MAKE) --no-print-directory fuzz-build
 	$(check_part) $(UNIT_TESTS) $(INTEGRATION_TESTS) $(sort $(wildcard tests/checks/*.t))
 
-.PHONY: check-unit check-integration check-boundary check-fuzz check-asan
+.PHONY: check-unit check-integration check-boundary check-fuzz check-asan check-layers
+# the layers run one way (scripts/layers.mk): every include and symbol checked,
+# and a planted upward include and call refused
+check-layers: setup
+	@$(MAKE) --no-print-directory all
+	$(check_part) tests/checks/layers.t
 check-unit: setup
 	@$(MAKE) --no-print-directory all unit-tests
 	$(check_part) $(UNIT_TESTS)

@@ -4,12 +4,12 @@
  * and the setup (compare.h).
  */
 #define _GNU_SOURCE
-#include "agent/agent_startup.h"
+#include "stream/agent_startup.h"
 #include "commands.h"
 #include "compare.h"
 #include "live.h"
-#include "measure/verdict.h"
-#include "measure/rss.h"
+#include "model/verdict.h"
+#include "sample/rss.h"
 #include "environment.h"
 #include "explain_run.h"
 #include "err.h"

@@ -10,10 +10,10 @@
 
 #include "client/agent_client.h"
 #include "client/agent_launch.h"
-#include "client/runner.h"
+#include "run/runner.h"
 #include "manifest.h"
-#include "measure/probes.h"
-#include "ssh/ssh_target.h"
+#include "probe/probes.h"
+#include "client/ssh_target.h"
 #include "strategy/strategy.h"
 #include "workload_opts.h"
 

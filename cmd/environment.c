@@ -2,7 +2,7 @@
 
 #include "fsutil.h"
 #include "parallel.h"
-#include "measure/procstat.h"
+#include "sample/procstat.h"
 
 #include <stdio.h>
 #include <string.h>

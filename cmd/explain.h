@@ -17,8 +17,8 @@
  *   cipher         our SSH strategies over the cheapest cipher the host offers
  */
 
-#include "client/runner.h"
-#include "measure/attribution.h"
+#include "run/runner.h"
+#include "model/attribution.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,7 +42,7 @@ enum explain_status {
 /*
  * A removal saving less than this fraction of the time names no resource:
  * the allowance the model gives two measurements of one rate
- * (ATTRIBUTION_CEILING_NOISE, measure/attribution.h).
+ * (ATTRIBUTION_CEILING_NOISE, model/attribution.h).
  */
 #define EXPLAIN_NOISE ATTRIBUTION_CEILING_NOISE
 

@@ -4,7 +4,7 @@
 #include "clock.h"
 #include "err.h"
 #include "sent_progress.h"
-#include "measure/procstat.h"
+#include "sample/procstat.h"
 
 #include <errno.h>
 #include <stdio.h>

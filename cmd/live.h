@@ -12,7 +12,7 @@
  * include protocol overhead, hence the "~".
  */
 
-#include "client/runner.h"
+#include "run/runner.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -6,8 +6,8 @@
  * table on stdout and the versioned JSON document (schema in README.md).
  */
 
-#include "measure/probes.h"
-#include "client/runner.h"
+#include "probe/probes.h"
+#include "run/runner.h"
 #include "workload.h"
 
 #include <json-c/json.h>

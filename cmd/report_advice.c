@@ -5,8 +5,8 @@
  */
 #include "report.h"
 
-#include "measure/sockbuf_plan.h"
-#include "measure/verdict.h"
+#include "stream/sockbuf_plan.h"
+#include "model/verdict.h"
 #include "text_wrap.h"
 
 #include <stdio.h>
@@ -101,8 +101,10 @@ void report_recommend(struct report *r)
 	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
 		struct attribution_input in;
 		struct ceilings c;
+		struct run_record rec;
 
-		verdict_inputs(plain, r->probes, &in, &c);
+		runner_record(plain, &rec);
+		verdict_inputs(&rec, r->probes, &in, &c);
 		attribution_recommend(&in, &c, r->probes->zstd_ratio, r->probes->zstd_bps,
 				      r->compression_hint, sizeof(r->compression_hint));
 	}

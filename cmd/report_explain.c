@@ -6,7 +6,7 @@
 #include "explain.h"
 #include "report_explain.h"
 
-#include "measure/attribution.h"
+#include "model/attribution.h"
 #include "units.h"
 
 #include <math.h>

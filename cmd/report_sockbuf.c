@@ -3,11 +3,11 @@
  * sized them for the path): what each end was granted, whether it was set
  * or left to autotuning, and, when this machine's or the host's sysctls
  * kept it short of the bandwidth-delay product, which sysctl to raise and
- * to what (measure/sockbuf_plan.h).
+ * to what (stream/sockbuf_plan.h).
  */
 #include "report.h"
 
-#include "measure/sockbuf_plan.h"
+#include "stream/sockbuf_plan.h"
 
 #include <stdio.h>
 

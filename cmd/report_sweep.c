@@ -4,8 +4,8 @@
  */
 #include "report.h"
 
-#include "measure/net_sweep.h"
-#include "measure/sockbuf_plan.h"
+#include "probe/net_sweep.h"
+#include "stream/sockbuf_plan.h"
 
 #include <stdio.h>
 

@@ -6,7 +6,7 @@
  */
 #include "report.h"
 
-#include "measure/verdict.h"
+#include "model/verdict.h"
 
 double report_seconds(const struct strategy_result *r)
 {
@@ -47,12 +47,14 @@ double report_predicted(const struct report *r, const struct strategy_result *re
 {
 	struct attribution_input in;
 	struct ceilings c;
+	struct run_record rec;
 
 	if (!r->probes || res->status != RESULT_OK || !res->have_attribution)
 		return 0;
 	if (!w)
 		return res->attribution.predicted_s;
-	verdict_inputs(res, r->probes, &in, &c);
+	runner_record(res, &rec);
+	verdict_inputs(&rec, r->probes, &in, &c);
 	return attribution_what_if(&in, &c, res->attribution.understated, w);
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The agent's boundary, checked on the binaries (issue 18): the static
-# xfercmp-agent links only transfer/agent, transfer/stream, transfer/measure,
-# workloads and common (Makefile, AGENT_ROLES). This test
-# - finds no symbol of the SSH layer, the client or a strategy in the built
+# xfercmp-agent links only transfer/agent, transfer/stream, transfer/sample,
+# workloads and common (scripts/layers.mk, AGENT_LAYERS). This test
+# - finds no symbol of the SSH layer, the client, the probes, a strategy,
+#   the model or the runner in the built
 #   agent, and none of libssh's;
 # - links the agent again with one extra object that calls into each
 #   forbidden role and sees each link fail on that call, while the same
@@ -16,7 +17,7 @@ tmp=$(mktemp -d)
 cleanup() { rm -rf "$tmp"; }
 on_exit cleanup
 
-plan 9
+plan 15
 
 [ -x "$agent" ]
 ok $? "the agent is built ($agent)"
@@ -28,7 +29,7 @@ forbidden_symbols() {
 		awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u
 }
 nm "$agent" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u >"$tmp/agent.syms"
-for role in ssh client strategy; do
+for role in ssh client probe strategy model run; do
 	forbidden_symbols "$role" >"$tmp/$role.syms"
 	found=$(comm -12 "$tmp/agent.syms" "$tmp/$role.syms")
 	[ -s "$tmp/$role.syms" ] && [ -z "$found" ]
@@ -56,7 +57,8 @@ rc=$?
 ok $rc "an agent that calls transfer/stream (frame_encode) links"
 [ $rc -eq 0 ] || tail -5 "$tmp/stream.log" | diag
 
-for pair in ssh:ssh_conn_open client:runner_run strategy:strategy_find; do
+for pair in ssh:ssh_conn_open client:agent_client_connect probe:probe_network strategy:strategy_find \
+	model:verdict_compute run:runner_run; do
 	role=${pair%%:*}
 	call=${pair#*:}
 	link_with "$role" "$call"

@@ -4,7 +4,7 @@
 
 #include "agent/agent_gate.h"
 #include "agent/agent_root.h"
-#include "agent/agent_startup.h"
+#include "stream/agent_startup.h"
 #include "stream/wire_auth.h"
 #include "err.h"
 #include "fsutil.h"

@@ -28,14 +28,6 @@ struct agent_opts {
 	int session_idle_s;	/* end a silent session (AGENT_SESSION_IDLE_S); 0 = the default */
 };
 
-/*
- * The file in every scratch root the agent made, holding the session id
- * (agent_root.h): what is ours to remove. Roots are named PREFIX + 6 random
- * characters.
- */
-#define AGENT_ROOT_MARKER ".xfercmp-agent"
-#define AGENT_ROOT_PREFIX "xfercmp."
-
 #define AGENT_DEFAULT_PORT 5210
 #define AGENT_DEFAULT_IDLE_S 600
 #define AGENT_HELLO_TIMEOUT_MS 5000

@@ -25,14 +25,13 @@
  */
 
 #include "clock.h"
+#include "stream/gate_limits.h"
 #include "stream/wire_auth.h"
 
 #include <json-c/json.h>
 #include <sys/socket.h>
 
 #define AGENT_GATE_MAX 8
-#define AGENT_GATE_PER_ADDR 4
-#define AGENT_GATE_MIN_AGE_MS 1000
 #define AGENT_GATE_MAX_HELLO 4096	/* a hello is a short JSON object */
 
 /* What a waiting connection has to send next. */

@@ -2,12 +2,12 @@
 #define XFERCMP_AGENT_PROBES_H
 
 /*
- * The agent's side of the probes (the client's side: measure/probes.h): the
+ * The agent's side of the probes (the client's side: probe/probes.h): the
  * destination disk and metadata probes it runs on request, and the receivers
  * the network probe sends into.
  */
 
-#include "measure/probe_limits.h"
+#include "stream/probe_limits.h"
 
 #include <json-c/json.h>
 

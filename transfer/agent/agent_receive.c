@@ -125,7 +125,7 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
  * The client asked for receive buffers sized for rcvbuf_bdp_bytes in
  * flight (a single stream on a long path: raw_stream_open_sized): each data
  * connection gets what this machine's sysctls allow (as root, past
- * net.core.rmem_max: measure/sockbuf_plan.h). Returns true when it was
+ * net.core.rmem_max: stream/sockbuf_plan.h). Returns true when it was
  * asked, with the limits in *lim, for receive_buffers_reply.
  */
 static bool size_receive_buffers(json_object *req, const int *fds, unsigned n, struct sockbuf_limits *lim)

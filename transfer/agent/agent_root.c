@@ -3,6 +3,7 @@
 #include "agent/agent_root.h"
 
 #include "agent/agent.h"
+#include "stream/agent_startup.h"
 #include "err.h"
 #include "fsutil.h"
 

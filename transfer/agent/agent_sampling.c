@@ -7,8 +7,8 @@
 #include "agent/agent.h"
 
 #include "err.h"
-#include "measure/procstat.h"
-#include "measure/sampler.h"
+#include "sample/procstat.h"
+#include "sample/sampler.h"
 #include "netaddr.h"
 
 #include <stdlib.h>

@@ -5,9 +5,9 @@
 #include "stream/wire_auth.h"
 
 #include "err.h"
-#include "measure/sampler.h"
+#include "sample/sampler.h"
 #include "netaddr.h"
-#include "agent/agent_gate.h"
+#include "stream/gate_limits.h"
 #include "netutil.h"
 #include "ssh/ssh_tunnel.h"
 

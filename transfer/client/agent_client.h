@@ -153,7 +153,7 @@ int agent_client_cleanup(struct agent_client *c, uint64_t job, bool *parked);
  * with agent_client_open_data); its account comes with
  * agent_client_receive_end. rcvbuf_bdp_bytes > 0 asks the agent to size
  * each stream's receive buffer for that many bytes in flight (its own
- * sysctls decide: measure/sockbuf_plan.h); 0 leaves them to autotuning.
+ * sysctls decide: stream/sockbuf_plan.h); 0 leaves them to autotuning.
  */
 int agent_client_receive(struct agent_client *c, uint64_t job, const char *receiver,
 			 unsigned streams, double rcvbuf_bdp_bytes);

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "client/agent_launch.h"
 
-#include "agent/agent_startup.h"
+#include "stream/agent_startup.h"
 #include "err.h"
 #include "fsutil.h"
 

@@ -9,7 +9,7 @@
  */
 
 #include "client/agent_client.h"
-#include "measure/sampler.h"
+#include "sample/sampler.h"
 
 #include <stdbool.h>
 

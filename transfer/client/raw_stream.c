@@ -1,6 +1,6 @@
 #include "client/raw_stream.h"
 
-#include "agent/agent_gate.h"
+#include "stream/gate_limits.h"
 #include "err.h"
 
 #include <pthread.h>

@@ -3,7 +3,7 @@
 
 #include "err.h"
 #include "ssh/ssh_exec.h"
-#include "ssh/ssh_target.h"
+#include "client/ssh_target.h"
 #include "strategy/pipeline.h"
 
 #include <limits.h>

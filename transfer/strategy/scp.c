@@ -15,7 +15,7 @@
  * Claims: empty directories. Modes are reported, not claimed (the umask).
  */
 #include "ssh/scp_sender.h"
-#include "ssh/ssh_target.h"
+#include "client/ssh_target.h"
 #include "strategy/strategy.h"
 
 static int scp_run(struct xfer_run *run)

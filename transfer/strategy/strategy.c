@@ -6,7 +6,7 @@
 #include "strategy/strategy.h"
 
 #include "client/raw_stream.h"
-#include "measure/net_sweep.h"
+#include "probe/net_sweep.h"
 #include "stream/sock_size.h"
 
 #include <stdio.h>

@@ -62,7 +62,7 @@
 #include "client/agent_client.h"
 #include "manifest.h"
 #include "verify.h"
-#include "measure/sockbuf_plan.h"
+#include "stream/sockbuf_plan.h"
 #include "stream/xfer_stats.h"
 
 #include <stdbool.h>
@@ -172,7 +172,7 @@ struct strategy {
 	 */
 	unsigned preserves;
 	/*
-	 * Its structure, for the model that predicts its time (measure/
+	 * Its structure, for the model that predicts its time (model/
 	 * attribution.h; verdict.c reads these). serial: each file waits for
 	 * its requests in turn (scp), so the stages add; otherwise the stages
 	 * overlap as a pipeline and the slowest sets the time. src_depth and
@@ -219,7 +219,7 @@ int strategy_needs_ssh(const struct xfer_target *target, char *why, size_t len);
  * For a strategy of one raw TCP stream: raw_stream_open of one stream with
  * its buffers sized for the path's bandwidth-delay product (run->opts):
  * the send buffer here, when autotuning would not reach it
- * (measure/sockbuf_plan.h), and the agent asked to size its receive buffer
+ * (stream/sockbuf_plan.h), and the agent asked to size its receive buffer
  * likewise. Records the plan and the granted sizes in run->sizing (and the
  * agent's, once finished, in run->received). Returns 0 or -1 (error set).
  */

@@ -8,7 +8,7 @@
 #include "err.h"
 #include "ssh/pipe_hop.h"
 #include "ssh/ssh_exec.h"
-#include "ssh/ssh_target.h"
+#include "client/ssh_target.h"
 #include "strategy/host_programs.h"
 #include "strategy/strategy.h"
 #include "stream/tar_stream.h"

@@ -2,12 +2,12 @@
 #define XFERCMP_SOCK_SIZE_H
 
 /*
- * This machine's socket-buffer sysctls, and a sockbuf_plan (measure/
+ * This machine's socket-buffer sysctls, and a sockbuf_plan (stream/
  * sockbuf_plan.h) applied to one socket: the sender's SO_SNDBUF on the
  * client, the receiver's SO_RCVBUF (SO_RCVBUFFORCE as root) on the agent.
  */
 
-#include "measure/sockbuf_plan.h"
+#include "stream/sockbuf_plan.h"
 
 /* The third number of a sysctl such as net.ipv4.tcp_wmem ("4096 16384 4194304"), or 0. */
 double sock_size_sysctl_max(const char *path);

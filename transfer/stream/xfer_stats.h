@@ -1,7 +1,7 @@
 #ifndef XFERCMP_XFER_STATS_H
 #define XFERCMP_XFER_STATS_H
 
-#include "measure/sockbuf_plan.h"
+#include "stream/sockbuf_plan.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * Unit tests for the agent's side of the probes (transfer/agent/agent_probes.h):
  * the disk and create probes called directly on a session whose scratch root is
  * made by agent_root_make, and the "discard" and "echo" receivers over socketpairs. The
- * client's probes are tests/unit/measure/test_probes.c.
+ * client's probes are tests/unit/probe/test_probes.c.
  */
 #define _GNU_SOURCE
 #include "testutil.h"

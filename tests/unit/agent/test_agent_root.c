@@ -9,6 +9,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent_root.h"
+#include "stream/agent_startup.h"
 #include "err.h"
 #include "fsutil.h"
 

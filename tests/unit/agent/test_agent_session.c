@@ -9,7 +9,8 @@
 #include "testutil.h"
 
 #include "agent/agent.h"
-#include "agent/agent_startup.h"
+#include "stream/agent_startup.h"
+#include "stream/agent_startup.h"
 #include "client/agent_client.h"
 #include "client/raw_stream.h"
 #include "fsutil.h"

@@ -13,7 +13,7 @@
 #include "stream/wire_auth.h"
 #include "verify.h"
 #include "err.h"
-#include "measure/sampler.h"
+#include "sample/sampler.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

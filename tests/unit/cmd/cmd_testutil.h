@@ -2,7 +2,7 @@
 #ifndef XFERCMP_CMD_TESTUTIL_H
 #define XFERCMP_CMD_TESTUTIL_H
 
-#include "client/runner.h"
+#include "run/runner.h"
 #include "strategy/list.h"
 
 /* A result of strategy name that ran once and verified in seconds, its statistics as the runner fills them. */

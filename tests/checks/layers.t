@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The layers run one way (scripts/layers.mk, issue 40): scripts/check-layers.sh
+# passes on the tree as built, and refuses a copy in which a low layer
+# (transfer/sample) includes a header of a high one (transfer/run) or calls
+# into it (runner_run), and an agent layer that includes the client's.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
+
+build=${BUILD:-build}
+tmp=$(mktemp -d)
+cleanup() { rm -rf "$tmp"; }
+on_exit cleanup
+
+plan 5
+
+check "the tree as built: every include and call runs downward" "$top/scripts/check-layers.sh" "$top" "$top/$build/obj"
+
+# A copy to plant in: the sources copied, the objects linked.
+copy() {
+	rm -rf "$tmp/src" "$tmp/obj"
+	mkdir -p "$tmp/src" "$tmp/obj"
+	cp -r "$top/common" "$top/workloads" "$top/transfer" "$top/cmd" "$tmp/src/"
+	(cd "$top/$build/obj" && find . -name '*.o' -path './transfer/*' -o -name '*.o' -path './common/*' \
+		-o -name '*.o' -path './workloads/*') | while read -r o; do
+		mkdir -p "$tmp/obj/$(dirname "$o")"
+		ln -s "$top/$build/obj/$o" "$tmp/obj/$o"
+	done
+}
+
+copy
+check "the copy passes before anything is planted" "$top/scripts/check-layers.sh" "$tmp/src" "$tmp/obj"
+
+# refused DESCRIPTION PATTERN: check-layers on the copy exits 1 and names the planted use
+refused() {
+	run "$top/scripts/check-layers.sh" "$tmp/src" "$tmp/obj"
+	[ "$rc" -eq 1 ] && grep -qF "$2" <<<"$out"
+	ok $? "$1"
+	[ "$rc" -eq 1 ] || show
+}
+
+echo '#include "run/runner.h"' >>"$tmp/src/transfer/sample/rss.h"
+refused "an upward include (sample -> run) is refused, naming the file" \
+	'transfer/sample/rss.h: transfer/sample includes transfer/run/runner.h'
+
+copy
+printf 'extern int runner_run(void);\nint planted_call(void);\nint planted_call(void) { return runner_run(); }\n' >"$tmp/planted.c"
+cc -c -o "$tmp/obj/transfer/sample/planted.o" "$tmp/planted.c"
+refused "an upward call (sample -> runner_run) is refused, naming the object" \
+	'transfer/sample/planted.o: transfer/sample calls runner_run (transfer/run)'
+
+copy
+echo '#include "client/agent_client.h"' >>"$tmp/src/transfer/agent/agent.c"
+refused "the agent including the client (siblings) is refused" \
+	'transfer/agent includes transfer/client/agent_client.h'
+
+finish

@@ -1,0 +1,132 @@
+#ifndef XFERCMP_RUNNER_H
+#define XFERCMP_RUNNER_H
+
+/*
+ * Runs strategies one at a time, never concurrently, each against a fresh
+ * destination: cold source, timed transfer, timed flush to durable, verify
+ * against the manifest, remove. Knows nothing strategy-specific.
+ */
+
+#include "model/attribution.h"
+#include "model/run_record.h"
+#include "probe/probes.h"
+#include "sample/sampler.h"
+#include "strategy/strategy.h"
+#include "stats.h"
+
+#include <stdbool.h>
+
+#define RUNNER_MAX_REPEAT 100
+
+enum result_status {
+	RESULT_OK,
+	RESULT_FAILED,
+	RESULT_SKIPPED,
+};
+
+/* One timed attempt. */
+struct run_sample {
+	double transfer, flush;	/* seconds */
+	double sender_own_s;	/* the sender's own stage (send_stats.own_s; 0: not measured) */
+	unsigned index;		/* which run, for its samples */
+};
+
+struct strategy_result {
+	const struct strategy *strategy;
+	enum result_status status;
+	bool verified;
+	char error[1024];	/* failure or skip reason */
+	char verify_summary[512];
+	/* enum preserve_bits: the kinds the tree holds, and those the copy kept (as verified) */
+	unsigned tree_present, tree_kept;
+	bool content_ok;	/* every file and name as verified, whatever else differs */
+	bool stream_checked;	/* a null-sink run: what the sink counted matched the manifest */
+	char dest_fs[32];
+	bool warm_source;	/* the source was read from the page cache (--warm) */
+	bool cleartext;		/* it ran and its data crossed a network unencrypted */
+	bool agent_via_ssh;	/* a raw-TCP strategy whose streams went through ssh (the
+				 * agent's port closed to us, or --agent-via-ssh): the
+				 * cipher and one more hop were in its path */
+	/* the run whose total time is the median; min/max over all runs */
+	struct run_sample median;
+	double min_seconds, max_seconds;
+	unsigned runs;
+	/* every verified run's total (transfer + flush) in run order, and their statistics */
+	double run_seconds[RUNNER_MAX_REPEAT];
+	struct stats time;
+	struct send_stats sent;
+	struct recv_stats received;
+	struct stream_sizing sizing;	/* a single raw stream's buffers (strategy_open_one_stream) */
+	/* both ends' /proc counters over the median run (when sampling) */
+	bool have_local, have_remote;
+	struct sampler_summary local, remote;
+	/*
+	 * Peak resident bytes, the highest over the runs, each from the run's
+	 * prepare to its verify (sample/rss.h): of the client (this process)
+	 * and of the agent (its process, as it reports; 0 when it did not);
+	 * and the agent's peak over its life so far.
+	 */
+	uint64_t client_peak_rss_bytes, agent_peak_rss_bytes, agent_lifetime_peak_rss_bytes;
+	/*
+	 * The destination's create rate measured again right after a run that
+	 * beat the probe's (files/s, at the strategy's depth; 0 = not measured
+	 * again): see recheck_creates() in runner.c. The highest over the runs.
+	 */
+	double create_rechecked_per_s;
+	/* where the time went (when probes ran) */
+	bool have_attribution;
+	struct attribution attribution;
+};
+
+struct runner_opts {
+	unsigned repeat;	/* runs per strategy; >= 1 */
+	bool warm;		/* skip dropping the source from the page cache */
+	struct strategy_opts strategy;
+	bool sample;		/* sample /proc on both ends while each strategy runs */
+	const struct probe_results *probes;	/* ceilings for attribution; NULL = none */
+	double probe_seconds;	/* the probes' budget, for a create rate measured again (0 = the default) */
+	/*
+	 * The workload is the user's own tree (dir:): a STRATEGY_CLEARTEXT
+	 * strategy to an agent off loopback is skipped unless allow_cleartext
+	 * (--allow-cleartext) says the user accepts it going in clear.
+	 */
+	bool user_tree;
+	bool allow_cleartext;
+	/*
+	 * --explain's "no destination disk" run (cmd/explain.c): the agent's
+	 * receives go to its null sink (agent/null_sink.h). Such a run is never
+	 * verified (nothing is kept): its result is RESULT_OK with verified
+	 * false and stream_checked true when the files and bytes the sink
+	 * counted, every whole file's hash checked, match the manifest.
+	 */
+	bool null_sink;
+	/* optional: called before and after each strategy (progress lines) */
+	void (*progress)(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
+			 const struct strategy_result *done);
+	void *progress_ctx;
+};
+
+/*
+ * Runs list[0..n) and fills results[0..n). A strategy that fails does not
+ * stop the others. Returns 0 when the runner itself could work (look at each
+ * result), -1 (error set) when it could not, e.g. the agent went away: then
+ * the results so far stand, the one that hit it is failed and the rest are
+ * skipped.
+ */
+int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,
+	       struct xfer_target *target, const struct strategy *const *list, size_t n,
+	       struct strategy_result *results);
+
+/* What the model reads of a result that ran (its median run): its run record. */
+void runner_record(const struct strategy_result *r, struct run_record *rec);
+
+/*
+ * Drops the source files from the page cache (after writing back any dirty
+ * pages, which fadvise cannot drop) so the next read comes from the disk.
+ */
+int runner_drop_source_cache(const char *src_root, const struct manifest *m);
+
+/* Reads every source file into the page cache (--explain's warm source). Returns 0 or -1 (error set). */
+int runner_load_source_cache(const char *src_root, const struct manifest *m);
+
+#endif
