@@ -8,7 +8,8 @@
 #include "commands.h"
 #include "compare.h"
 #include "live.h"
-#include "model/verdict.h"
+#include "model/forecast.h"
+#include "model/what_if.h"
 #include "sample/rss.h"
 #include "environment.h"
 #include "explain_run.h"
@@ -459,7 +460,7 @@ static int parse_what_if(struct compare_opts *o, const char *arg)
 	for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
 		if (o->nwhat_if == COMPARE_WHAT_IF_MAX)
 			return cmd_usage_error(NULL, "--what-if: at most %d scenarios", COMPARE_WHAT_IF_MAX);
-		if (attribution_parse_what_if(one, &o->what_if[o->nwhat_if]) < 0)
+		if (what_if_parse(one, &o->what_if[o->nwhat_if]) < 0)
 			return cmd_usage_error(NULL, "--what-if: %s", err_msg());
 		o->nwhat_if++;
 	}
@@ -854,12 +855,14 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	/* a single raw stream sizes its buffers for the swept link over this round trip */
 	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
 	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
-	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
+	forecast_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	plan.one_disk = probe_one_disk(s->root, s->agent.info);
+	plan.agent_info = s->agent.info;
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
-	o->run.probe_seconds = o->probe_seconds;
+	o->run.what_if = o->what_if;
+	o->run.nwhat_if = o->nwhat_if;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "client/agent_client.h"
 #include "client/agent_launch.h"
+#include "model/what_if.h"
 #include "run/runner.h"
 #include "manifest.h"
 #include "probe/probes.h"
@@ -21,7 +22,7 @@
 #include <stdint.h>
 
 /* The most --what-if scenarios one run answers. */
-#define COMPARE_WHAT_IF_MAX 8
+#define COMPARE_WHAT_IF_MAX RUNNER_WHAT_IF_MAX
 
 struct compare_opts {
 	struct workload_opts wo;

@@ -2,7 +2,9 @@
 # The layers run one way (scripts/layers.mk, issue 40): scripts/check-layers.sh
 # passes on the tree as built, and refuses a copy in which a low layer
 # (transfer/sample) includes a header of a high one (transfer/run) or calls
-# into it (runner_run), and an agent layer that includes the client's.
+# into it (runner_run), an agent layer that includes the client's, and a
+# forecast that reaches the run record (issue 41: it may see nothing a run
+# measured).
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
@@ -11,7 +13,7 @@ tmp=$(mktemp -d)
 cleanup() { rm -rf "$tmp"; }
 on_exit cleanup
 
-plan 5
+plan 6
 
 check "the tree as built: every include and call runs downward" "$top/scripts/check-layers.sh" "$top" "$top/$build/obj"
 
@@ -52,5 +54,10 @@ copy
 echo '#include "client/agent_client.h"' >>"$tmp/src/transfer/agent/agent.c"
 refused "the agent including the client (siblings) is refused" \
 	'transfer/agent includes transfer/client/agent_client.h'
+
+copy
+echo '#include "model/accounting.h"' >>"$tmp/src/transfer/model/forecast.c"
+refused "the forecast reaching the run record (through the accounting) is refused" \
+	'transfer/model/forecast.c: reaches transfer/model/run_record.h, which it must not see'
 
 finish
