@@ -148,7 +148,7 @@ setup:
 # The README's test command: installs what is missing, builds, runs the unit
 # tests, the integration tests (loopback and the testbed host), the
 # integration tests again under ASan/UBSan, and each fuzzer for FUZZ_SECONDS
-# (60 in CI, 10 otherwise); ends with "N passed, N failed".
+# (60 in CI, 10 otherwise); ends with "N passed, N failed, N skipped" (under CI=true a skip fails).
 # One part alone: check-unit (seconds), check-integration (about 10 min),
 # check-boundary, check-layers, check-fuzz, check-asan (the sanitizers' run, about 5 min).
 UNIT_TESTS = $(UNIT_BIN)
