@@ -597,7 +597,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_agent_names_the_address),
 		cmocka_unit_test(test_many_streams_open_at_once),
 		cmocka_unit_test(test_streams_over_the_memory_cap),
-		cmocka_unit_test(test_silent_session_ends),
+		slow_unit_test(test_silent_session_ends),
 		cmocka_unit_test(test_swapped_job_directory),
 		cmocka_unit_test(test_oversized_manifest_frame_refused),
 		cmocka_unit_test(test_announced_manifest_frame_not_allocated),

@@ -36,8 +36,7 @@ struct tmp {
 
 static void tmp_make(struct tmp *t)
 {
-	snprintf(t->root, sizeof(t->root), "/var/tmp/xfercmp-splice-XXXXXX");
-	assert_non_null(mkdtemp(t->root));
+	test_mkdtemp(t->root, sizeof(t->root), "xfercmp-splice");
 	snprintf(t->src, sizeof(t->src), "%s/src", t->root);
 	snprintf(t->dst, sizeof(t->dst), "%s/dst", t->root);
 	assert_int_equal(mkdir(t->dst, 0755), 0);
