@@ -148,12 +148,14 @@ setup:
 # The README's test command: installs what is missing, builds, runs the unit
 # tests, the integration tests (loopback and the testbed host), the
 # integration tests again under ASan/UBSan, and each fuzzer for FUZZ_SECONDS
-# (60 in CI, 10 otherwise); ends with "N passed, N failed".
-# One part alone: check-unit (seconds), check-integration (about 10 min),
+# (60 in CI, 10 otherwise); ends with "N passed, N failed, N skipped" (under CI=true a skip fails).
+# One part alone: check-unit (under 30 s), check-integration (about 10 min),
 # check-boundary, check-layers, check-fuzz, check-asan (the sanitizers' run, about 5 min).
 UNIT_TESTS = $(UNIT_BIN)
 INTEGRATION_TESTS = $(sort $(wildcard tests/integration/*.t))
-check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh
+# the unit tests' slow cases (slow_unit_test: real time, a real disk) run in
+# tests/integration/unit_slow.t, not with the rest
+check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) XFERCMP_TEST_SKIP='slow_*' tests/run.sh
 check: setup
 	@$(MAKE) --no-print-directory all unit-tests
 	@$(MAKE) --no-print-directory asan

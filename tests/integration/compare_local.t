@@ -222,17 +222,16 @@ check "default disk probe" "$xfercmp" -w smallfiles --files 100 -s splice --prob
 wrote=$(json_get "$json" "d['ceilings']['disk_write_bytes']")
 [ "$wrote" -gt 0 ] && [ "$wrote" -le 1073741824 ]
 ok $? "by default the disk probe writes within its budget, at most 1 GiB ($wrote bytes)"
-check_rc 2 "--disk-probe-size out of range" "$xfercmp" --disk-probe-size 65G
-check_grep "names the option and the range" "disk-probe-size: expected 1M to 64G, got '65G'" "$LAST_OUT"
 
-# usage errors: exit 2, one line naming the problem
-check_rc 2 "unknown strategy" "$xfercmp" -s nosuch
-check_grep "names the strategy and the choices" "unknown strategy 'nosuch'.*splice" "$LAST_OUT"
-check_rc 2 "bad size" "$xfercmp" -w largefile --size 12Q
-check_rc 2 "bad repeat" "$xfercmp" --repeat 0
-check_rc 2 "--agent without --token-file" "$xfercmp" --agent 127.0.0.1:1
-check_rc 2 "a --remote-dir too long to hold" "$xfercmp" --remote-dir "/$(printf 'x%.0s' $(seq 600))" testbed
-check_grep "says how long it may be" "remote-dir: at most 511 bytes, not 601" "$LAST_OUT"
+# usage errors: exit 2, one line naming the problem (DESCRIPTION|PATTERN|ARGUMENTS)
+usage_errors <<EOF
+--disk-probe-size out of range, named with the range|disk-probe-size: expected 1M to 64G, got '65G'|--disk-probe-size 65G
+unknown strategy, named with the choices|unknown strategy 'nosuch': choose from .*splice|-s nosuch
+bad size, named|--size: invalid size '12Q'|-w largefile --size 12Q
+bad repeat, named with the range|--repeat: expected 1 to 100, got '0'|--repeat 0
+--agent without --token-file|--agent and --token-file go together|--agent 127.0.0.1:1
+a --remote-dir too long to hold, how long it may be|remote-dir: at most 511 bytes, not 601|--remote-dir /$(printf 'x%.0s' $(seq 600)) testbed
+EOF
 check_rc 1 "missing dir: workload" "$xfercmp" -w dir:/nonexistent/xfercmp -s splice
 check_grep "names the directory" "/nonexistent/xfercmp" "$LAST_OUT"
 

@@ -19,10 +19,7 @@ cfg="$tbdir/ssh_config"
 ns=xfercmp-host
 user=$(id -un)
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 work=$(mktemp -d /var/tmp/xfercmp-compare-ssh.XXXXXX) || exit 1
 killdir="/var/tmp/xfercmp-killtest-$$"

@@ -24,10 +24,7 @@ tb="$top/scripts/testbed.sh"
 tbdir="$top/build/testbed"
 cfg="$tbdir/ssh_config"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 work=$(mktemp -d /var/tmp/xfercmp-faults.XXXXXX) || exit 1
 rd="$work/remote"	# where the agent makes its scratch root on the host (the host shares our disk)

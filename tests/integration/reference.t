@@ -21,10 +21,7 @@ real=(real-scp real-scp-legacy real-rsync real-tar-ssh real-tar-zstd-ssh real-ta
 # fpsync pastes paths into shell lines and refuses a --remote-dir with a '$' (parallel_tools.t)
 real_odd=(real-scp real-scp-legacy real-rsync real-tar-ssh real-tar-zstd-ssh real-tar-nc real-rclone)
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 work=$(mktemp -d /var/tmp/xfercmp-reference.XXXXXX) || exit 1
 client_pid=

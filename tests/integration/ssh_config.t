@@ -19,10 +19,7 @@ set -uo pipefail
 
 tb="$top/scripts/testbed.sh"
 tbdir="$top/build/testbed"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 work=$(mktemp -d /var/tmp/xfercmp-sshcfg.XXXXXX) || exit 1
 tmp=$work
 agent_pid=

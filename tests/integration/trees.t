@@ -24,10 +24,7 @@ user=xfercmp-trees
 # 1 GiB as the issue asks (a few MiB of data in it): every strategy moves it whole
 sparse_mib=${TREES_SPARSE_MIB:-1024}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 cleanup() { drop_test_user "$user"; }
 user_test_work trees cleanup

@@ -309,11 +309,11 @@ static void test_stalled_handshake_does_not_hold_the_door(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hello_passes_strangers),
-		cmocka_unit_test(test_at_most_eight),
+		slow_unit_test(test_hello_passes_strangers),
+		slow_unit_test(test_at_most_eight),
 		cmocka_unit_test(test_strangers_do_not_push_out_the_client),
 		cmocka_unit_test(test_preferred_always_gets_in),
-		cmocka_unit_test(test_stalled_handshake_does_not_hold_the_door),
+		slow_unit_test(test_stalled_handshake_does_not_hold_the_door),
 	};
 
 	return test_run("agent_gate", tests, ARRAY_LEN(tests), NULL, 0);
