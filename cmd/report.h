@@ -3,7 +3,7 @@
 
 /*
  * What a comparison produced, and the renderers that show it: a terminal
- * table on stdout and the versioned JSON document (schema in README.md).
+ * table on stdout and the versioned JSON document (docs/JSON.md).
  */
 
 #include "probe/probes.h"

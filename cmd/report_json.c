@@ -1,5 +1,5 @@
 /*
- * The --json document, schema 2 (README "JSON schema", docs/report.schema.json):
+ * The --json document, schema 2 (docs/JSON.md, docs/report.schema.json):
  * rates named by their unit, null for what was not measured. Fields are added
  * by later versions; schema 1's names are read by report_json_upgrade.
  */

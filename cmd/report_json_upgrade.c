@@ -1,8 +1,8 @@
 /*
  * Reading a schema-1 report as schema 2, for the readers (xfercmp diff): the
  * rates renamed by their unit and scaled to it, and the 0 or "" that stood
- * for "not measured" made null. One table of the renames: README's "JSON
- * schema" lists the same.
+ * for "not measured" made null. One table of the renames: docs/JSON.md's
+ * "Schema 1" lists the same.
  */
 #include "report.h"
 

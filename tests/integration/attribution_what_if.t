@@ -15,7 +15,7 @@
 # model said 5.41 s and 4.70 s (0.76, 0.78) from the same link's ceilings:
 # the small files' creates and the large files' bytes pass one stream one
 # after the other, while the model overlaps them (the max of the two, not
-# their sum). That is a limit of the model, said in the README, not hidden
+# their sum). That is a limit of the model, said in docs/MODEL.md, not hidden
 # here.
 #
 # Needs root (the testbed). About 2.5 minutes; run under the testbed lock:

@@ -56,7 +56,8 @@
  *     tests/unit/strategy/test_strategy.c checks the table (names, models).
  *
  *  6. Add its row to README.md's "Strategies" table (name, what it models,
- *     how), or name it among the reference strategies there.
+ *     how), or name it among the reference strategies there (and in
+ *     docs/USAGE.md); its row in docs/USAGE.md's "What a tree may hold".
  */
 
 #include "client/agent_client.h"
