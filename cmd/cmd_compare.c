@@ -4,7 +4,6 @@
  * and the setup (compare.h).
  */
 #define _GNU_SOURCE
-#include "stream/agent_startup.h"
 #include "commands.h"
 #include "compare.h"
 #include "live.h"
@@ -752,17 +751,13 @@ static int prepare_source(struct compare_opts *o, struct manifest *m, const char
  * at a time is there (each strategy's destination is removed after it is
  * verified), plus room for file-system overhead on small files.
  */
-static int check_destination_space(const struct agent_client *c, const struct manifest *m,
+static int check_destination_space(const struct destination *d, const struct manifest *m,
 				   const char *host)
 {
-	json_object *v;
 	uint64_t free_bytes, need = m->total_bytes + m->count * 4096ull + (64ull << 20);
 	char have[32], want[32];
 
-	if (!c->info || !json_object_object_get_ex(c->info, "root_free_bytes", &v) || !v)
-		return 0;
-	free_bytes = (uint64_t)json_object_get_int64(v);
-	if (free_bytes >= need)
+	if (!destination_free_bytes(d, &free_bytes) || free_bytes >= need)
 		return 0;
 	return err_set("not enough space on %s: the workload needs about %s, the scratch directory's file system has %s free; choose a larger one with --remote-dir",
 		       host, units_format_bytes(need, want, sizeof(want)),
@@ -770,48 +765,30 @@ static int check_destination_space(const struct agent_client *c, const struct ma
 }
 
 /*
- * Connects to the agent: one started by hand (--agent), one we start on
- * loopback (no HOST, or "local"), or one we start on HOST over SSH.
+ * Opens the destination (destination.h): an agent started by hand
+ * (--agent), one we start on loopback (no HOST, or "local"), or one we
+ * start on HOST over SSH; says what changes what the user sees.
  */
-static int connect_agent(struct compare_opts *o, struct agent_process *proc,
-			 struct ssh_target *ssh, struct agent_client *c)
+static int open_destination(struct compare_opts *o, struct destination *d)
 {
-	char token[WIRE_TOKEN_HEX + 1], host[256], port[8];
+	const struct destination_opts dopts = {
+		.host = o->host, .agent = o->agent, .token_file = o->token_file,
+		.ssh_config = o->ssh_config, .accept_new_hostkey = o->accept_new_hostkey,
+		.scratch_dir = o->remote_dir, .agent_via_ssh = o->agent_via_ssh,
+	};
+	int rc;
 
-	if (o->agent) {
-		if (net_hostport_split(o->agent, host, sizeof(host), port, sizeof(port)) < 0 || !host[0])
-			return err_set("--agent '%s': expected ADDR:PORT or [IPV6]:PORT", o->agent);
-		if (agent_token_load(o->token_file, token) < 0)
-			return -1;
-		return agent_client_connect(c, host, port, token);
-	}
-	if (strcmp(o->host, "local")) {
-		struct ssh_target_opts so = {
-			.conn = { .target = o->host, .config_file = o->ssh_config,
-				  .accept_new_hostkey = o->accept_new_hostkey },
-			.remote_dir = o->remote_dir,
-		};
-
-		if (ssh_target_open(ssh, &so) < 0)
-			return -1;
-		if ((o->verbose || isatty(2)) && ssh->uploaded)
-			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
-		if (agent_client_connect_ssh(c, ssh->agent_host, ssh->agent_port, ssh->token, &so.conn,
-					     o->agent_via_ssh) < 0)
-			return err_wrap("the agent started on '%s' cannot be reached", o->host);
-		ssh_target_set_agent_root(ssh, c->root);
-		snprintf(c->label, sizeof(c->label), "%s", o->host);
-		/* one line: it changes what the raw-TCP strategies measure */
-		if (c->direct_failed[0] && !o->quiet)
-			fprintf(stderr, "xfercmp: the agent's port on %s cannot be reached directly (%s): "
-				"the raw-TCP strategies go through ssh, the cipher in their path\n",
-				o->host, c->direct_failed);
-		return 0;
-	}
-	if (agent_launch_local(proc, NULL) < 0)
-		return -1;
-	running_agent = proc;
-	return agent_client_connect(c, proc->host, proc->port, proc->token);
+	/* the interrupt stops an agent launched here (pid -1 until one is) */
+	running_agent = &d->proc;
+	rc = destination_open(d, &dopts);
+	if ((o->verbose || isatty(2)) && d->ssh.uploaded)
+		fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, d->ssh.agent_command);
+	/* one line: it changes what the raw-TCP strategies measure */
+	if (rc == 0 && d->agent.direct_failed[0] && !o->quiet)
+		fprintf(stderr, "xfercmp: the agent's port on %s cannot be reached directly (%s): "
+			"the raw-TCP strategies go through ssh, the cipher in their path\n",
+			o->host, d->agent.direct_failed);
+	return rc;
 }
 
 /*
@@ -823,8 +800,8 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 {
 	struct compare_opts *o = &s->o;
 	struct probe_plan plan = {
-		.agent = &s->agent, .src_root = s->root, .manifest = &s->m,
-		.ssh_session = s->ssh.session, .streams = o->streams_auto ? 0 : o->run.strategy.streams,
+		.agent = &s->dest.agent, .src_root = s->root, .manifest = &s->m,
+		.ssh_session = s->dest.ssh.session, .streams = o->streams_auto ? 0 : o->run.strategy.streams,
 		.zstd_level = o->run.strategy.zstd_level,
 		.zstd_threads = o->run.strategy.zstd_threads, .seconds = o->probe_seconds,
 		.disk_bytes = o->disk_probe_bytes, .warm_source = o->run.warm,
@@ -855,7 +832,7 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
 	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
 	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
-	plan.one_disk = probe_one_disk(s->root, s->agent.info);
+	plan.one_disk = probe_one_disk(s->root, s->dest.agent.info);
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
@@ -867,29 +844,28 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 {
 	struct compare_opts *o = &s->o;
 
-	s->proc = (struct agent_process){ .pid = -1, .stdin_fd = -1 };
-	s->agent = (struct agent_client){ .ctl.fd = -1 };
-	s->target = (struct xfer_target){ 0 };
+	destination_init(&s->dest);
 	s->root = NULL;
 	keep_stops(list, n);
 	/* libssh's own log: to stderr only with -v (transfer/ssh/ssh_log.h) */
 	ssh_log_route(o->verbose);
 	start_interrupt_watch();
 	manifest_init(&s->m);
-	memset(&s->ssh, 0, sizeof(s->ssh));
 	/* connect first: a refused host key should not wait for a 20 GiB workload */
-	if (connect_agent(o, &s->proc, &s->ssh, &s->agent) < 0 || prepare_source(o, &s->m, &s->root) < 0 ||
-	    check_destination_space(&s->agent, &s->m, o->host) < 0 ||
-	    agent_client_send_manifest(&s->agent, &s->m) < 0)
+	if (open_destination(o, &s->dest) < 0 || prepare_source(o, &s->m, &s->root) < 0 ||
+	    check_destination_space(&s->dest, &s->m, o->host) < 0 ||
+	    destination_send_manifest(&s->dest, &s->m) < 0)
 		return compare_fail();
-	s->target.agent = &s->agent;
-	s->target.label = o->host;
-	s->target.ssh_config = o->ssh_config;
-	s->target.accept_new_hostkey = o->accept_new_hostkey;
-	s->target.ssh = s->ssh.session ? &s->ssh : NULL;
 	if (run_probes(s, list, n) < 0)
 		return compare_fail();
 	return EXIT_OK;
+}
+
+/* One line for a cleanup that failed (destination_close). */
+static void close_failed(void *ctx)
+{
+	(void)ctx;
+	cmd_fail(NULL, EXIT_FAILED);
 }
 
 int compare_close(struct compare_session *s)
@@ -897,13 +873,11 @@ int compare_close(struct compare_session *s)
 	int code = EXIT_OK;
 
 	leave_exit_to_interrupt();
-	/* each cleanup that failed is one line on stderr, and the run fails */
-	if (agent_client_close(&s->agent) < 0)
-		code = cmd_fail(NULL, EXIT_FAILED);
-	if (ssh_target_close(&s->ssh) < 0)
-		code = cmd_fail(NULL, EXIT_FAILED);
+	/* the agent is stopped here from now on, not by an interrupt as well */
 	running_agent = NULL;
-	agent_process_stop(&s->proc);
+	/* each cleanup that failed is one line on stderr, and the run fails */
+	if (destination_close(&s->dest, close_failed, NULL) < 0)
+		code = EXIT_FAILED;
 	manifest_release(&s->m);
 	if (temp_source[0]) {
 		if (fs_remove_tree(temp_source) < 0) {
@@ -971,16 +945,16 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 	rep = (struct report){
 		.host = o->host, .workload_name = o->workload_name, .spec = &o->wo.spec,
 		.files = s->m.count, .bytes = s->m.total_bytes, .manifest = &s->m, .source_fs = source_fs, .dest_fs = dest_fs,
-		.agent_info = s->agent.info, .results = results, .nresults = (size_t)n,
+		.agent_info = s->dest.agent.info, .results = results, .nresults = (size_t)n,
 		.repeat = o->run.repeat, .warm = o->run.warm,
 		.probes = o->run.probes, .what_if = o->what_if, .nwhat_if = o->nwhat_if,
-		.environment = environment_json(s->root, s->agent.addr, s->agent.info),
+		.environment = environment_json(s->root, s->dest.agent.addr, s->dest.agent.info),
 		.partial = partial, .started_at = o->started_at, .command = command,
 		.argc = o->argc, .argv = o->argv, .streams = o->run.strategy.streams,
 		.client_lifetime_peak_rss_bytes = rss_lifetime_peak(),
 		.explain = partial_explain,
 		.streams_auto = o->streams_auto, .streams_why = o->streams_why,
-		.agent_via_ssh = s->agent.via_ssh,
+		.agent_via_ssh = s->dest.agent.via_ssh,
 	};
 	report_recommend(&rep);
 	if (rc < 0) {
@@ -1025,8 +999,8 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	partial_list = list;
 	partial_n = n;
 	partial_results = results;
-	live_on = !s->o.quiet && isatty(2) && live_start(&live, s->agent.addr) == 0;
-	rc = runner_run(&s->o.run, s->root, &s->m, &s->target, list, (size_t)n, results);
+	live_on = !s->o.quiet && isatty(2) && live_start(&live, s->dest.agent.addr) == 0;
+	rc = runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, (size_t)n, results);
 	if (live_on)
 		live_stop(&live);
 	live_on = false;

@@ -8,12 +8,10 @@
  * manifest, the probes, and the interrupt that cleans them up.
  */
 
-#include "client/agent_client.h"
-#include "client/agent_launch.h"
+#include "client/destination.h"
 #include "run/runner.h"
 #include "manifest.h"
 #include "probe/probes.h"
-#include "client/ssh_target.h"
 #include "strategy/strategy.h"
 #include "workload_opts.h"
 
@@ -62,10 +60,7 @@ struct compare_opts {
 /* One comparison, or one probe, from connecting to cleaning up. */
 struct compare_session {
 	struct compare_opts o;
-	struct agent_process proc;
-	struct agent_client agent;
-	struct ssh_target ssh;
-	struct xfer_target target;
+	struct destination dest;	/* the agent, and SSH when HOST is reached over it */
 	struct manifest m;
 	struct probe_results probes;	/* o.run.probes points here once measured */
 	const char *root;		/* the source tree */

@@ -26,14 +26,11 @@
 /* Where the "no durable write" agent makes its scratch root: tmpfs on every Linux with systemd or udev. */
 #define EXPLAIN_TMPFS_DIR "/dev/shm"
 
-/* Another destination for one kind of removal: its agent (and SSH connection), started once. */
+/* Another destination for one kind of removal (destination.h), opened once. */
 struct alt_target {
 	bool tried, ok;
 	char why[1024];		/* when !ok: why the removal is skipped */
-	struct agent_process proc;
-	struct agent_client agent;
-	struct ssh_target ssh;
-	struct xfer_target target;
+	struct destination dest;
 };
 
 /* What a removal needs: the destination the strategy runs against, and the runner's options. */
@@ -114,7 +111,7 @@ static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 	if (s->o.run.warm)
 		skip(&it->ab[EXPLAIN_SOURCE_DISK],
 		     "the source is read warm already (--warm): there is no source disk to take away");
-	if (agent_client_is_local(&s->agent))
+	if (agent_client_is_local(&s->dest.agent))
 		skip(&it->ab[EXPLAIN_NETWORK],
 		     "the agent is on this machine already (loopback): there is no network to take away");
 	else if (ssh)
@@ -125,64 +122,38 @@ static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 	else if (st->flags & STRATEGY_REFERENCE)
 		skip(&it->ab[EXPLAIN_CIPHER],
 		     "it runs the system's ssh, whose cipher the ssh configuration chooses, not xfercmp");
-	else if (!s->target.ssh)
+	else if (!s->dest.target.ssh)
 		skip(&it->ab[EXPLAIN_CIPHER], "no SSH connection");
 	else if (cipher[0] && !strcmp(cipher, c->cheap_cipher))
 		skip(&it->ab[EXPLAIN_CIPHER], "it ran with %s, the cheapest cipher on this CPU, already",
 		     cipher);
 }
 
-static uint64_t info_u64(const struct agent_client *a, const char *key)
+/* Marks alt tried, its destination closed until alt_open opens it (alt_close then closes it). */
+static void alt_begin(struct alt_target *alt)
 {
-	json_object *v;
-
-	return a->info && json_object_object_get_ex(a->info, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+	destination_init(&alt->dest);
+	alt->tried = true;
 }
 
-/* Connects alt's agent client to an agent alt started (local or over alt->ssh) and sends the manifest. */
-static int alt_connect(struct explain_ctx *c, struct alt_target *alt, bool over_ssh)
+/*
+ * Opens alt's destination like the comparison's, but on host ("local": on
+ * this machine) with scratch_dir and ciphers (NULL: as the comparison had),
+ * and sends the manifest.
+ */
+static int alt_open(struct explain_ctx *c, struct alt_target *alt, const char *host, const char *scratch_dir,
+		    const char *ciphers)
 {
-	struct compare_session *s = c->s;
-
-	if (over_ssh) {
-		if (agent_client_connect(&alt->agent, alt->ssh.agent_host, alt->ssh.agent_port, alt->ssh.token) < 0)
-			return -1;
-		ssh_target_set_agent_root(&alt->ssh, alt->agent.root);
-		snprintf(alt->agent.label, sizeof(alt->agent.label), "%s", s->o.host);
-	} else if (agent_client_connect(&alt->agent, alt->proc.host, alt->proc.port, alt->proc.token) < 0) {
-		return -1;
-	}
-	if (agent_client_send_manifest(&alt->agent, &s->m) < 0)
-		return -1;
-	alt->target = (struct xfer_target){
-		.agent = &alt->agent, .ssh = over_ssh ? &alt->ssh : NULL,
-		.label = over_ssh ? s->o.host : "local", .ssh_config = s->o.ssh_config,
-		.accept_new_hostkey = s->o.accept_new_hostkey,
-	};
-	return 0;
-}
-
-/* Opens an SSH target like the comparison's, with remote_dir and ciphers (NULL: as it had). */
-static int alt_open_ssh(struct explain_ctx *c, struct alt_target *alt, const char *remote_dir,
-			const char *ciphers)
-{
-	struct compare_session *s = c->s;
-	struct ssh_target_opts so = {
-		.conn = { .target = s->o.host, .config_file = s->o.ssh_config,
-			  .accept_new_hostkey = s->o.accept_new_hostkey, .ciphers = ciphers },
-		.remote_dir = remote_dir ? remote_dir : s->o.remote_dir,
+	const struct compare_session *s = c->s;
+	const struct destination_opts o = {
+		.host = host, .ssh_config = s->o.ssh_config, .accept_new_hostkey = s->o.accept_new_hostkey,
+		.scratch_dir = scratch_dir ? scratch_dir : strcmp(host, "local") ? s->o.remote_dir : NULL,
+		.ciphers = ciphers, .agent_via_ssh = s->o.agent_via_ssh,
 	};
 
-	if (ssh_target_open(&alt->ssh, &so) < 0)
+	if (destination_open(&alt->dest, &o) < 0)
 		return -1;
-	return alt_connect(c, alt, true);
-}
-
-static void alt_init(struct alt_target *alt)
-{
-	memset(alt, 0, sizeof(*alt));
-	alt->proc = (struct agent_process){ .pid = -1, .stdin_fd = -1 };
-	alt->agent = (struct agent_client){ .ctl.fd = -1 };
+	return destination_send_manifest(&alt->dest, &s->m);
 }
 
 /* The tmpfs destination: an agent whose root is on /dev/shm, on the host (over SSH) or here. */
@@ -193,19 +164,14 @@ static void open_tmpfs(struct explain_ctx *c)
 	char where[160];
 	json_object *v;
 	const char *fs;
-	int rc;
+	uint64_t free_bytes;
 
-	alt_init(alt);
-	alt->tried = true;
-	if (s->target.ssh)
-		rc = alt_open_ssh(c, alt, EXPLAIN_TMPFS_DIR, NULL);
-	else
-		rc = agent_launch_local(&alt->proc, EXPLAIN_TMPFS_DIR) < 0 ? -1 : alt_connect(c, alt, false);
-	if (rc < 0) {
+	alt_begin(alt);
+	if (alt_open(c, alt, s->dest.target.ssh ? s->o.host : "local", EXPLAIN_TMPFS_DIR, NULL) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "no agent could start on %s: %s", EXPLAIN_TMPFS_DIR, err_msg());
 		return;
 	}
-	fs = alt->agent.info && json_object_object_get_ex(alt->agent.info, "root_fs", &v) ?
+	fs = alt->dest.agent.info && json_object_object_get_ex(alt->dest.agent.info, "root_fs", &v) ?
 	     json_object_get_string(v) : "";
 	if (strcmp(fs, "tmpfs")) {
 		snprintf(alt->why, sizeof(alt->why), "%s on %s is %s, not tmpfs", EXPLAIN_TMPFS_DIR,
@@ -213,8 +179,9 @@ static void open_tmpfs(struct explain_ctx *c)
 		return;
 	}
 	snprintf(where, sizeof(where), "tmpfs %s on %s", EXPLAIN_TMPFS_DIR, s->o.host);
-	alt->ok = explain_has_room(&s->m, info_u64(&alt->agent, "root_free_bytes"), where, alt->why,
-				   sizeof(alt->why));
+	if (!destination_free_bytes(&alt->dest, &free_bytes))
+		free_bytes = 0;
+	alt->ok = explain_has_room(&s->m, free_bytes, where, alt->why, sizeof(alt->why));
 }
 
 /* The loopback destination: an agent on this machine, its root where the scratch base is. */
@@ -225,8 +192,7 @@ static void open_loopback(struct explain_ctx *c)
 	struct statvfs sv;
 	char where[1024];
 
-	alt_init(alt);
-	alt->tried = true;
+	alt_begin(alt);
 	if (statvfs(fs_scratch_base(), &sv) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "cannot see the free space of %s on this machine",
 			 fs_scratch_base());
@@ -236,7 +202,7 @@ static void open_loopback(struct explain_ctx *c)
 	snprintf(where, sizeof(where), "%s on this machine", fs_scratch_base());
 	if (!explain_has_room(&s->m, (uint64_t)sv.f_bavail * sv.f_frsize, where, alt->why, sizeof(alt->why)))
 		return;
-	if (agent_launch_local(&alt->proc, NULL) < 0 || alt_connect(c, alt, false) < 0) {
+	if (alt_open(c, alt, "local", NULL, NULL) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "no agent could start on this machine: %s", err_msg());
 		return;
 	}
@@ -248,9 +214,8 @@ static void open_cipher(struct explain_ctx *c)
 {
 	struct alt_target *alt = &c->cipher;
 
-	alt_init(alt);
-	alt->tried = true;
-	if (alt_open_ssh(c, alt, NULL, c->cheap_cipher) < 0) {
+	alt_begin(alt);
+	if (alt_open(c, alt, c->s->o.host, NULL, c->cheap_cipher) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "the host's sshd does not take %s: %s", c->cheap_cipher,
 			 err_msg());
 		return;
@@ -258,13 +223,18 @@ static void open_cipher(struct explain_ctx *c)
 	alt->ok = true;
 }
 
+/* One line for a cleanup of an extra destination that failed (destination_close). */
+static void alt_close_failed(void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "xfercmp: --explain: %s\n", err_msg());
+}
+
 static void alt_close(struct alt_target *alt)
 {
 	if (!alt->tried)
 		return;
-	if (agent_client_close(&alt->agent) < 0 || ssh_target_close(&alt->ssh) < 0)
-		fprintf(stderr, "xfercmp: --explain: %s\n", err_msg());
-	agent_process_stop(&alt->proc);
+	destination_close(&alt->dest, alt_close_failed, NULL);
 	alt->tried = false;
 }
 
@@ -318,10 +288,10 @@ static struct xfer_target *removal_target(struct explain_ctx *c, enum explain_re
 	switch (k) {
 	case EXPLAIN_DEST_DISK:
 		o->null_sink = true;
-		return &c->s->target;
+		return &c->s->dest.target;
 	case EXPLAIN_SOURCE_DISK:
 		o->warm = o->strategy.keep_cached = true;
-		return &c->s->target;
+		return &c->s->dest.target;
 	case EXPLAIN_DURABLE_WRITE:
 		if (!c->tmpfs.tried)
 			open_tmpfs(c);
@@ -342,7 +312,7 @@ static struct xfer_target *removal_target(struct explain_ctx *c, enum explain_re
 		*why = alt->why;
 		return NULL;
 	}
-	return &alt->target;
+	return &alt->dest.target;
 }
 
 int explain_run(struct compare_session *s, const struct strategy_result *results, size_t n,
@@ -396,7 +366,7 @@ int explain_run(struct compare_session *s, const struct strategy_result *results
 			explain_decide(it, s->m.count, s->m.total_bytes, p ? p->create_per_s : 0,
 				       p ? p->disk_write_bps : 0, p ? p->src_open_per_s : 0,
 				       p ? p->disk_read_bps : 0);
-			if (s->agent.lost)
+			if (s->dest.agent.lost)
 				goto out;
 		}
 	}
@@ -407,5 +377,5 @@ out:
 	for (size_t i = 0; i < ex->n; i++)
 		explain_decide(&ex->items[i], s->m.count, s->m.total_bytes, p ? p->create_per_s : 0,
 			       p ? p->disk_write_bps : 0, p ? p->src_open_per_s : 0, p ? p->disk_read_bps : 0);
-	return s->agent.lost ? -1 : 0;
+	return s->dest.agent.lost ? -1 : 0;
 }
