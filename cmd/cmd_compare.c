@@ -10,7 +10,6 @@
 #include "model/verdict.h"
 #include "sample/rss.h"
 #include "environment.h"
-#include "explain_run.h"
 #include "err.h"
 #include "exitcode.h"
 #include "fsutil.h"
@@ -18,6 +17,7 @@
 #include "netaddr.h"
 #include "parallel.h"
 #include "report.h"
+#include "run/explain_run.h"
 #include "text_wrap.h"
 #include "ssh/ssh_log.h"
 #include "strategy/list.h"
@@ -985,6 +985,42 @@ static int report_results(struct compare_session *s, struct strategy_result *res
 	return code;
 }
 
+/* --explain's progress lines, on stderr. */
+static void explain_progress(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
+}
+
+/* A cleanup of one of --explain's extra destinations that failed: one line, the run goes on. */
+static void explain_cleanup_failed(void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "xfercmp: --explain: %s\n", err_msg());
+}
+
+/*
+ * --explain after the comparison: the removals of the strategies it
+ * chooses, the recommendation's first (what the report will name), into ex.
+ * Returns explain_run's.
+ */
+static int explain(struct compare_session *s, const struct strategy_result *results, size_t n,
+		   struct explain_report *ex)
+{
+	const struct compare_opts *o = &s->o;
+	/* what report_recommended reads: the recommendation the report will give */
+	const struct report rep = { .results = results, .nresults = n, .probes = o->run.probes,
+				    .what_if = o->what_if, .nwhat_if = o->nwhat_if };
+	const struct explain_setup e = {
+		.run = &o->run, .src_root = s->root, .m = &s->m, .dest = &s->dest, .list = o->explain_list,
+		.recommended = report_recommended(&rep),
+		.progress = o->verbose || (!o->quiet && isatty(2)) ? explain_progress : NULL,
+		.cleanup_failed = explain_cleanup_failed,
+	};
+
+	return explain_run(&e, results, n, ex);
+}
+
 /* Runs the n strategies of list and reports. Returns the exit code. */
 static int run_strategies(struct compare_session *s, const struct strategy **list, int n)
 {
@@ -1011,7 +1047,7 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 			/* an interrupt from here on reports the comparison and the removals that finished */
 			ex->partial = true;
 			partial_explain = ex;
-			rc = explain_run(s, results, (size_t)n, ex);
+			rc = explain(s, results, (size_t)n, ex);
 			ex->partial = false;
 		}
 	}

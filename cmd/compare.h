@@ -49,7 +49,7 @@ struct compare_opts {
 	int argc;
 	char **argv;
 	char started_at[32];
-	/* --explain[=LIST] (explain.h): rerun strategies with one resource taken away */
+	/* --explain[=LIST] (run/explain.h): rerun strategies with one resource taken away */
 	int explain;
 	const char *explain_list;	/* NULL: the recommended and the slowest (explain_choose) */
 	/* --what-if scenarios, in the order given */

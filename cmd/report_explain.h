@@ -3,10 +3,18 @@
 
 /* --explain in the terminal report and the JSON (report_explain.c). */
 
-#include "explain.h"
+#include "run/explain.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
+
+/*
+ * The one line when the causal and the model's verdicts disagree, into
+ * buf: "splice: the model says disk-bound, but taking away the network
+ * saved most (41.20 s -> 7.90 s, -81%): the causal verdict is network".
+ * Returns its length; 0 (buf "") when they agree or either has none.
+ */
+int explain_disagreement_text(const struct explain_item *it, char *buf, size_t len);
 
 /* The item explaining r, or NULL (ex may be NULL). */
 const struct explain_item *explain_find(const struct explain_report *ex, const struct strategy_result *r);

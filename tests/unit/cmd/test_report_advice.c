@@ -13,7 +13,7 @@
 #include "report_winner.c"
 #include "text_wrap.c"
 
-#include "cmd_testutil.h"
+#include "result_testutil.h"
 
 static void test_window_advice(void **state)
 {

@@ -7,9 +7,8 @@
  * has room for a removal's copy. explain.c acts on them.
  */
 
-#include "explain.h"
 #include "manifest.h"
-#include "report.h"
+#include "run/explain.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,14 +18,15 @@
 bool explain_ran_ok(const struct strategy_result *r);
 
 /*
- * Fills ex->items with the strategies to explain among r's results (which
+ * Fills ex->items with the strategies to explain among results[0..n) (which
  * must outlive ex): those named in list (comma-separated, in the
- * comparison's order), or with list NULL the one the recommendation names
- * (report_recommended) and the slowest measured that ran, once when they are
- * one. Each item's ablations are NOT_RUN, its baseline the result's time,
- * its causal verdict none.
+ * comparison's order), or with list NULL recommended (the one the
+ * recommendation names; NULL: none) and the slowest measured that ran, once
+ * when they are one. Each item's ablations are NOT_RUN, its baseline the
+ * result's time (transfer + flush of its median run), its causal verdict none.
  */
-void explain_choose(const char *list, const struct report *r, struct explain_report *ex);
+void explain_choose(const char *list, const struct strategy_result *results, size_t n,
+		    const struct strategy_result *recommended, struct explain_report *ex);
 
 /*
  * Room a copy of m needs at a destination: its bytes, a 4 KiB block a file

@@ -9,8 +9,8 @@
  * report.
  */
 #define _GNU_SOURCE
-#include "explain_run.h"
-#include "explain_plan.h"
+#include "run/explain_run.h"
+#include "run/explain_plan.h"
 
 #include "err.h"
 #include "fsutil.h"
@@ -18,10 +18,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 /* Where the "no durable write" agent makes its scratch root: tmpfs on every Linux with systemd or udev. */
 #define EXPLAIN_TMPFS_DIR "/dev/shm"
@@ -35,12 +33,26 @@ struct alt_target {
 
 /* What a removal needs: the destination the strategy runs against, and the runner's options. */
 struct explain_ctx {
-	struct compare_session *s;
+	const struct explain_setup *e;
 	struct alt_target tmpfs, loopback, cipher;
 	char cheap_cipher[64];
 	unsigned done, total;	/* runs, for the progress lines */
-	bool chatty;
 };
+
+/* One progress line, when the setup asks for them. */
+static void say(const struct explain_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct explain_ctx *c, const char *fmt, ...)
+{
+	char line[1536];
+	va_list ap;
+
+	if (!c->e->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	c->e->progress(c->e->ctx, line);
+}
 
 int explain_check_list(const char *list)
 {
@@ -90,10 +102,10 @@ static void cheapest_cipher(char *buf, size_t len)
  */
 static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 {
-	const struct compare_session *s = c->s;
+	const struct explain_setup *e = c->e;
 	const struct strategy *st = it->result->strategy;
 	bool raw = st->flags & STRATEGY_CLEARTEXT, ssh = st->flags & STRATEGY_SSH;
-	const char *cipher = s->o.run.probes ? s->o.run.probes->ssh_cipher : "";
+	const char *cipher = e->run->probes ? e->run->probes->ssh_cipher : "";
 
 	if (!explain_ran_ok(it->result)) {
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)
@@ -105,13 +117,13 @@ static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 		     "its data goes to a program on the host, not to the agent's receiver, which the null sink stands in for");
 	if (!strcmp(it->result->dest_fs, "tmpfs"))
 		skip(&it->ab[EXPLAIN_DURABLE_WRITE], "the destination is tmpfs already");
-	else if (s->o.agent)
+	else if (e->dest->o.agent)
 		skip(&it->ab[EXPLAIN_DURABLE_WRITE],
 		     "the agent was started by hand (--agent): xfercmp cannot start a second one on tmpfs there");
-	if (s->o.run.warm)
+	if (e->run->warm)
 		skip(&it->ab[EXPLAIN_SOURCE_DISK],
 		     "the source is read warm already (--warm): there is no source disk to take away");
-	if (agent_client_is_local(&s->dest.agent))
+	if (agent_client_is_local(&e->dest->agent))
 		skip(&it->ab[EXPLAIN_NETWORK],
 		     "the agent is on this machine already (loopback): there is no network to take away");
 	else if (ssh)
@@ -122,7 +134,7 @@ static void pre_skip(struct explain_ctx *c, struct explain_item *it)
 	else if (st->flags & STRATEGY_REFERENCE)
 		skip(&it->ab[EXPLAIN_CIPHER],
 		     "it runs the system's ssh, whose cipher the ssh configuration chooses, not xfercmp");
-	else if (!s->dest.target.ssh)
+	else if (!e->dest->target.ssh)
 		skip(&it->ab[EXPLAIN_CIPHER], "no SSH connection");
 	else if (cipher[0] && !strcmp(cipher, c->cheap_cipher))
 		skip(&it->ab[EXPLAIN_CIPHER], "it ran with %s, the cheapest cipher on this CPU, already",
@@ -144,30 +156,30 @@ static void alt_begin(struct alt_target *alt)
 static int alt_open(struct explain_ctx *c, struct alt_target *alt, const char *host, const char *scratch_dir,
 		    const char *ciphers)
 {
-	const struct compare_session *s = c->s;
+	const struct destination_opts *as = &c->e->dest->o;
 	const struct destination_opts o = {
-		.host = host, .ssh_config = s->o.ssh_config, .accept_new_hostkey = s->o.accept_new_hostkey,
-		.scratch_dir = scratch_dir ? scratch_dir : strcmp(host, "local") ? s->o.remote_dir : NULL,
-		.ciphers = ciphers, .agent_via_ssh = s->o.agent_via_ssh,
+		.host = host, .ssh_config = as->ssh_config, .accept_new_hostkey = as->accept_new_hostkey,
+		.scratch_dir = scratch_dir ? scratch_dir : strcmp(host, "local") ? as->scratch_dir : NULL,
+		.ciphers = ciphers, .agent_via_ssh = as->agent_via_ssh,
 	};
 
 	if (destination_open(&alt->dest, &o) < 0)
 		return -1;
-	return destination_send_manifest(&alt->dest, &s->m);
+	return destination_send_manifest(&alt->dest, c->e->m);
 }
 
 /* The tmpfs destination: an agent whose root is on /dev/shm, on the host (over SSH) or here. */
 static void open_tmpfs(struct explain_ctx *c)
 {
 	struct alt_target *alt = &c->tmpfs;
-	struct compare_session *s = c->s;
+	const char *host = c->e->dest->o.host;
 	char where[160];
 	json_object *v;
 	const char *fs;
 	uint64_t free_bytes;
 
 	alt_begin(alt);
-	if (alt_open(c, alt, s->dest.target.ssh ? s->o.host : "local", EXPLAIN_TMPFS_DIR, NULL) < 0) {
+	if (alt_open(c, alt, c->e->dest->target.ssh ? host : "local", EXPLAIN_TMPFS_DIR, NULL) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "no agent could start on %s: %s", EXPLAIN_TMPFS_DIR, err_msg());
 		return;
 	}
@@ -175,20 +187,19 @@ static void open_tmpfs(struct explain_ctx *c)
 	     json_object_get_string(v) : "";
 	if (strcmp(fs, "tmpfs")) {
 		snprintf(alt->why, sizeof(alt->why), "%s on %s is %s, not tmpfs", EXPLAIN_TMPFS_DIR,
-			 s->o.host, fs[0] ? fs : "of an unknown file system");
+			 host, fs[0] ? fs : "of an unknown file system");
 		return;
 	}
-	snprintf(where, sizeof(where), "tmpfs %s on %s", EXPLAIN_TMPFS_DIR, s->o.host);
+	snprintf(where, sizeof(where), "tmpfs %s on %s", EXPLAIN_TMPFS_DIR, host);
 	if (!destination_free_bytes(&alt->dest, &free_bytes))
 		free_bytes = 0;
-	alt->ok = explain_has_room(&s->m, free_bytes, where, alt->why, sizeof(alt->why));
+	alt->ok = explain_has_room(c->e->m, free_bytes, where, alt->why, sizeof(alt->why));
 }
 
 /* The loopback destination: an agent on this machine, its root where the scratch base is. */
 static void open_loopback(struct explain_ctx *c)
 {
 	struct alt_target *alt = &c->loopback;
-	struct compare_session *s = c->s;
 	struct statvfs sv;
 	char where[1024];
 
@@ -200,7 +211,7 @@ static void open_loopback(struct explain_ctx *c)
 	}
 	/* the source stays here too: a copy must fit beside it */
 	snprintf(where, sizeof(where), "%s on this machine", fs_scratch_base());
-	if (!explain_has_room(&s->m, (uint64_t)sv.f_bavail * sv.f_frsize, where, alt->why, sizeof(alt->why)))
+	if (!explain_has_room(c->e->m, (uint64_t)sv.f_bavail * sv.f_frsize, where, alt->why, sizeof(alt->why)))
 		return;
 	if (alt_open(c, alt, "local", NULL, NULL) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "no agent could start on this machine: %s", err_msg());
@@ -215,7 +226,7 @@ static void open_cipher(struct explain_ctx *c)
 	struct alt_target *alt = &c->cipher;
 
 	alt_begin(alt);
-	if (alt_open(c, alt, c->s->o.host, NULL, c->cheap_cipher) < 0) {
+	if (alt_open(c, alt, c->e->dest->o.host, NULL, c->cheap_cipher) < 0) {
 		snprintf(alt->why, sizeof(alt->why), "the host's sshd does not take %s: %s", c->cheap_cipher,
 			 err_msg());
 		return;
@@ -223,18 +234,11 @@ static void open_cipher(struct explain_ctx *c)
 	alt->ok = true;
 }
 
-/* One line for a cleanup of an extra destination that failed (destination_close). */
-static void alt_close_failed(void *ctx)
-{
-	(void)ctx;
-	fprintf(stderr, "xfercmp: --explain: %s\n", err_msg());
-}
-
-static void alt_close(struct alt_target *alt)
+static void alt_close(const struct explain_ctx *c, struct alt_target *alt)
 {
 	if (!alt->tried)
 		return;
-	destination_close(&alt->dest, alt_close_failed, NULL);
+	destination_close(&alt->dest, c->e->cleanup_failed, c->e->ctx);
 	alt->tried = false;
 }
 
@@ -245,13 +249,10 @@ static void run_one(struct explain_ctx *c, struct explain_item *it, enum explain
 	struct explain_ablation a = it->ab[k];
 	struct strategy_result r;
 	const struct strategy *list[1] = { it->result->strategy };
-	struct compare_session *s = c->s;
 
 	c->done++;
-	if (c->chatty)
-		fprintf(stderr, "explain %u/%u: %s without %s...\n", c->done, c->total, list[0]->name,
-			explain_removed_text(k));
-	if (runner_run(o, s->root, &s->m, t, list, 1, &r) < 0 && !r.error[0])
+	say(c, "explain %u/%u: %s without %s...", c->done, c->total, list[0]->name, explain_removed_text(k));
+	if (runner_run(o, c->e->src_root, c->e->m, t, list, 1, &r) < 0 && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "%s", err_msg());
 	if (r.status == RESULT_OK && r.runs > 0) {
 		a.status = EXPLAIN_OK;
@@ -263,12 +264,12 @@ static void run_one(struct explain_ctx *c, struct explain_item *it, enum explain
 		a.status = r.status == RESULT_SKIPPED ? EXPLAIN_SKIPPED : EXPLAIN_FAILED;
 		snprintf(a.reason, sizeof(a.reason), "%s", r.error);
 	}
-	if (c->chatty && a.status == EXPLAIN_OK)
-		fprintf(stderr, "  %s without %s: %.2f s -> %.2f s (%+.0f%%)\n", list[0]->name,
-			explain_removed_text(k), it->baseline_seconds, a.seconds, -100 * a.saved_fraction);
-	else if (c->chatty)
-		fprintf(stderr, "  %s without %s: %s: %s\n", list[0]->name, explain_removed_text(k),
-			explain_status_name(a.status), a.reason);
+	if (a.status == EXPLAIN_OK)
+		say(c, "  %s without %s: %.2f s -> %.2f s (%+.0f%%)", list[0]->name, explain_removed_text(k),
+		    it->baseline_seconds, a.seconds, -100 * a.saved_fraction);
+	else
+		say(c, "  %s without %s: %s: %s", list[0]->name, explain_removed_text(k),
+		    explain_status_name(a.status), a.reason);
 	/* whole, so an interrupt's report sees it done or not run */
 	it->ab[k] = a;
 }
@@ -279,7 +280,7 @@ static struct xfer_target *removal_target(struct explain_ctx *c, enum explain_re
 {
 	struct alt_target *alt = NULL;
 
-	*o = c->s->o.run;
+	*o = *c->e->run;
 	o->repeat = 1;
 	o->sample = false;
 	o->probes = NULL;
@@ -288,10 +289,10 @@ static struct xfer_target *removal_target(struct explain_ctx *c, enum explain_re
 	switch (k) {
 	case EXPLAIN_DEST_DISK:
 		o->null_sink = true;
-		return &c->s->dest.target;
+		return &c->e->dest->target;
 	case EXPLAIN_SOURCE_DISK:
 		o->warm = o->strategy.keep_cached = true;
-		return &c->s->dest.target;
+		return &c->e->dest->target;
 	case EXPLAIN_DURABLE_WRITE:
 		if (!c->tmpfs.tried)
 			open_tmpfs(c);
@@ -315,19 +316,23 @@ static struct xfer_target *removal_target(struct explain_ctx *c, enum explain_re
 	return &alt->dest.target;
 }
 
-int explain_run(struct compare_session *s, const struct strategy_result *results, size_t n,
+/* Decides it's causal verdict from its ablations so far, at the workload's ceilings. */
+static void decide(const struct explain_ctx *c, struct explain_item *it)
+{
+	const struct probe_results *p = c->e->run->probes;
+
+	explain_decide(it, c->e->m->count, c->e->m->total_bytes, p ? p->create_per_s : 0,
+		       p ? p->disk_write_bps : 0, p ? p->src_open_per_s : 0, p ? p->disk_read_bps : 0);
+}
+
+int explain_run(const struct explain_setup *e, const struct strategy_result *results, size_t n,
 		struct explain_report *ex)
 {
-	struct explain_ctx c = { .s = s };
-	const struct probe_results *p = s->o.run.probes;
-	/* what report_recommended reads: the recommendation the report will give */
-	const struct report rep = { .results = results, .nresults = n, .probes = p,
-				    .what_if = s->o.what_if, .nwhat_if = s->o.nwhat_if };
+	struct explain_ctx c = { .e = e };
 	double each = 0;
 
-	c.chatty = s->o.verbose || (!s->o.quiet && isatty(2));
 	cheapest_cipher(c.cheap_cipher, sizeof(c.cheap_cipher));
-	explain_choose(s->o.explain_list, &rep, ex);
+	explain_choose(e->list, results, n, e->recommended, ex);
 	for (size_t i = 0; i < ex->n; i++) {
 		pre_skip(&c, &ex->items[i]);
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)
@@ -336,9 +341,9 @@ int explain_run(struct compare_session *s, const struct strategy_result *results
 				each += ex->items[i].baseline_seconds;
 			}
 	}
-	if (c.total && c.chatty)
-		fprintf(stderr, "--explain will run %u more transfer%s of about %.0f s each (about %.0f s in all, and each removal's agent to start)\n",
-			c.total, c.total == 1 ? "" : "s", each / c.total, each);
+	if (c.total)
+		say(&c, "--explain will run %u more transfer%s of about %.0f s each (about %.0f s in all, and each removal's agent to start)",
+		    c.total, c.total == 1 ? "" : "s", each / c.total, each);
 	/* removal by removal, so each extra agent starts once */
 	for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++) {
 		for (size_t i = 0; i < ex->n; i++) {
@@ -355,7 +360,7 @@ int explain_run(struct compare_session *s, const struct strategy_result *results
 				skip(&it->ab[k], "%s", why);
 				continue;
 			}
-			if (k == EXPLAIN_SOURCE_DISK && runner_load_source_cache(s->root, &s->m) < 0) {
+			if (k == EXPLAIN_SOURCE_DISK && runner_load_source_cache(e->src_root, e->m) < 0) {
 				c.done++;
 				it->ab[k].status = EXPLAIN_FAILED;
 				snprintf(it->ab[k].reason, sizeof(it->ab[k].reason), "cannot load the source: %s", err_msg());
@@ -363,19 +368,16 @@ int explain_run(struct compare_session *s, const struct strategy_result *results
 			}
 			run_one(&c, it, (enum explain_removed)k, &o, t);
 			/* so far, for an interrupt's report */
-			explain_decide(it, s->m.count, s->m.total_bytes, p ? p->create_per_s : 0,
-				       p ? p->disk_write_bps : 0, p ? p->src_open_per_s : 0,
-				       p ? p->disk_read_bps : 0);
-			if (s->dest.agent.lost)
+			decide(&c, it);
+			if (e->dest->agent.lost)
 				goto out;
 		}
 	}
 out:
-	alt_close(&c.tmpfs);
-	alt_close(&c.loopback);
-	alt_close(&c.cipher);
+	alt_close(&c, &c.tmpfs);
+	alt_close(&c, &c.loopback);
+	alt_close(&c, &c.cipher);
 	for (size_t i = 0; i < ex->n; i++)
-		explain_decide(&ex->items[i], s->m.count, s->m.total_bytes, p ? p->create_per_s : 0,
-			       p ? p->disk_write_bps : 0, p ? p->src_open_per_s : 0, p ? p->disk_read_bps : 0);
-	return s->dest.agent.lost ? -1 : 0;
+		decide(&c, &ex->items[i]);
+	return e->dest->agent.lost ? -1 : 0;
 }

@@ -1,18 +1,16 @@
 /*
- * Unit tests for --explain's plan (cmd/explain_plan.c): by default it
- * reruns the strategy the recommendation names (report_recommended: the
- * predicted time where there is a model, the fastest measured when the two
- * fastest are within their noise) and the slowest measured, once when they
- * are one; a list names its own, in the comparison's order; a destination
- * without room for the workload is refused with what it has and what the
- * workload needs. cmd/ has no archive: the modules are built in.
+ * Unit tests for --explain's plan (transfer/run/explain_plan.c): by
+ * default it reruns the strategy the recommendation names (the caller's:
+ * report_recommended, tested in tests/unit/report/test_report_winner.c) and
+ * the slowest measured, once when they are one; a list names its own, in
+ * the comparison's order; a destination without room for the workload is
+ * refused with what it has and what the workload needs.
  */
 #include "testutil.h"
 
-#include "explain_plan.c"
-#include "report_winner.c"
+#include "run/explain_plan.h"
 
-#include "cmd_testutil.h"
+#include "result_testutil.h"
 
 /* The names ex chose, "a,b". */
 static const char *chosen(const struct explain_report *ex)
@@ -29,17 +27,16 @@ static const char *chosen(const struct explain_report *ex)
 static void test_default_is_recommended_and_slowest(void **state)
 {
 	struct strategy_result res[3] = { test_result("tar-ssh", 3.0), test_result("splice", 2.0), test_result("scp", 10.0) };
-	struct report r = { .results = res, .nresults = 3 };
 	struct explain_report ex;
 
 	(void)state;
 	memset(&ex, 0xff, sizeof(ex));
-	/* no model: the recommendation is the fastest measured */
-	explain_choose(NULL, &r, &ex);
+	/* the recommendation (the fastest measured, without a model) and the slowest */
+	explain_choose(NULL, res, 3, &res[1], &ex);
 	assert_string_equal(chosen(&ex), "splice,scp");
 	/* each item ready to run: its baseline, nothing run, no verdict yet */
 	res[1].median.flush = 0.5;
-	explain_choose(NULL, &r, &ex);
+	explain_choose(NULL, res, 3, &res[1], &ex);
 	assert_true(ex.items[0].baseline_seconds == 2.5);
 	assert_int_equal(ex.items[0].causal, RES_COUNT);
 	assert_false(ex.items[0].by_elimination);
@@ -50,63 +47,45 @@ static void test_default_is_recommended_and_slowest(void **state)
 		assert_string_equal(ex.items[1].ab[k].reason, "");
 	}
 
-	/* a strategy that failed is neither, however slow its time */
+	/* a strategy that failed is not the slowest, however slow its time */
 	res[2].status = RESULT_FAILED;
-	explain_choose(NULL, &r, &ex);
+	explain_choose(NULL, res, 3, &res[1], &ex);
 	assert_string_equal(chosen(&ex), "splice,tar-ssh");
 
-	/* nothing ran: nothing to explain */
+	/* nothing ran: no recommendation, nothing to explain */
 	res[0].status = res[1].status = RESULT_FAILED;
-	explain_choose(NULL, &r, &ex);
+	explain_choose(NULL, res, 3, NULL, &ex);
 	assert_int_equal(ex.n, 0);
 }
 
-static void test_default_follows_the_model(void **state)
+static void test_recommended_first(void **state)
 {
 	struct strategy_result res[3] = { test_result("splice", 2.0), test_result("tar-ssh", 3.0), test_result("scp", 10.0) };
-	struct probe_results probes = { 0 };
-	struct report r = { .results = res, .nresults = 3, .probes = &probes };
 	struct explain_report ex;
 
 	(void)state;
-	/* the model predicts tar-ssh faster than splice: the recommendation, and so --explain, take tar-ssh */
-	for (int i = 0; i < 3; i++)
-		res[i].have_attribution = true;
-	res[0].attribution.predicted_s = 5.0;
-	res[1].attribution.predicted_s = 2.5;
-	res[2].attribution.predicted_s = 9.0;
-	assert_ptr_equal(report_recommended(&r), &res[1]);
-	explain_choose(NULL, &r, &ex);
+	/* the model's choice, not the fastest measured: it first, then the slowest */
+	explain_choose(NULL, res, 3, &res[1], &ex);
 	assert_string_equal(chosen(&ex), "tar-ssh,scp");
 
 	/* the recommended is the slowest measured too: once */
-	r.nresults = 2;
-	explain_choose(NULL, &r, &ex);
+	explain_choose(NULL, res, 2, &res[1], &ex);
 	assert_string_equal(chosen(&ex), "tar-ssh");
-
-	/* the two fastest within their noise (--repeat): the fastest measured, as the recommendation says */
-	r.nresults = 3;
-	res[0].time = (struct stats){ .n = 3, .mean = 2.0, .sd = 0.8, .min = 1.2, .max = 3.1 };
-	res[1].time = (struct stats){ .n = 3, .mean = 3.0, .sd = 0.8, .min = 2.1, .max = 3.9 };
-	assert_ptr_equal(report_recommended(&r), &res[0]);
-	explain_choose(NULL, &r, &ex);
-	assert_string_equal(chosen(&ex), "splice,scp");
 }
 
 static void test_list(void **state)
 {
 	struct strategy_result res[3] = { test_result("splice", 2.0), test_result("tar-ssh", 3.0), test_result("scp", 10.0) };
-	struct report r = { .results = res, .nresults = 3 };
 	struct explain_report ex;
 
 	(void)state;
 	/* the comparison's order, whatever the list's; one that failed too (its removals say why not) */
 	res[2].status = RESULT_FAILED;
-	explain_choose("scp,splice", &r, &ex);
+	explain_choose("scp,splice", res, 3, &res[0], &ex);
 	assert_string_equal(chosen(&ex), "splice,scp");
 	assert_false(explain_ran_ok(ex.items[1].result));
-	/* whole names only */
-	explain_choose("spl,tar-ssh", &r, &ex);
+	/* whole names only; a list leaves the recommendation out */
+	explain_choose("spl,tar-ssh", res, 3, &res[0], &ex);
 	assert_string_equal(chosen(&ex), "tar-ssh");
 }
 
@@ -137,7 +116,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_is_recommended_and_slowest),
-		cmocka_unit_test(test_default_follows_the_model),
+		cmocka_unit_test(test_recommended_first),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_room),
 	};

@@ -3,7 +3,7 @@
  * strategies, and whether a removal's destination has room. Pure, so the
  * unit tests reach them without an agent.
  */
-#include "explain_plan.h"
+#include "run/explain_plan.h"
 
 #include "units.h"
 
@@ -13,6 +13,12 @@
 bool explain_ran_ok(const struct strategy_result *r)
 {
 	return r->status == RESULT_OK && r->runs > 0;
+}
+
+/* A result's time, as the reports give it: its median run's transfer + flush. */
+static double seconds(const struct strategy_result *r)
+{
+	return r->median.transfer + r->median.flush;
 }
 
 /* Whether name is in the comma-separated list. */
@@ -37,22 +43,22 @@ static void add(struct explain_report *ex, const struct strategy_result *res)
 		ex->items[ex->n++].result = res;
 }
 
-void explain_choose(const char *list, const struct report *r, struct explain_report *ex)
+void explain_choose(const char *list, const struct strategy_result *results, size_t n,
+		    const struct strategy_result *recommended, struct explain_report *ex)
 {
-	const struct strategy_result *recommended = NULL, *slow = NULL;
+	const struct strategy_result *slow = NULL;
 
 	ex->n = 0;
-	for (size_t i = 0; i < r->nresults; i++) {
-		const struct strategy_result *res = &r->results[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct strategy_result *res = &results[i];
 
 		if (list && in_list(list, res->strategy->name))
 			add(ex, res);
-		else if (!list && explain_ran_ok(res) && (!slow || report_seconds(res) > report_seconds(slow)))
+		else if (!list && explain_ran_ok(res) && (!slow || seconds(res) > seconds(slow)))
 			slow = res;
 	}
 	if (!list) {
 		/* what the reader is told to use is what most wants its verdict checked */
-		recommended = report_recommended(r);
 		if (recommended)
 			add(ex, recommended);
 		if (slow && slow != recommended)
@@ -62,7 +68,7 @@ void explain_choose(const char *list, const struct report *r, struct explain_rep
 		struct explain_item *it = &ex->items[i];
 		const struct strategy_result *res = it->result;
 
-		*it = (struct explain_item){ .result = res, .baseline_seconds = report_seconds(res),
+		*it = (struct explain_item){ .result = res, .baseline_seconds = seconds(res),
 					     .causal = RES_COUNT };
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)
 			it->ab[k] = (struct explain_ablation){ .removed = (enum explain_removed)k };

@@ -1,6 +1,6 @@
-/* Helpers shared by the unit tests of cmd/'s reports (header only, as testutil.h). */
-#ifndef XFERCMP_CMD_TESTUTIL_H
-#define XFERCMP_CMD_TESTUTIL_H
+/* A strategy's result as the runner fills it, for the unit tests of run/ and the reports (header only). */
+#ifndef XFERCMP_RESULT_TESTUTIL_H
+#define XFERCMP_RESULT_TESTUTIL_H
 
 #include "run/runner.h"
 #include "strategy/list.h"

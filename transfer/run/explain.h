@@ -6,7 +6,7 @@
  * resource taken away at a time, cold and checked like the rest, and the
  * report sets what each removal saved beside the model's shares, with a
  * causal verdict: the resource whose removal saved most (explain.c runs,
- * report_explain.c renders).
+ * explain_decide.c decides, the reports render: report_explain.c).
  *
  *   dest_disk      the agent's null sink (agent/null_sink.h): the stream is
  *                  parsed, counted and hashed, nothing is created or written
@@ -101,13 +101,5 @@ bool explain_ablation_verified(const struct explain_ablation *a);
  */
 void explain_decide(struct explain_item *it, uint64_t files, uint64_t bytes, double create_per_s,
 		    double write_bps, double open_per_s, double read_bps);
-
-/*
- * The one line when the causal and the model's verdicts disagree, into
- * buf: "splice: the model says disk-bound, but taking away the network
- * saved most (41.20 s -> 7.90 s, -81%): the causal verdict is network".
- * Returns its length; 0 (buf "") when they agree or either has none.
- */
-int explain_disagreement_text(const struct explain_item *it, char *buf, size_t len);
 
 #endif
