@@ -5,8 +5,8 @@
 #include "commands.h"
 #include "compare.h"
 #include "exitcode.h"
-#include "report.h"
-#include "text_wrap.h"
+#include "report/report.h"
+#include "report/text_wrap.h"
 
 #include <stdio.h>
 #include <string.h>

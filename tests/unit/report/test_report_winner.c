@@ -1,12 +1,12 @@
 /*
  * Unit tests for the strategy the recommendation names
- * (cmd/report_winner.c's report_recommended, which --explain reruns first):
+ * (cmd/report/report_winner.c's report_recommended, which --explain reruns first):
  * the least predicted time where there is a model; the fastest measured
  * without one, and when the two fastest are within their noise.
  */
 #include "testutil.h"
 
-#include "report_winner.c"
+#include "report/report.h"
 
 #include "result_testutil.h"
 

@@ -1,14 +1,14 @@
 /*
- * Unit tests for the network sweep's lines (cmd/report_sweep.c): the curve
+ * Unit tests for the network sweep's lines (cmd/report/report_sweep.c): the curve
  * and where it saturates, and, when one stream is window-limited, the line
  * that names what caps it (its send buffer, or the sysctl maximum when the
  * socket's was not read, at the round trip) against what the link carries,
  * and the sysctl to raise with its number. Nothing about the window when
- * one stream is not limited. cmd/ has no archive: the module is built in.
+ * one stream is not limited.
  */
 #include "testutil.h"
 
-#include "report_sweep.c"
+#include "report/report.h"
 
 #include <stdlib.h>
 

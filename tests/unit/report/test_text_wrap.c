@@ -1,6 +1,6 @@
 /* text_wrap: columns counted as characters, hanging indents, table rows left alone. */
 #include "testutil.h"
-#include "text_wrap.c"
+#include "report/text_wrap.h"
 
 /* The widest line of text, in characters. */
 static size_t widest(const char *text)

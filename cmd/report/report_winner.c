@@ -4,7 +4,7 @@
  * JSON's "fastest" all ask here, so they never disagree; and which one the
  * recommendation names, which --explain reruns by default.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include "model/verdict.h"
 

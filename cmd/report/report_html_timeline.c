@@ -4,7 +4,7 @@
  * kept: network bytes/s (scaled to its own peak, which the legend names),
  * disk busy and CPU busy (both 0-100%), over the run's seconds.
  */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <stdio.h>
 

@@ -1,12 +1,12 @@
 /*
- * Unit tests for the live status line (cmd/live.c): the line's fields with
- * and without a file count, the file count capped at the total, and the
- * senders' counters (common/sent_progress.c) it reads. cmd/ has no archive: the
- * module is built in.
+ * Unit tests for the live status line (cmd/report/live.c): the line's fields
+ * with and without a file count, the file count capped at the total, and
+ * the senders' counters (common/sent_progress.c) it reads.
  */
 #include "testutil.h"
 
-#include "live.c"
+#include "report/live.h"
+#include "sent_progress.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * On a 2-core machine the sender's CPU is the receiver's too, so a strategy
  * that is fast but burns both cores is shown as such.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdio.h>
 

@@ -1,17 +1,13 @@
 /*
- * Unit tests for the closing advice (cmd/report_advice.c) where one stream
+ * Unit tests for the closing advice (cmd/report/report_advice.c) where one stream
  * is window-limited: the recommendation goes on to say what caps one
  * stream, how many streams the link wants, and the sysctl to raise to what;
- * not a word of it when one stream fills the link. cmd/ has no archive: the
- * module and those it asks are built in.
+ * not a word of it when one stream fills the link.
  */
 #include "testutil.h"
 
-#include "report_advice.c"
-#include "report_real_tool.c"
-#include "report_sweep.c"
-#include "report_winner.c"
-#include "text_wrap.c"
+#include "report/report.h"
+#include "report/text_wrap.h"
 
 #include "result_testutil.h"
 

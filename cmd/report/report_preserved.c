@@ -1,5 +1,5 @@
 /* What a tree holds beyond its files, and what each strategy kept of it. */
-#include "report.h"
+#include "report/report.h"
 
 #include "verify.h"
 

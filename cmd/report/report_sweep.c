@@ -2,7 +2,7 @@
  * The network sweep in the terminal report: the curve, the saturation point,
  * and what limits one stream when its window does (net_sweep.h).
  */
-#include "report.h"
+#include "report/report.h"
 
 #include "probe/net_sweep.h"
 #include "stream/sockbuf_plan.h"

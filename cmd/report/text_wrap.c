@@ -1,5 +1,5 @@
 /* Wrapping text at a column count (text_wrap.h). */
-#include "text_wrap.h"
+#include "report/text_wrap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 
 /* The pieces of the --html page (report_html.c), shared by its files. */
 
-#include "report.h"
+#include "report/report.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* The live status line (live.h). */
-#include "live.h"
+#include "report/live.h"
 
 #include "clock.h"
 #include "err.h"

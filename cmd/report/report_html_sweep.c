@@ -3,7 +3,7 @@
  * rate at each stream count, the saturation point marked, and, when one
  * stream is window-limited, its window's rate as a dashed line.
  */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #define CHART_W 360
 #define CHART_H 140

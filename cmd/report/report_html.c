@@ -3,7 +3,7 @@
  * nothing fetched) with a chart of time per strategy split into the shares
  * of network, disk, metadata, cpu and other, and the tables beside it.
  */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include "err.h"
 #include "units.h"

@@ -1,8 +1,8 @@
 /* The terminal table: one row per strategy, fastest first marked; every line fits TEXT_WIDTH. */
-#include "report.h"
-#include "report_explain.h"
+#include "report/report.h"
+#include "report/report_explain.h"
 
-#include "text_wrap.h"
+#include "report/text_wrap.h"
 #include "units.h"
 
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * away (explain_model_share) beside the share the removal measured saving,
  * then the causal verdict and, when they differ, the disagreement line.
  */
-#include "report_explain.h"
-#include "report_html.h"
+#include "report/report_explain.h"
+#include "report/report_html.h"
 
 #include <stdio.h>
 

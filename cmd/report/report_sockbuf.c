@@ -5,7 +5,7 @@
  * kept it short of the bandwidth-delay product, which sysctl to raise and
  * to what (stream/sockbuf_plan.h).
  */
-#include "report.h"
+#include "report/report.h"
 
 #include "stream/sockbuf_plan.h"
 

@@ -4,7 +4,7 @@
  * for "not measured" made null. One table of the renames: README's "JSON
  * schema" lists the same.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include "err.h"
 

@@ -3,8 +3,8 @@
  * rates named by their unit, null for what was not measured. Fields are added
  * by later versions; schema 1's names are read by report_json_upgrade.
  */
-#include "report.h"
-#include "report_explain.h"
+#include "report/report.h"
+#include "report/report_explain.h"
 
 #include "err.h"
 #include "version.h"

@@ -6,7 +6,7 @@
  * that every reader skips (a "#" line is a row to most of them), a column
  * it has (report.h).
  */
-#include "report.h"
+#include "report/report.h"
 
 #include "err.h"
 

@@ -1,14 +1,15 @@
 /*
- * Unit tests for --explain's verdict and lines (cmd/report_explain.c): the
+ * Unit tests for --explain's verdict and lines (cmd/report/report_explain.c,
+ * and run/explain_decide.c's verdict they render): the
  * causal verdict is the removal that saved most beyond EXPLAIN_NOISE, a
  * destination removal reads disk or metadata by the workload's files and
  * bytes at their ceilings, the disagreement line appears only when the
  * model's verdict differs, and neither the JSON nor the table calls a
- * null-sink run verified, whatever its flag says. cmd/ has no archive: the module is built in.
+ * null-sink run verified, whatever its flag says.
  */
 #include "testutil.h"
 
-#include "report_explain.c"
+#include "report/report_explain.h"
 
 #include "strategy/list.h"
 

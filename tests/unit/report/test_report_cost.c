@@ -1,12 +1,11 @@
 /*
- * Unit tests for what a strategy cost (cmd/report_cost.c): CPU seconds per
+ * Unit tests for what a strategy cost (cmd/report/report_cost.c): CPU seconds per
  * GiB on each end from the median run's samples, the peaks, null in the
- * JSON for whatever was not measured, and the table's line. cmd/ has no
- * archive: the module is built in.
+ * JSON for whatever was not measured, and the table's line.
  */
 #include "testutil.h"
 
-#include "report_cost.c"
+#include "report/report.h"
 
 #include "strategy/list.h"
 

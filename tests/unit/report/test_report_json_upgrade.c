@@ -1,6 +1,6 @@
 /* report_json_upgrade: a schema-1 report read as schema 2 (renames, scales, nulls). */
 #include "testutil.h"
-#include "report_json_upgrade.c"
+#include "report/report.h"
 
 #include <math.h>
 

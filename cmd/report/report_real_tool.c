@@ -4,7 +4,7 @@
  * this link and data, its command line and its measured time, so that a
  * person who cannot run xfercmp's agent on the host knows what to run.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdio.h>
 #include <string.h>

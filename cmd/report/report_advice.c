@@ -3,11 +3,11 @@
  * as report_recommended chooses it, the real command that does the same,
  * and whether compression would pay.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include "stream/sockbuf_plan.h"
 #include "model/verdict.h"
-#include "text_wrap.h"
+#include "report/text_wrap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "environment.h"
+#include "run/environment.h"
 
 #include "fsutil.h"
 #include "parallel.h"

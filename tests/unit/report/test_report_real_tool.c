@@ -1,13 +1,12 @@
 /*
- * Unit tests for the recommendation's real tool (cmd/report_real_tool.c):
+ * Unit tests for the recommendation's real tool (cmd/report/report_real_tool.c):
  * named only when parallel wins and a parallel reference tool ran and
  * verified; the faster of real-fpsync and real-rclone, with its command
- * line at -P and its time. cmd/ has no archive: the module is built in.
+ * line at -P and its time.
  */
 #include "testutil.h"
 
-#include "report_real_tool.c"
-#include "report_winner.c"
+#include "report/report.h"
 
 #include "strategy/list.h"
 

@@ -3,7 +3,7 @@
  * each explained result's JSON. The runs and the causal verdict are
  * transfer/run's (explain.c, explain_decide.c).
  */
-#include "report_explain.h"
+#include "report/report_explain.h"
 
 #include "model/attribution.h"
 #include "units.h"
