@@ -54,7 +54,8 @@ LIB_SRC := $(foreach r,$(LAYERS),$(wildcard $(r)/*.c))
 # (their reports are the cmd/report layer's archive)
 CMD_SRC := $(wildcard cmd/*.c)
 # the agent alone: `xfercmp serve` without the client commands
-AGENT_OBJ := $(BUILD)/obj/cmd/agent/main.o $(BUILD)/obj/cmd/cmd_serve.o $(BUILD)/obj/cmd/cmd_errors.o
+AGENT_OBJ := $(BUILD)/obj/cmd/agent/main.o $(BUILD)/obj/cmd/cmd_serve.o $(BUILD)/obj/cmd/cmd_errors.o \
+	$(BUILD)/obj/cmd/cli.o
 AGENT_ARCHIVES := $(foreach r,$(call layers_down,$(AGENT_LAYERS)),$(call layer_lib,$(r)))
 # AGENT_BIN and AGENT_EXTRA_OBJ let tests/checks/agent_boundary.t link the agent
 # with one more object and see which calls the boundary refuses.

@@ -8,30 +8,30 @@
 #include "exitcode.h"
 #include "report/report_diff.h"
 
-#include <getopt.h>
+#include "cli.h"
 #include <stdio.h>
 
-static const char diff_help[] =
-	"usage: xfercmp diff A.json B.json\n"
-	"Compares two --json reports: per strategy, the time in A and in B, the change,\n"
-	"and whether it is beyond the runs' noise (Welch's t-test on --repeat runs, or\n"
-	"ranges that do not overlap); then the ceilings that changed by more than 10%.\n"
-	"Exit 0 when both files were read, 1 when one cannot be, 2 usage error.\n\n"
-	"  -h, --help           this text\n";
+static const struct cli_option diff_options[] = {
+	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
+	CLI_END,
+};
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_parser p;
 	json_object *a, *b;
 	int opt;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	cli_parser_init(&p, diff_options);
+	while ((opt = cli_next(&p, argc, argv)) != -1) {
 		if (opt == 'h') {
-			fputs(diff_help, stdout);
+			fputs("usage: xfercmp diff A.json B.json\n"
+			      "Compares two --json reports: per strategy, the time in A and in B, the change,\n"
+			      "and whether it is beyond the runs' noise (Welch's t-test on --repeat runs, or\n"
+			      "ranges that do not overlap); then the ceilings that changed by more than 10%.\n"
+			      "Exit 0 when both files were read, 1 when one cannot be, 2 usage error.\n\n",
+			      stdout);
+			cli_help(stdout, diff_options, 23);
 			return EXIT_OK;
 		}
 		return cmd_usage_error("diff", "unknown option '%s'", argv[optind - 1]);

@@ -74,6 +74,15 @@ struct compare_session {
 int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only);
 
 /*
+ * -P auto, once the network probe swept (p may be NULL: --no-probes): the
+ * sweep's saturation (net_sweep_auto) between one stream a core (more for
+ * large files' ranges) and 8 a core (at most 16), no more than m's files and
+ * large-file ranges; sets o->run.strategy.streams, p's streams and
+ * o->streams_why. With -P N, only the why and p's streams.
+ */
+void compare_choose_streams(struct compare_opts *o, const struct manifest *m, struct probe_results *p);
+
+/*
  * Sets up s after compare_parse filled s->o: watches for an interrupt
  * (which also stops what the n strategies of list run, through their
  * stop), connects to the agent, makes the source and sends its manifest,
