@@ -113,7 +113,8 @@ static int open_destination(struct compare_opts *o, struct destination *d)
 	const struct destination_opts dopts = {
 		.host = o->host, .agent = o->agent, .token_file = o->token_file,
 		.ssh_config = o->ssh_config, .accept_new_hostkey = o->accept_new_hostkey,
-		.scratch_dir = o->remote_dir, .agent_via_ssh = o->agent_via_ssh,
+		/* --remote-dir is the host's: an agent launched here keeps its default */
+		.scratch_dir = strcmp(o->host, "local") ? o->remote_dir : NULL, .agent_via_ssh = o->agent_via_ssh,
 	};
 	int rc;
 
