@@ -71,7 +71,6 @@ struct compare_session {
 	struct probe_results probes;	/* o.run.probes points here once measured */
 	const char *root;		/* the source tree */
 	char temp_source[PATH_MAX];	/* the temporary source, if we made one ("" if not) */
-	const struct strategy *const *list;	/* the strategies to run (NULL: probe) */
 };
 
 /*

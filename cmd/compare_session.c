@@ -187,7 +187,6 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	destination_init(&s->dest);
 	s->root = NULL;
 	s->temp_source[0] = '\0';
-	s->list = list;
 	manifest_init(&s->m);
 	/* libssh's own log: to stderr only with -v (transfer/ssh/ssh_log.h) */
 	ssh_log_route(o->verbose);
