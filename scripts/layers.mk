@@ -3,7 +3,7 @@
 # the Makefile (link order) and by scripts/check-layers.sh (includes and
 # symbols). Why this order: README.md, "Layout".
 LAYERS := common workloads transfer/sample transfer/stream transfer/ssh transfer/agent \
-	transfer/client transfer/probe transfer/strategy transfer/model transfer/run
+	transfer/client transfer/probe transfer/strategy transfer/model transfer/run cmd/report
 
 USES_common :=
 USES_workloads := common
@@ -23,6 +23,10 @@ USES_transfer/model := transfer/strategy transfer/probe transfer/stream transfer
 # the runner and the comparison session: runs strategies, asks the model
 USES_transfer/run := transfer/model transfer/strategy transfer/probe transfer/client transfer/ssh \
 	transfer/stream transfer/sample workloads common
+# the renderers: table, JSON, HTML, CSV/Markdown, diff, the live status line; they show
+# what the layers below measured and decided. cmd/ above them only parses and wires.
+USES_cmd/report := transfer/run transfer/model transfer/strategy transfer/probe transfer/client \
+	transfer/ssh transfer/stream transfer/sample workloads common
 
 # what the static agent links (it must not use ssh, client or any layer above)
 AGENT_LAYERS := transfer/agent transfer/stream transfer/sample workloads common

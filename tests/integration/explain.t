@@ -109,7 +109,7 @@ ok $? "network: the loopback run verified"
 check "testbed unshaped" "$tb" up
 ensure_testbed "disk case"
 json="$tmp/disk.json"
-# --disk-probe-size 2G: the durable-write ceiling at the file's own size, as the README
+# --disk-probe-size 2G: the durable-write ceiling at the file's own size, as docs/MODEL.md
 # says to measure a large file's. With the 1 s budget alone the probe wrote less and read
 # 12% slower than the run went (2 GiB in 1.43 s, at the ceiling 1.6 s; a fresh-clone run
 # of 2026-12-04): the model set the disk aside as understated and named the network.

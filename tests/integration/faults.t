@@ -7,7 +7,7 @@
 # to `xfercmp serve` and say nothing. In every case the client ends within a
 # bound with one clear line and nothing is left running or on disk.
 #
-# Bounds (README, "When things go wrong"): a lost peer is noticed within
+# Bounds (docs/ERRORS.md): a lost peer is noticed within
 # NET_PEER_TIMEOUT_S = 15 s (common/netutil.h), so the client must end within
 # 60 s of a cut and the agent, link or no link, within 60 s; a connection that
 # has not said hello is closed after 5 s (AGENT_HELLO_TIMEOUT_MS).

@@ -127,7 +127,7 @@ leftovers() {
 }
 
 all="symlinks,hardlinks,empty_dirs,modes,mtimes"
-# What each strategy keeps of the fixture: see README.md's "What a tree may hold".
+# What each strategy keeps of the fixture: see docs/USAGE.md's "What a tree may hold".
 # scp -r (and so our model) keeps empty directories, and modes here (no file has a
 # bit the host's umask clears), no links (a link to a file arrives as a copy), no
 # hard links (each name its own file), no mtimes; scp -O cannot carry the name

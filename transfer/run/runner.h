@@ -107,7 +107,7 @@ struct runner_opts {
 	bool user_tree;
 	bool allow_cleartext;
 	/*
-	 * --explain's "no destination disk" run (cmd/explain.c): the agent's
+	 * --explain's "no destination disk" run (run/explain.c): the agent's
 	 * receives go to its null sink (agent/null_sink.h). Such a run is never
 	 * verified (nothing is kept): its result is RESULT_OK with verified
 	 * false and stream_checked true when the files and bytes the sink

@@ -61,10 +61,12 @@
  *     tests/unit/strategy/test_strategy.c checks the table (names, models).
  *
  *  6. Add its row to README.md's "Strategies" table (name, what it models,
- *     how), or name it among the reference strategies there.
+ *     how), or name it among the reference strategies there (and in
+ *     docs/USAGE.md); its row in docs/USAGE.md's "What a tree may hold".
  */
 
 #include "client/agent_client.h"
+#include "client/xfer_target.h"
 #include "manifest.h"
 #include "verify.h"
 #include "stream/sockbuf_plan.h"
@@ -231,17 +233,6 @@ struct stream_sizing {
 	bool sized;			/* the path was known and the stream opened */
 	struct sockbuf_plan send;	/* the sender's plan, on this machine's sysctls */
 	double sndbuf_bytes;		/* SO_SNDBUF the kernel reported once the stream had sent all */
-};
-
-/* Where the data goes: the agent always; SSH when a HOST was given. */
-struct xfer_target {
-	struct agent_client *agent;
-	struct ssh_target *ssh;	/* NULL without SSH */
-	const char *label;	/* the host as the user named it */
-	const char *ssh_config;	/* -F FILE; NULL: ssh's default */
-	int accept_new_hostkey;	/* --accept-new-hostkey */
-	/* the tree to move, for an `available` that depends on it; set by the runner */
-	const struct manifest *manifest;
 };
 
 /* One run of one strategy: what it is given and what it reports back. */
