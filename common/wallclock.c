@@ -13,6 +13,6 @@ char *wallclock_now(char *buf, size_t len)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03ldZ", day, ts.tv_nsec / 1000000);
+	snprintf(buf, len, "%s.%06ldZ", day, ts.tv_nsec / 1000);
 	return buf;
 }

@@ -3,8 +3,8 @@
 
 /*
  * The time of day, for records that say when something happened (a
- * forecast made, a run started): RFC 3339 in UTC with milliseconds,
- * "2026-12-06T09:41:07.123Z", so two moments a few milliseconds apart
+ * forecast made, a run started): RFC 3339 in UTC with microseconds,
+ * "2026-12-06T09:41:07.123456Z", so two moments a few microseconds apart
  * still compare in order, as text too. Durations use clock.h, never this.
  */
 

@@ -123,9 +123,9 @@ check_grep "diff of two schema-1 reports: the network in bits under its schema-2
 	"^  network_1_stream_bits_per_s +2\.286e\+09 → 1\.143e\+09 +-50%" "$run_out"
 ! grep -q "network_bps" <<<"$run_out"
 ok $? "and not under its schema-1 name"
-printf '{"schema": 3, "results": []}\n' >"$work/v3.json"
-check_rc 1 "diff of a schema-3 report fails" "$xf" diff "$fixture1" "$work/v3.json"
-check_grep "naming the file and the schemas it reads" "'$work/v3.json' is schema 3; this xfercmp reads schemas 1 to 2" "$LAST_OUT"
+printf '{"schema": 4, "results": []}\n' >"$work/v4.json"
+check_rc 1 "diff of a schema-4 report fails" "$xf" diff "$fixture1" "$work/v4.json"
+check_grep "naming the file and the schemas it reads" "'$work/v4.json' is schema 4; this xfercmp reads schemas 1 to 3" "$LAST_OUT"
 
 # ---------------------------------------------------------------- the testbed
 testbed_part "testbed run" "testbed JSON validates" "network ceilings in bits"

@@ -256,6 +256,9 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	if (o->sample)
 		measure_start(&meas, t->agent, src_root, run.job);
 	t->agent->null_sink = o->null_sink;
+	/* the first run's first byte: the moment its forecast must precede */
+	if (!r->started_at[0])
+		wallclock_now(r->started_at, sizeof(r->started_at));
 	t0 = clock_now();
 	rc = s->run(&run);
 	t1 = clock_now();
@@ -418,8 +421,6 @@ static int run_strategy(struct run_all *all, const struct strategy *s, struct st
 		if (o->progress)
 			o->progress(o->progress_ctx, s, k + 1, all->repeat, NULL);
 		err_clear();
-		if (k == 0)
-			wallclock_now(r->started_at, sizeof(r->started_at));
 		all->samples[done].index = done;
 		memset(&all->measured[done], 0, sizeof(all->measured[done]));
 		rc = run_once(o, all->src_root, all->m, all->target, s, r, &all->samples[done],
