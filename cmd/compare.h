@@ -11,6 +11,7 @@
 
 #include "client/destination.h"
 #include "run/explain.h"
+#include "model/what_if.h"
 #include "run/runner.h"
 #include "manifest.h"
 #include "probe/probes.h"
@@ -23,7 +24,7 @@
 #include <stdint.h>
 
 /* The most --what-if scenarios one run answers. */
-#define COMPARE_WHAT_IF_MAX 8
+#define COMPARE_WHAT_IF_MAX RUNNER_WHAT_IF_MAX
 /* The most strategies one run compares. */
 #define COMPARE_MAX_STRATEGIES 32
 

@@ -116,7 +116,7 @@ static const struct cli_option compare_options[] = {
 	CLI_OPTION("what-if", OPT_WHAT_IF, required_argument, "SCENARIO",
 	  "also predict each strategy on another link, e.g.\n"
 	  "rate=1gbit,rtt=20ms (repeat it, or separate with ';')"),
-	CLI_OPTION("no-probes", OPT_NO_PROBES, no_argument, NULL, "skip the probes (no ceilings, no attribution)"),
+	CLI_OPTION("no-probes", OPT_NO_PROBES, no_argument, NULL, "skip the probes (no ceilings, no forecast, no accounting)"),
 	CLI_OPTION("explain", OPT_EXPLAIN, optional_argument, "[=LIST]",
 	  "then rerun LIST (default: the recommended and the slowest) with\n"
 	  "one resource taken away at a time (destination disk, durable\n"
@@ -282,7 +282,7 @@ static int parse_what_if(struct compare_opts *o, const char *arg)
 	for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
 		if (o->nwhat_if == COMPARE_WHAT_IF_MAX)
 			return cmd_usage_error(NULL, "--what-if: at most %d scenarios", COMPARE_WHAT_IF_MAX);
-		if (attribution_parse_what_if(one, &o->what_if[o->nwhat_if]) < 0)
+		if (what_if_parse(one, &o->what_if[o->nwhat_if]) < 0)
 			return cmd_usage_error(NULL, "--what-if: %s", err_msg());
 		o->nwhat_if++;
 	}

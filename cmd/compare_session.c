@@ -11,7 +11,7 @@
 #include "exitcode.h"
 #include "fsutil.h"
 #include "generate.h"
-#include "model/verdict.h"
+#include "model/forecast.h"
 #include "parallel.h"
 #include "ssh/ssh_log.h"
 #include "strategy/list.h"
@@ -171,12 +171,14 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	/* a single raw stream sizes its buffers for the swept link over this round trip */
 	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
 	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
-	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
+	forecast_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	plan.one_disk = probe_one_disk(s->root, s->dest.agent.info);
+	plan.agent_info = s->dest.agent.info;
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
-	o->run.probe_seconds = o->probe_seconds;
+	o->run.what_if = o->what_if;
+	o->run.nwhat_if = o->nwhat_if;
 	return 0;
 }
 

@@ -404,6 +404,9 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 			json_object_object_add(o, "files", json_object_new_int64((int64_t)files[i]));
 			json_object_object_add(o, "seconds", json_object_new_double(secs));
 			json_object_object_add(o, "per_s", json_object_new_double(secs > 0 ? (double)files[i] / secs : 0));
+			/* the creates alone, their flush left out: what a transfer pays while it runs */
+			json_object_object_add(o, "made_per_s",
+					       json_object_new_double(took[i] > 0 ? (double)files[i] / took[i] : 0));
 			/* each create's CPU (its write and close too), the syncfs left out */
 			json_object_object_add(o, "cpu_seconds",
 					       json_object_new_double(files[i] ? cpu[i] / (double)files[i] : 0));

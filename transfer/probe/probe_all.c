@@ -30,6 +30,7 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
 		   void (*progress)(void *ctx, const char *what), void *ctx)
 {
+	probe_hosts(plan->agent_info, plan->one_disk, r);
 	if (progress)
 		progress(ctx, "destination disk and metadata");
 	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, &plan->creates, r) < 0)
