@@ -231,6 +231,7 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 	char e[512];
 	pid_t children[SSH_PROXY_MAX_CHILDREN];
 	size_t nchildren;
+	enum ssh_hostkey_policy policy;
 	int rc;
 
 	*out = NULL;
@@ -270,7 +271,10 @@ int ssh_conn_open(const struct ssh_conn_opts *o, ssh_session *out)
 	}
 	/* The user is known for sure only now: libssh fills in the local one while connecting. */
 	names_fill(s, &t, &nm);
-	if (ssh_hostkey_check(s, o->accept_new_hostkey, &nm) < 0 || ssh_auth_publickey(s, &nm) < 0)
+	/* the config's StrictHostKeyChecking, unless --accept-new-hostkey */
+	policy = ssh_hostkey_policy(o->accept_new_hostkey,
+				    nm.resolved ? nm.resolved->strict_host_key_checking : NULL);
+	if (ssh_hostkey_check(s, policy, &nm) < 0 || ssh_auth_publickey(s, &nm) < 0)
 		goto fail;
 	/* See ssh_conn.h: no timeout on blocking calls from here on. */
 	if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &zero) < 0 ||

@@ -38,13 +38,33 @@ static inline const char *ssh_error_text(ssh_session s, char *buf, size_t len)
 }
 
 /*
- * Checks the connected session's host key against the known_hosts files
- * (under nm->host_key_alias when set). A changed key, or one of another type
- * than the known one, is an error; an unknown host is an error unless
- * accept_new, which adds its key to the user's known_hosts file.
- * Returns 0, or -1 (error set, naming the host and what to do).
+ * What to do with a host key that is not the known one, as OpenSSH's
+ * StrictHostKeyChecking says. A changed key, or one of another type than
+ * the known one, is refused under every policy but NO.
  */
-int ssh_hostkey_check(ssh_session s, int accept_new, const struct conn_names *nm);
+enum ssh_hostkey_policy {
+	SSH_HOSTKEY_ASK,	/* OpenSSH's default; nobody to ask here: an unknown host is refused */
+	SSH_HOSTKEY_YES,	/* an unknown host is refused */
+	SSH_HOSTKEY_ACCEPT_NEW,	/* an unknown host's key is added to known_hosts */
+	SSH_HOSTKEY_NO,		/* added too, and a changed key goes on, each with a warning */
+};
+
+/*
+ * The policy in force: --accept-new-hostkey (accept_new) wins, as ssh's -o
+ * does over the config; else the config's value as ssh -G prints it ("ask",
+ * "true", "false", "accept-new"); "" or NULL (not known: libssh read the
+ * config) is ASK.
+ */
+enum ssh_hostkey_policy ssh_hostkey_policy(int accept_new, const char *config_value);
+
+/*
+ * Checks the connected session's host key against the known_hosts files
+ * (under nm->host_key_alias when set), applying policy (above). A key
+ * added to the user's known_hosts file is said in a warning, as ssh says
+ * "Permanently added". Returns 0, or -1 (error set: one line naming the
+ * host, the file and what to do).
+ */
+int ssh_hostkey_check(ssh_session s, enum ssh_hostkey_policy policy, const struct conn_names *nm);
 
 /*
  * Authenticates the connected session by public key: the agent, the

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "ssh/ssh_conn_parts.h"
+#include "ssh/ssh_log.h"
 
 #include "err.h"
 
@@ -79,7 +80,7 @@ static enum ssh_known_hosts_e known_by_alias(ssh_session s, const char *file, co
 	return k;
 }
 
-/* --accept-new-hostkey under a HostKeyAlias: "ALIAS TYPE BASE64" appended to file. */
+/* A new host under a HostKeyAlias: "ALIAS TYPE BASE64" appended to file. */
 static int add_known_by_alias(ssh_session s, const char *file, const char *alias)
 {
 	ssh_key server = NULL;
@@ -97,7 +98,62 @@ static int add_known_by_alias(ssh_session s, const char *file, const char *alias
 	return rc;
 }
 
-int ssh_hostkey_check(ssh_session s, int accept_new, const struct conn_names *nm)
+enum ssh_hostkey_policy ssh_hostkey_policy(int accept_new, const char *config_value)
+{
+	if (accept_new)
+		return SSH_HOSTKEY_ACCEPT_NEW;
+	if (!config_value)
+		return SSH_HOSTKEY_ASK;
+	if (!strcmp(config_value, "accept-new"))
+		return SSH_HOSTKEY_ACCEPT_NEW;
+	if (!strcmp(config_value, "true") || !strcmp(config_value, "yes"))
+		return SSH_HOSTKEY_YES;
+	if (!strcmp(config_value, "false") || !strcmp(config_value, "no") ||
+	    !strcmp(config_value, "off"))
+		return SSH_HOSTKEY_NO;
+	return SSH_HOSTKEY_ASK;
+}
+
+/* The server's key type, e.g. "ssh-ed25519"; "unknown" when libssh has none. */
+static const char *server_key_type(ssh_session s, char *buf, size_t len)
+{
+	ssh_key server = NULL;
+
+	snprintf(buf, len, "unknown");
+	if (ssh_get_server_publickey(s, &server) == SSH_OK)
+		snprintf(buf, len, "%s", ssh_key_type_to_char(ssh_key_type(server)));
+	ssh_key_free(server);
+	return buf;
+}
+
+/* A host not in known_hosts, under policy: refused, or its key added to file. */
+static int unknown_host(ssh_session s, enum ssh_hostkey_policy policy, const struct conn_names *nm,
+			const char *file)
+{
+	char e[512], type[64];
+
+	if (policy == SSH_HOSTKEY_YES)
+		return err_set("host key for %s is not known (no entry for '%s' in %s) and the ssh "
+			       "config's StrictHostKeyChecking yes refuses unknown hosts; connect once "
+			       "with ssh to check it, or pass --accept-new-hostkey",
+			       nm->where, nm->known, file);
+	if (policy == SSH_HOSTKEY_ASK)
+		return err_set("host key for %s is not known (no entry for '%s' in %s) and xfercmp "
+			       "cannot ask (StrictHostKeyChecking ask); connect once with ssh to check "
+			       "it, set StrictHostKeyChecking accept-new, or pass --accept-new-hostkey",
+			       nm->where, nm->known, file);
+	if (nm->host_key_alias[0] ? add_known_by_alias(s, file, nm->known) < 0
+				  : ssh_session_update_known_hosts(s) != SSH_OK)
+		return err_set("cannot add the host key for %s to %s: %s", nm->where, file,
+			       ssh_error_text(s, e, sizeof(e)));
+	/* once: every session of a run to a host with no known_hosts would add it */
+	ssh_log_warn_once("added the %s host key of %s to %s as '%s'%s",
+			  server_key_type(s, type, sizeof(type)), nm->where, file, nm->known,
+			  policy == SSH_HOSTKEY_NO ? " (StrictHostKeyChecking no: not checked)" : "");
+	return 0;
+}
+
+int ssh_hostkey_check(ssh_session s, enum ssh_hostkey_policy policy, const struct conn_names *nm)
 {
 	char file[1024], at[1100], e[512];
 	char *v = NULL;
@@ -122,6 +178,16 @@ int ssh_hostkey_check(ssh_session s, int accept_new, const struct conn_names *nm
 			snprintf(file, sizeof(file), "%s", GLOBAL_KNOWN_HOSTS);
 			snprintf(at, sizeof(at), "%s line %lu", file, line);
 		}
+		/* as ssh goes on: only public keys are offered, and a key signs this session alone */
+		if (policy == SSH_HOSTKEY_NO) {
+			ssh_log_warn_once("host key for %s %s the one recorded in %s; the ssh config's "
+					  "StrictHostKeyChecking no goes on: someone may be intercepting "
+					  "the connection",
+					  nm->where, k == SSH_KNOWN_HOSTS_CHANGED ? "does not match"
+										  : "is of another type than",
+					  at);
+			return 0;
+		}
 		return err_set("host key for %s %s the one recorded in %s: someone may be intercepting "
 			       "the connection, or the host was reinstalled; remove the old key with "
 			       "ssh-keygen -R %s -f %s if the change is expected",
@@ -131,15 +197,7 @@ int ssh_hostkey_check(ssh_session s, int accept_new, const struct conn_names *nm
 			       at, nm->known, file);
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
 	case SSH_KNOWN_HOSTS_UNKNOWN:
-		if (!accept_new)
-			return err_set("host key for %s is not known (no entry for '%s' in %s); connect "
-				       "once with ssh to check it, or pass --accept-new-hostkey",
-				       nm->where, nm->known, file);
-		if (nm->host_key_alias[0] ? add_known_by_alias(s, file, nm->known) < 0
-					  : ssh_session_update_known_hosts(s) != SSH_OK)
-			return err_set("cannot add the host key for %s to %s: %s", nm->where, file,
-				       ssh_error_text(s, e, sizeof(e)));
-		return 0;
+		return unknown_host(s, policy, nm, file);
 	case SSH_KNOWN_HOSTS_ERROR:
 	default:
 		return err_set("cannot check the host key for %s against %s: %s", nm->where, file,
