@@ -339,10 +339,25 @@ static void skip_rest(const struct strategy *const *list, size_t i, size_t n,
 	}
 }
 
+/* r's wire bytes for the report, and how they were measured (runner.h). */
+static void wire_of(struct strategy_result *r)
+{
+	if (r->sent.wire_bytes > 0) {
+		r->wire_bytes = r->sent.wire_bytes;
+		r->wire_source = WIRE_SENDER;
+	} else if (r->have_local && r->local.has_net) {
+		r->wire_bytes = r->local.net_tx_bytes;
+		r->wire_source = WIRE_LINK;
+	} else {
+		r->wire_bytes = 0;
+		r->wire_source = WIRE_UNMEASURED;
+	}
+}
+
 /*
  * r's figures from its `done` (>= 1) verified runs: every run's time in run
  * order and their statistics, the median run's times and samples, min and
- * max, the verdict. Sorts samples.
+ * max, the wire bytes, the verdict. Sorts samples.
  */
 static void summarize(struct strategy_result *r, struct run_sample *samples, unsigned done,
 		      const struct run_samples *measured, const struct forecast_input *in,
@@ -359,6 +374,7 @@ static void summarize(struct strategy_result *r, struct run_sample *samples, uns
 	r->local = measured[r->median.index].local;
 	r->have_remote = measured[r->median.index].have_remote;
 	r->remote = measured[r->median.index].remote;
+	wire_of(r);
 	if (in->probes) {
 		struct run_record rec;
 
