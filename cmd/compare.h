@@ -50,7 +50,7 @@ struct compare_opts {
 	struct runner_opts run;
 	int streams_auto;	/* -P auto (the default): run.strategy.streams chosen after the network probe */
 	char streams_why[256];	/* how the streams were chosen, for the report */
-	int verbose;
+	int verbose;		/* how many -v: 1 progress off a tty, 2 libssh too, 3 its protocol */
 	int quiet;		/* -q: no progress at all */
 	/* for the record in the reports: the command line and when it started (RFC 3339, UTC) */
 	int argc;

@@ -71,8 +71,9 @@ static const struct cli_option probe_budget_options[] = {
 
 static const struct cli_option common_options[] = {
 	CLI_OPTION("verbose", 'v', no_argument, NULL,
-	  "progress on stderr even when it is not a terminal, and\n"
-	  "libssh's warnings (\"libssh: ...\"; never without -v)"),
+	  "progress on stderr even when it is not a terminal; -vv\n"
+	  "adds libssh's warnings (\"libssh: ...\"), -vvv its\n"
+	  "protocol messages"),
 	CLI_OPTION("quiet", 'q', no_argument, NULL, "no progress, not even on a terminal"),
 	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
 	CLI_OPTION("version", OPT_VERSION, no_argument, NULL, "print the version"),
@@ -437,7 +438,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			o->explain = 1;
 			o->explain_list = optarg && *optarg ? optarg : NULL;
 			break;
-		case 'v': o->verbose = 1; break;
+		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
 		case OPT_ZLEVEL: case OPT_ZTHREADS:

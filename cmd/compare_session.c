@@ -190,8 +190,8 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->root = NULL;
 	s->temp_source[0] = '\0';
 	manifest_init(&s->m);
-	/* libssh's own log: to stderr only with -v (transfer/ssh/ssh_log.h) */
-	ssh_log_route(o->verbose);
+	/* libssh's own log: to stderr only with -vv, its protocol with -vvv (ssh_log.h) */
+	ssh_log_route(o->verbose > 1 ? o->verbose - 1 : 0);
 	watch_start(s, list, n);
 	/* connect first: a refused host key should not wait for a 20 GiB workload */
 	if (open_destination(o, &s->dest) < 0 || prepare_source(o, &s->m, &s->root, s->temp_source) < 0 ||

@@ -230,7 +230,11 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "stddev_seconds", number_or_null(res->time.sd, res->runs > 1));
 	json_object_object_add(o, "run_seconds", run_seconds_json(res));
 	json_object_object_add(o, "bytes", count_or_null(res->sent.bytes_read, ran));
-	json_object_object_add(o, "wire_bytes", count_or_null(res->sent.wire_bytes, ran));
+	json_object_object_add(o, "wire_bytes",
+			       count_or_null(res->wire_bytes, ran && res->wire_source != WIRE_UNMEASURED));
+	json_object_object_add(o, "wire_bytes_from",
+			       !ran || res->wire_source == WIRE_UNMEASURED ? NULL :
+			       json_object_new_string(res->wire_source == WIRE_LINK ? "link" : "sender"));
 	json_object_object_add(o, "files", count_or_null(res->sent.files, ran));
 	json_object_object_add(o, "round_trips", count_or_null(res->sent.round_trips, ran));
 	/* a one-thread sender's own stage, its waits for the next stage left out */

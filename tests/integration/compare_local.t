@@ -43,6 +43,17 @@ wire=$(json_get "$json" "d['results'][0]['wire_bytes']")
 bytes=$(json_get "$json" "d['results'][0]['bytes']")
 [ "$wire" -lt "$bytes" ]
 ok $? "zstd wire bytes $wire < content bytes $bytes"
+from=$(json_get "$json" "d['results'][0]['wire_bytes_from']")
+[ "$from" = sender ]
+ok $? "zstd's wire bytes are its sender's count ($from)"
+
+# a tool that counts nothing has the link's count instead of 0, marked so (issue 44, item 6)
+json="$work/cp.json"
+check "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
+	-s 'cmd:cp=cp -r {src}/. {dst}' --json "$json"
+got=$(json_get "$json" "(d['results'][0]['wire_bytes_from'], d['results'][0]['wire_bytes'] is not None)")
+[ "$got" = "('link', True)" ]
+ok $? "cmd: cp's wire bytes come from the link's counters ($got)"
 
 # a byte flipped on the receive path (test hook in the agent) fails verification
 check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" -w smallfiles --files 500 -s splice

@@ -87,6 +87,9 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 		json_object_object_add(reply, "root_free_bytes", fstatvfs(s->scratch->fd, &v) == 0 ?
 				       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)) :
 				       NULL);
+		/* null where the file system counts no inodes (btrfs) */
+		json_object_object_add(reply, "root_free_inodes", fstatvfs(s->scratch->fd, &v) == 0 &&
+				       v.f_files != 0 ? json_object_new_int64((int64_t)v.f_favail) : NULL);
 	}
 	{
 		char cc[64] = "";

@@ -4,7 +4,9 @@
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
+#include "nospace.h"
 #include "client/agent_client.h"
+#include "client/dest_space.h"
 #include "client/measure.h"
 #include "parallel.h"
 #include "sample/rss.h"
@@ -121,19 +123,35 @@ static int stamp_source(const char *src_root, const struct manifest *m, struct s
 }
 
 /*
- * A destination that filled up is named as such, whichever side saw it: our
- * agent's errors carry strerror's text for ENOSPC, and so does the host's tar.
+ * Errors that a full destination gives without saying so: sftp-server's
+ * status 4, "Failure" (OpenSSH's maps ENOSPC to it), and GNU tar's short
+ * write. They are called out of space only when the file system is full.
  */
-static void name_out_of_space(struct strategy_result *r)
+static bool may_be_full(const char *error)
 {
-	char msg[sizeof(r->error)];
+	return strstr(error, "(status 4") || strstr(error, "Wrote only");
+}
 
-	if (!strstr(r->error, strerror(ENOSPC)))
+/*
+ * A destination that filled up is named as such, whichever side saw it (the
+ * agent's receivers, the host's tar or sftp-server, a reference tool), with
+ * what its file system has free now (nospace.h): the error names what was
+ * being written. Call it with the agent's channel idle (no receive or
+ * sampling under way): it asks the agent.
+ */
+static void name_out_of_space(struct xfer_target *t, struct strategy_result *r)
+{
+	struct nospace_free f;
+	struct err_saved saved;
+	bool enospc = nospace_says_enospc(r->error), known;
+
+	if (strstr(r->error, NOSPACE_TEXT) || (!enospc && !may_be_full(r->error)) || t->agent->lost)
 		return;
-	/* a long message loses its tail: the cause is named first */
-	if (snprintf(msg, sizeof(msg), "the destination ran out of space (ENOSPC): %s", r->error) < 0)
-		return;
-	snprintf(r->error, sizeof(r->error), "%s", msg);
+	err_save(&saved);
+	known = dest_space_free(t->agent, &f) == 0;
+	err_restore(&saved);
+	if (enospc || (known && nospace_full(&f)))
+		nospace_name(r->error, sizeof(r->error), known ? &f : NULL);
 }
 
 /* The agent's verdict on the job's destination into r (verified, verify_summary, error). */
@@ -219,7 +237,7 @@ static int agent_refused(struct xfer_target *t, struct strategy_result *r, uint6
 	if (t->agent->lost)
 		return -1;
 	snprintf(r->error, sizeof(r->error), "%s", err_msg());
-	name_out_of_space(r);
+	name_out_of_space(t, r);
 	if (job && cleanup(t, job) < 0)
 		return -1;
 	return 1;
@@ -265,10 +283,10 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	t->agent->null_sink = false;
 	if (rc < 0) {
 		snprintf(r->error, sizeof(r->error), "%s", err_msg());
-		name_out_of_space(r);
 		if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
 					      &samples->remote, &samples->have_remote) < 0)
 			return -1;
+		name_out_of_space(t, r);
 		return cleanup(t, run.job) < 0 ? -1 : 1;
 	}
 	rc = agent_client_flush(t->agent, run.job);
@@ -321,10 +339,25 @@ static void skip_rest(const struct strategy *const *list, size_t i, size_t n,
 	}
 }
 
+/* r's wire bytes for the report, and how they were measured (runner.h). */
+static void wire_of(struct strategy_result *r)
+{
+	if (r->sent.wire_bytes > 0) {
+		r->wire_bytes = r->sent.wire_bytes;
+		r->wire_source = WIRE_SENDER;
+	} else if (r->have_local && r->local.has_net) {
+		r->wire_bytes = r->local.net_tx_bytes;
+		r->wire_source = WIRE_LINK;
+	} else {
+		r->wire_bytes = 0;
+		r->wire_source = WIRE_UNMEASURED;
+	}
+}
+
 /*
  * r's figures from its `done` (>= 1) verified runs: every run's time in run
  * order and their statistics, the median run's times and samples, min and
- * max, the verdict. Sorts samples.
+ * max, the wire bytes, the verdict. Sorts samples.
  */
 static void summarize(struct strategy_result *r, struct run_sample *samples, unsigned done,
 		      const struct run_samples *measured, const struct forecast_input *in,
@@ -341,6 +374,7 @@ static void summarize(struct strategy_result *r, struct run_sample *samples, uns
 	r->local = measured[r->median.index].local;
 	r->have_remote = measured[r->median.index].have_remote;
 	r->remote = measured[r->median.index].remote;
+	wire_of(r);
 	if (in->probes) {
 		struct run_record rec;
 

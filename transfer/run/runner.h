@@ -29,6 +29,13 @@ enum result_status {
 	RESULT_SKIPPED,
 };
 
+/* Where a result's wire bytes come from (the report's "wire_bytes_from"). */
+enum wire_source {
+	WIRE_UNMEASURED,	/* neither: null in the report */
+	WIRE_SENDER,		/* our sender's count (sent.wire_bytes) */
+	WIRE_LINK,		/* the link's counters: for a tool that counts nothing */
+};
+
 /* One timed attempt. */
 struct run_sample {
 	double transfer, flush;	/* seconds */
@@ -60,6 +67,18 @@ struct strategy_result {
 	double run_seconds[RUNNER_MAX_REPEAT];
 	struct stats time;
 	struct send_stats sent;
+	/*
+	 * The bytes that crossed the wire, for the report: our sender's count
+	 * (what it handed to the socket or channel, framing included), or for a
+	 * tool that counts nothing (the reference strategies, cmd:) what the
+	 * interface towards the agent transmitted over the median run (the
+	 * client's sampler, /proc/net/dev: TCP/IP headers and whatever else
+	 * crossed it in that window included, so a little more than the tool's
+	 * own); 0 and WIRE_UNMEASURED when neither (no sampling, no interface).
+	 * The model reads sent.wire_bytes, not this.
+	 */
+	uint64_t wire_bytes;
+	enum wire_source wire_source;
 	struct recv_stats received;
 	struct stream_sizing sizing;	/* a single raw stream's buffers (strategy_open_one_stream) */
 	/* both ends' /proc counters over the median run (when sampling) */
