@@ -429,7 +429,7 @@ server_start() {
 	for ((i = 0; i < tries; i++)); do
 		case $ready in
 		port:*) ! listening "${ready#port:}" || { SERVER_PID=$pid; return 0; } ;;
-		log:*) ! grep -q -- "${ready#log:}" "$log" || { SERVER_PID=$pid; return 0; } ;;
+		log:*) ! grep -q -- "${ready#log:}" "$log" 2>/dev/null || { SERVER_PID=$pid; return 0; } ;;
 		*) die 1 "server_start: bad READY '$ready'" ;;
 		esac
 		proc_running "$pid" || break
