@@ -61,8 +61,8 @@ check_grep "the failure names the content difference" "content differs" "$LAST_O
 
 # JSON to stdout is the whole document, nothing else
 out=$("$xfercmp" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
-printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==2 and d["results"][0]["status"]=="ok"'
-ok $? "--json - prints a schema-2 document on stdout"
+printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==3 and d["results"][0]["status"]=="ok"'
+ok $? "--json - prints a schema-3 document on stdout"
 # a stdout that takes nothing (/dev/full) is a failed run, not a cut document and exit 0
 check_rc 1 "--json - into a full stdout" sh -c "exec \"\$0\" -w smallfiles --files 50 -s splice --no-probes --json - >/dev/full" "$xfercmp"
 check_grep "says the JSON report could not be written, and why" "cannot write the JSON report to stdout: No space left on device" "$LAST_OUT"
