@@ -156,34 +156,38 @@ UNIT_TESTS = $(UNIT_BIN)
 INTEGRATION_TESTS = $(sort $(wildcard tests/integration/*.t))
 # the unit tests' slow cases (slow_unit_test: real time, a real disk) run in
 # tests/integration/unit_slow.t, not with the rest
+# The builds of check and its parts use every core unless make was given -j: CI
+# runs a bare `make check`, and one compile at a time left one of its two cores idle.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+check_make = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) XFERCMP_TEST_SKIP='slow_*' tests/run.sh
 check: setup
-	@$(MAKE) --no-print-directory all unit-tests
-	@$(MAKE) --no-print-directory asan
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(check_make) all unit-tests
+	@$(check_make) asan
+	@$(check_make) fuzz-build
 	$(check_part) $(UNIT_TESTS) $(INTEGRATION_TESTS) $(sort $(wildcard tests/checks/*.t))
 
 .PHONY: check-unit check-integration check-boundary check-fuzz check-asan check-layers
 # the layers run one way (scripts/layers.mk): every include and symbol checked,
 # and a planted upward include and call refused
 check-layers: setup
-	@$(MAKE) --no-print-directory all
+	@$(check_make) all
 	$(check_part) tests/checks/layers.t
 check-unit: setup
-	@$(MAKE) --no-print-directory all unit-tests
+	@$(check_make) all unit-tests
 	$(check_part) $(UNIT_TESTS)
 check-integration: setup
-	@$(MAKE) --no-print-directory all unit-tests
+	@$(check_make) all unit-tests
 	$(check_part) $(INTEGRATION_TESTS)
 check-boundary: setup
-	@$(MAKE) --no-print-directory all
+	@$(check_make) all
 	$(check_part) tests/checks/agent_boundary.t
 check-fuzz: setup
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(check_make) fuzz-build
 	$(check_part) tests/checks/fuzz.t
 check-asan: setup
-	@$(MAKE) --no-print-directory all unit-tests
-	@$(MAKE) --no-print-directory asan
+	@$(check_make) all unit-tests
+	@$(check_make) asan
 	$(check_part) tests/checks/sanitizers.t
 
 CHECK_FUZZ_SECONDS ?= $(if $(filter true,$(CI)),60,10)
