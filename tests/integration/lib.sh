@@ -213,18 +213,23 @@ ensure_testbed() {
 	"${tb:-$top/scripts/testbed.sh}" up 2>&1 | diag
 }
 # path_without DIR PROGRAM...: fills DIR with links to every program of this system
-# but the PROGRAMs, for a PATH=DIR that lacks them
+# but the PROGRAMs, for a PATH=DIR that lacks them (the first of a name in PATH's
+# order, as a shell would find it). One ln for them all: one each (some 1,600) took
+# 92 s of a loaded 2-vCPU machine.
 path_without() {
-	local dir=$1 f b p skip
+	local dir=$1 f b p
+	local -A taken=()
+	local links=()
 	shift
+	for p in "$@"; do taken[$p]=1; done
 	mkdir -p "$dir"
 	for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
 		b=${f##*/}
-		skip=
-		for p in "$@"; do [ "$b" = "$p" ] && skip=1; done
-		[ -n "$skip" ] && continue
-		[ -x "$f" ] && [ ! -e "$dir/$b" ] && ln -s "$f" "$dir/$b"
+		[ -z "${taken[$b]:-}" ] && [ -x "$f" ] && [ ! -e "$dir/$b" ] || continue
+		taken[$b]=1
+		links+=("$f")
 	done
+	[ ${#links[@]} -eq 0 ] || ln -s -t "$dir" -- "${links[@]}"
 }
 # make_test_user USER HOME: makes USER with HOME (emptied of nothing; made if missing),
 # able to log in to the testbed with its key ($tbdir, $cfg: the test's), with its own
