@@ -2,6 +2,7 @@
 #include "report.h"
 #include "report_explain.h"
 
+#include "text_escape.h"
 #include "text_wrap.h"
 #include "units.h"
 
@@ -255,13 +256,15 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		double t = report_seconds(res);
 
 		if (res->status != RESULT_OK) {
-			char lead[128];
+			char lead[128], why[sizeof(res->error) * 4];
 
 			snprintf(lead, sizeof(lead), "%-17s %s%-7s%s %s", res->strategy->name,
 				 res->status == RESULT_SKIPPED ? dim : red,
 				 res->status == RESULT_SKIPPED ? "skipped" : "FAILED", reset,
 				 res->status == RESULT_SKIPPED ? dim : "");
-			text_wrap(out, lead, ROW_REASON_COLUMN, res->error, TEXT_WIDTH);
+			/* it may quote the agent and the tree's names: text_escape.h */
+			text_escape(why, sizeof(why), res->error);
+			text_wrap(out, lead, ROW_REASON_COLUMN, why, TEXT_WIDTH);
 			fputs(reset, out);
 			continue;
 		}
@@ -303,8 +306,12 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])
 		fprintf(out, "%scompression%s: %s\n", bold, reset, r->compression_hint);
-	if (r->error)
-		fprintf(out, "\n%serror%s: %s\n", red, reset, r->error);
+	if (r->error) {
+		char why[4096];
+
+		text_escape(why, sizeof(why), r->error);
+		fprintf(out, "\n%serror%s: %s\n", red, reset, why);
+	}
 }
 
 /*

@@ -48,6 +48,17 @@ ok $? "zstd wire bytes $wire < content bytes $bytes"
 check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" -w smallfiles --files 500 -s splice
 check_grep "the failure names the content difference" "content differs" "$LAST_OUT"
 
+# a name from the tree, quoted back by the agent, is shown as text: a file
+# named ESC ] 0 ; ... BEL ESC [ 3 1 m retitles and reddens no terminal
+esc_tree="$work/esc-tree"
+mkdir -p "$esc_tree"
+printf 'payload\n' >"$esc_tree/$(printf 'a\033]0;PWNED\007\033[31mred')"
+check_rc 1 "a corrupted file with ESC in its name fails verification" env XFERCMP_TEST_CORRUPT=1 \
+	"$xfercmp" -w "dir:$esc_tree" -s splice --no-probes
+check_grep "its name is shown escaped" 'content differs: a\\x1b\]0;PWNED\\x07\\x1b\[31mred' "$LAST_OUT"
+! grep -q "$(printf '\033')" <<<"$LAST_OUT"
+ok $? "no ESC byte reaches the terminal"
+
 # JSON to stdout is the whole document, nothing else
 out=$("$xfercmp" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
 printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==2 and d["results"][0]["status"]=="ok"'

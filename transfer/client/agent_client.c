@@ -10,6 +10,7 @@
 #include "stream/gate_limits.h"
 #include "netutil.h"
 #include "ssh/ssh_tunnel.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -283,27 +284,6 @@ static int call_and_drop(struct agent_client *c, json_object *req)
 }
 
 /*
- * src shown for a message: each control character as \n, \t or \xHH and
- * a backslash doubled, so a hostile value cannot break the message's line
- * or reach the terminal as an escape sequence; cut to fit len.
- */
-static void shown(char *buf, size_t len, const char *src)
-{
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)src; *p && n + 5 < len; p++) {
-		if (*p == '\n' || *p == '\t' || *p == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\%c",
-					      *p == '\n' ? 'n' : *p == '\t' ? 't' : '\\');
-		else if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
-		else
-			buf[n++] = (char)*p;
-	}
-	buf[n] = '\0';
-}
-
-/*
  * The scratch root from the agent's "info": an absolute path with no empty,
  * "." or ".." part and no control character, since every destination is
  * made from it and handed to the host's shell and tools.
@@ -315,7 +295,7 @@ static int take_root(struct agent_client *c)
 
 	if (wire_get_str(c->info, "root", &root) < 0)
 		return err_wrap("agent on %s", c->label);
-	shown(show, sizeof(show), root);
+	text_escape(show, sizeof(show), root);
 	/* first, so that no other message prints the character itself */
 	for (const char *p = root; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -395,6 +375,24 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 	}
 }
 
+/*
+ * Every string of the agent's "info" escaped (text_escape.h) in place: its
+ * host name, kernel or file system type reach the report and the terminal.
+ * Returns 0.
+ */
+static int escape_info(struct agent_client *c)
+{
+	json_object_object_foreach(c->info, key, v) {
+		char buf[512];
+
+		if (!json_object_is_type(v, json_type_string) || !text_needs_escape(json_object_get_string(v)))
+			continue;
+		text_escape(buf, sizeof(buf), json_object_get_string(v));
+		json_object_object_add(c->info, key, json_object_new_string(buf));
+	}
+	return 0;
+}
+
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
 			 const char *token)
 {
@@ -433,7 +431,8 @@ int agent_client_connect_ssh(struct agent_client *c, const char *host, const cha
 	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
 	if (c->via_ssh && strlen(c->where) + sizeof(" through ssh") <= sizeof(c->where))
 		strcat(c->where, " through ssh");
-	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0) {
+	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0 ||
+	    escape_info(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 		agent_client_close(c);
@@ -589,7 +588,7 @@ int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t 
 	if (rc == 0) {
 		if (dest)
 			snprintf(dest, dest_len, "%s", d);
-		snprintf(fs, fs_len, "%s", f);
+		text_escape(fs, fs_len, f);
 	}
 	json_object_put(reply);
 	return rc;
@@ -639,7 +638,8 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 			  json_object_get_int64(v) == 0 : out->verified;
 	/* lenient: a reply without a summary or examples still says whether it verified */
 	wire_get_str(reply, "summary", &summary);
-	snprintf(out->summary, sizeof(out->summary), "%s", summary);
+	/* the agent's words, with the tree's names in them: shown as text (text_escape.h) */
+	text_escape(out->summary, sizeof(out->summary), summary);
 	out->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
 	if (c->have_manifest && verdict_unbound(c, job, out->verified, reply) < 0) {
 		json_object_put(reply);
@@ -653,8 +653,8 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
 		out->has_example = true;
-		snprintf(out->example, sizeof(out->example), "%s",
-			 json_object_get_string(json_object_array_get_idx(ex, 0)));
+		text_escape(out->example, sizeof(out->example),
+			    json_object_get_string(json_object_array_get_idx(ex, 0)));
 	}
 	json_object_put(reply);
 	return 0;
@@ -796,7 +796,7 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 		out->bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
 	    json_object_is_type(v, json_type_string))
-		snprintf(out->fs, sizeof(out->fs), "%s", json_object_get_string(v));
+		text_escape(out->fs, sizeof(out->fs), json_object_get_string(v));
 	json_object_put(reply);
 	return 0;
 }

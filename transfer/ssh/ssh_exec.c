@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "text_escape.h"
 #include "ssh/ssh_conn.h"
 
 #include <stdio.h>
@@ -79,6 +80,8 @@ static const char *stderr_first_line(const struct ssh_exec *x, char *buf, size_t
 		n = len - 1;
 	memcpy(buf, p, n);
 	buf[n] = '\0';
+	/* the host's words: shown as text (text_escape.h) */
+	text_escape_inplace(buf, len);
 	return buf;
 }
 

@@ -5,6 +5,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "netutil.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -331,8 +332,11 @@ static int json_frame(enum wire_type type, char *payload, uint32_t len, json_obj
 		json_object *e;
 		const char *msg = json_object_object_get_ex(*o, "error", &e) ? json_object_get_string(e)
 									       : "unspecified error";
+		char shown[ERR_MAX];
 
-		err_set("%s", msg);
+		/* the peer's words: shown as text, never as the terminal's commands */
+		text_escape(shown, sizeof(shown), msg);
+		err_set("%s", shown);
 		json_object_put(*o);
 		*o = NULL;
 		return -1;
