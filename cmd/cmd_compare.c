@@ -777,13 +777,17 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			 struct ssh_target *ssh, struct agent_client *c)
 {
 	char token[WIRE_TOKEN_HEX + 1], host[256], port[8];
+	int rc;
 
 	if (o->agent) {
 		if (net_hostport_split(o->agent, host, sizeof(host), port, sizeof(port)) < 0 || !host[0])
 			return err_set("--agent '%s': expected ADDR:PORT or [IPV6]:PORT", o->agent);
 		if (agent_token_load(o->token_file, token) < 0)
 			return -1;
-		return agent_client_connect(c, host, port, token);
+		rc = agent_client_connect(c, host, port, token);
+		/* the client keeps the key it derived; the token goes */
+		explicit_bzero(token, sizeof(token));
+		return rc;
 	}
 	if (strcmp(o->host, "local")) {
 		struct ssh_target_opts so = {
@@ -796,8 +800,10 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 			return -1;
 		if ((o->verbose || isatty(2)) && ssh->uploaded)
 			fprintf(stderr, "uploaded the agent to %s:%s\n", o->host, ssh->agent_command);
-		if (agent_client_connect_ssh(c, ssh->agent_host, ssh->agent_port, ssh->token, &so.conn,
-					     o->agent_via_ssh) < 0)
+		rc = agent_client_connect_ssh(c, ssh->agent_host, ssh->agent_port, ssh->token, &so.conn,
+					     o->agent_via_ssh);
+		explicit_bzero(ssh->token, sizeof(ssh->token));
+		if (rc < 0)
 			return err_wrap("the agent started on '%s' cannot be reached", o->host);
 		ssh_target_set_agent_root(ssh, c->root);
 		snprintf(c->label, sizeof(c->label), "%s", o->host);
@@ -811,7 +817,9 @@ static int connect_agent(struct compare_opts *o, struct agent_process *proc,
 	if (agent_launch_local(proc, NULL) < 0)
 		return -1;
 	running_agent = proc;
-	return agent_client_connect(c, proc->host, proc->port, proc->token);
+	rc = agent_client_connect(c, proc->host, proc->port, proc->token);
+	explicit_bzero(proc->token, sizeof(proc->token));
+	return rc;
 }
 
 /*

@@ -144,13 +144,17 @@ static int alt_connect(struct explain_ctx *c, struct alt_target *alt, bool over_
 {
 	struct compare_session *s = c->s;
 
+	int rc = over_ssh ?
+		 agent_client_connect(&alt->agent, alt->ssh.agent_host, alt->ssh.agent_port, alt->ssh.token) :
+		 agent_client_connect(&alt->agent, alt->proc.host, alt->proc.port, alt->proc.token);
+
+	/* the client keeps the key it derived; the token goes */
+	explicit_bzero(over_ssh ? alt->ssh.token : alt->proc.token, WIRE_TOKEN_HEX + 1);
+	if (rc < 0)
+		return -1;
 	if (over_ssh) {
-		if (agent_client_connect(&alt->agent, alt->ssh.agent_host, alt->ssh.agent_port, alt->ssh.token) < 0)
-			return -1;
 		ssh_target_set_agent_root(&alt->ssh, alt->agent.root);
 		snprintf(alt->agent.label, sizeof(alt->agent.label), "%s", s->o.host);
-	} else if (agent_client_connect(&alt->agent, alt->proc.host, alt->proc.port, alt->proc.token) < 0) {
-		return -1;
 	}
 	if (agent_client_send_manifest(&alt->agent, &s->m) < 0)
 		return -1;

@@ -115,6 +115,7 @@ fi
 
 # an agent started by hand, as iperf3 -s
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token"
+chmod 600 "$work/token"
 "$xfercmp" serve --listen 127.0.0.1:0 --once --token-file "$work/token" --root "$work/agent-root" >"$work/agent.out" 2>&1 &
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent.out" && break; sleep 0.1; done
@@ -166,6 +167,7 @@ ok $? "nothing was made in it"
 
 # a wrong token is refused
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token2"
+chmod 600 "$work/token2"
 "$xfercmp" serve --listen 127.0.0.1:0 --once --idle-timeout 5 --token-file "$work/token" >"$work/agent2.out" 2>&1 &
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent2.out" && break; sleep 0.1; done

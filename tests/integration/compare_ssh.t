@@ -359,6 +359,7 @@ ok $? "port 2223: fails fast ($((t1 - t0)) ms, want < 10 s)"
 ensure_testbed "the labeled address"
 ip netns exec "$ns" ip addr add 198.18.0.3/24 dev xfercmp1 label xfercmp1:v
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/alias.token"
+chmod 600 "$work/alias.token"
 ip netns exec "$ns" "$xf" serve --listen 198.18.0.3:0 --once --idle-timeout 30 \
 	--token-file "$work/alias.token" --root "$work/alias-root" >"$work/alias.out" 2>&1 &
 alias_pid=$!

@@ -317,6 +317,7 @@ rm -f "$work/fs.img"
 # ---------------------------------------------------------------- 7. strangers at the agent's door
 echo "# unauthenticated connections to serve, at ${SECONDS} s"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token"
 "$xf" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/serve-root" >"$work/serve.out" 2>&1 &
 serve_pid=$!
 for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve.out" && break; sleep 0.1; done

@@ -59,6 +59,7 @@ check_grep "serve --help says the token never crosses the network and every cont
 # ---------------------------------------------------------------- 1. a stalled handshake
 echo "# a stranger that stops after the agent's proof, at ${SECONDS} s"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token"
 "$xf" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/serve-root" \
 	>"$work/serve.out" 2>&1 &
 serve_pid=$!

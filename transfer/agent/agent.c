@@ -114,7 +114,7 @@ static void *watch_stdin(void *arg)
 static int read_token(const char *file, char token[WIRE_TOKEN_HEX + 1])
 {
 	if (!strcmp(file, "-"))
-		return agent_token_read(stdin, file, token);
+		return agent_token_read_fd(0, file, token);
 	return agent_token_load(file, token);
 }
 
@@ -234,10 +234,13 @@ int agent_serve(const struct agent_opts *o)
 
 	if (!o->token_file)
 		return err_set("no session token: pass --token-file FILE (or - for stdin) holding 64 hex characters");
-	if (read_token(o->token_file, token) < 0 || wire_key_from_token(token, key) < 0)
-		return -1;
+	rc = read_token(o->token_file, token) < 0 || wire_key_from_token(token, key) < 0 ? -1 : 0;
 	/* from here on only the key is used */
 	explicit_bzero(token, sizeof(token));
+	if (rc < 0) {
+		explicit_bzero(key, sizeof(key));
+		return -1;
+	}
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGINT);
 	sigaddset(&stop_signals, SIGTERM);
@@ -245,10 +248,10 @@ int agent_serve(const struct agent_opts *o)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	lfd = open_listener(o->listen ? o->listen : "0.0.0.0:5210", bound, sizeof(bound));
-	if (lfd < 0)
-		return -1;
-	if (prepare_root(o, key) < 0) {
-		close(lfd);
+	if (lfd < 0 || prepare_root(o, key) < 0) {
+		if (lfd >= 0)
+			close(lfd);
+		explicit_bzero(key, sizeof(key));
 		return -1;
 	}
 	if (!strcmp(o->token_file, "-"))
@@ -292,12 +295,15 @@ int agent_serve(const struct agent_opts *o)
 		s->session_idle_s = o->session_idle_s > 0 ? o->session_idle_s : AGENT_SESSION_IDLE_S;
 		agent_session_run(s);
 		close(cfd);
+		/* the session's keys go with it */
+		explicit_bzero(s, sizeof(*s));
 		free(s);
 		if (o->once)
 			break;
 	}
 	agent_gate_release(&gate);
 	close(lfd);
+	explicit_bzero(key, sizeof(key));
 	if (remove_root() < 0)
 		rc = -1;
 	return rc;

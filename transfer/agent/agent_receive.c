@@ -94,12 +94,13 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 		clock_ns now = clock_now();
 		struct wire_binding b;
 		/* the stream's bytes are not framed: the channel's keys go unused */
-		struct wire_chan data;
+		struct wire_chan data = { .fd = -1 };
 		int fd;
 
 		fd = now >= deadline ? -2 :
 		     agent_gate_accept(&gate, s->key, (int)((deadline - now) / 1000000u) + 1, data_hello,
 				       &wanted, &data, &b);
+		wire_chan_wipe(&data);
 		if (fd == -2) {
 			rc = err_set("only %u of %u data connections arrived within %d s", have, n,
 				     DATA_ACCEPT_TIMEOUT_MS / 1000);

@@ -530,10 +530,13 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
 {
 	struct wire_chan data;	/* the stream's bytes are not framed: its keys go unused */
+	int fd;
 
 	if (check_alive(c) < 0)
 		return -1;
-	return connect_authenticated(c, "data", job, stream, &data);
+	fd = connect_authenticated(c, "data", job, stream, &data);
+	wire_chan_wipe(&data);
+	return fd;
 }
 
 int agent_client_close(struct agent_client *c)
@@ -553,6 +556,7 @@ int agent_client_close(struct agent_client *c)
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 	}
+	wire_chan_wipe(&c->ctl);
 	reap_data_tunnels(c);
 	free(c->data_tunnels);
 	c->data_tunnels = NULL;

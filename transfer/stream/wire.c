@@ -67,6 +67,14 @@ void wire_chan_init(struct wire_chan *c, int fd)
 	c->fd = fd;
 }
 
+void wire_chan_wipe(struct wire_chan *c)
+{
+	int fd = c->fd;
+
+	explicit_bzero(c, sizeof(*c));
+	c->fd = fd;
+}
+
 static int send_all(int fd, const void *buf, size_t len, int more)
 {
 	for (size_t done = 0; done < len;) {

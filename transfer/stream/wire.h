@@ -59,6 +59,9 @@ struct wire_chan {
 /* Resets c to a plain channel on fd. */
 void wire_chan_init(struct wire_chan *c, int fd);
 
+/* Wipes c's keys (explicit_bzero) and makes it plain again; its fd is left as it is. */
+void wire_chan_wipe(struct wire_chan *c);
+
 /*
  * Checks a header: known type, known flags, zero padding, length within that
  * type's bound. Pure. wire_header_flags: the flags of a decoded header.

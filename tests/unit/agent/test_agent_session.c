@@ -51,6 +51,8 @@ static void agent_child_start_on(struct agent_child *a, const char *listen)
 	assert_non_null(f);
 	fprintf(f, "%s\n", TOKEN);
 	fclose(f);
+	/* the agent refuses a token file others may read */
+	assert_int_equal(chmod(a->token_file, 0600), 0);
 	assert_int_equal(pipe(out), 0);
 	a->pid = fork();
 	assert_true(a->pid >= 0);
