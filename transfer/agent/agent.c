@@ -203,26 +203,6 @@ static int control_hello(void *arg, json_object *hello)
 	return 0;
 }
 
-/*
- * Started over SSH, the agent's client connects from the address sshd saw
- * (SSH_CONNECTION's first field): its connections always pass the gate.
- */
-static void prefer_ssh_client(void)
-{
-	const char *env = getenv("SSH_CONNECTION");
-	char ip[64];
-	size_t n;
-
-	if (!env)
-		return;
-	n = strcspn(env, " ");
-	if (n == 0 || n >= sizeof(ip))
-		return;
-	memcpy(ip, env, n);
-	ip[n] = '\0';
-	agent_gate_prefer(ip);
-}
-
 int agent_serve(const struct agent_opts *o)
 {
 	char token[WIRE_TOKEN_HEX + 1], bound[NET_ADDR_TEXT_MAX];
@@ -264,7 +244,6 @@ int agent_serve(const struct agent_opts *o)
 	 * Idle: no authenticated session for that long. Strangers that connect
 	 * and say nothing do not keep the agent alive (agent_gate.h).
 	 */
-	prefer_ssh_client();
 	agent_gate_init(&gate, lfd);
 	for (;;) {
 		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;

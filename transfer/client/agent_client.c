@@ -320,15 +320,15 @@ static int take_root(struct agent_client *c)
 /*
  * Connects and makes the handshake for role (job, stream), trying once more
  * when the agent closed or reset the connection before answering: its gate
- * may have been full of strangers younger than it pushes out (agent_gate.h),
- * so the retry waits until they are old enough. Returns the
+ * may have been full of key holders' handshakes (agent_gate.h), which end
+ * within its hello limit. Returns the
  * fd with *chan authenticated, or -1 (error set).
  */
 static int connect_authenticated(struct agent_client *c, const char *role, uint64_t job,
 				 uint64_t stream, struct wire_chan *chan)
 {
-	const struct timespec retry_after = { AGENT_GATE_MIN_AGE_MS / 1000,
-					      (AGENT_GATE_MIN_AGE_MS % 1000 + 100) * 1000000L };
+	const struct timespec retry_after = { AGENT_GATE_RETRY_MS / 1000,
+					      (AGENT_GATE_RETRY_MS % 1000 + 100) * 1000000L };
 
 	for (int attempt = 0;; attempt++) {
 		/* the control connection finds the agent; the others go where it went */
@@ -370,7 +370,6 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 						(unsigned long long)stream);
 			return err_wrap("agent on %s refused the connection", c->label);
 		}
-		/* by then the strangers that filled the gate are old enough to be pushed out */
 		nanosleep(&retry_after, NULL);
 	}
 }

@@ -13,9 +13,8 @@
 /*
  * Data connections opened at once. Each costs its TCP handshake and two
  * more round trips (hello, proof: wire_auth.h), so one after another 32
- * streams at 20 ms waited about 2 s. More at once than the agent's gate
- * lets one address hold (AGENT_GATE_PER_ADDR) would have the gate turn the
- * extra ones away, and the client retry each a second later.
+ * streams at 20 ms waited about 2 s. The agent's gate holds more than
+ * AGENT_GATE_PER_ADDR (gate_limits.h): these never push each other out.
  */
 #define RAW_STREAM_OPEN_AT_ONCE AGENT_GATE_PER_ADDR
 

@@ -23,7 +23,12 @@
  * format of frames.h, or a tar stream) and nothing else.
  */
 
-#define WIRE_PROTO 2
+/*
+ * 3: the hello carries a keyed tag (wire_auth.h); 2 had none. Both ends of
+ * a session are one build (the agent is uploaded from the client's own), so
+ * any change of a frame or of the handshake bumps it.
+ */
+#define WIRE_PROTO 3
 #define WIRE_HEADER 8
 #define WIRE_MAX_JSON (64u * 1024)
 #define WIRE_MAX_MANIFEST (512u * 1024 * 1024)

@@ -12,11 +12,16 @@
  * K = HKDF-SHA256(token, salt "xfercmp-v2", info "session key").
  *
  * Opening a connection (control or data) is a challenge-response:
- *   client -> HELLO {"proto":2, "role":R, ["job":J, "stream":S,] "nonce":Nc}
- *   agent  -> OK    {"proto":2, "nonce":Na, "proof":HMAC(K, "agent" | B)}
+ *   client -> HELLO {"proto":3, "role":R, ["job":J, "stream":S,] "nonce":Nc,
+ *                    "tag":HMAC(K, "hello" | B without Na)}
+ *   agent  -> OK    {"proto":3, "nonce":Na, "proof":HMAC(K, "agent" | B)}
  *   client checks the agent's proof before it sends anything more, then
  *   client -> AUTH  {"proof":HMAC(K, "client" | B)}
  *   agent  -> OK {} (authenticated, below) or ERROR "wrong proof ..."
+ * The hello's tag tells the agent's gate (agent/agent_gate.h) a key holder
+ * from a stranger before it answers: a hello without a good tag is refused
+ * at once, a key holder's connection is never pushed out of the gate
+ * whatever its address, and the agent proves itself to no stranger.
  * where B binds the proof to this connection: the role, the job and stream
  * of a data connection and both fresh 256-bit nonces. A proof recorded from
  * another connection fails: its nonces differ.
@@ -72,9 +77,17 @@ int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES])
 int wire_verdict_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t job, int verified,
 		     const unsigned char manifest_sha256[WIRE_MAC_BYTES], unsigned char out[WIRE_MAC_BYTES]);
 
-/* HMAC(K, who | B): who is "agent" or "client". Returns 0 or -1 (error set). */
+/* HMAC(K, who | B): who is "agent", "client" or "hello". Returns 0 or -1 (error set). */
 int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
 	       const struct wire_binding *b, unsigned char out[WIRE_MAC_BYTES]);
+
+/*
+ * Checks the tag of a HELLO (its role, job, stream and nonce as read into
+ * *b, b->agent_nonce zero): 0 when a key holder sent it, -1 (error set)
+ * otherwise. Fills *b from hello either way, as far as it could be read.
+ */
+int wire_hello_check(const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+		     struct wire_binding *b);
 
 /*
  * Turns c into an authenticated channel for binding b: the agent's end
@@ -119,8 +132,8 @@ int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object
 
 /*
  * The same in two steps, for an agent that must not wait on one peer while
- * others knock (agent_gate.h): _answer checks the HELLO's fields and sends
- * the agent's nonce and proof, filling *b; _finish checks the frame that
+ * others knock (agent_gate.h): _answer checks the HELLO's fields and its tag
+ * (wire_hello_check) and sends the agent's nonce and proof, filling *b; _finish checks the frame that
  * came next (type, auth: the client's AUTH) against *b, sends the final OK
  * and authenticates *c. Each returns 0 or -1 (error set, the peer told).
  */
