@@ -79,6 +79,8 @@ struct agent_session {
 	struct manifest manifest;
 	int have_manifest;
 	uint64_t manifest_bytes;	/* its text's size, for the memory cap */
+	char *pending;		/* a manifest's pieces so far (WIRE_FLAG_MORE), until the last */
+	size_t pending_len, pending_cap;
 	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of its text: "verify"'s verdict_mac */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;

@@ -515,7 +515,7 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
 	c->have_manifest = wire_sha256(buf, len, c->manifest_sha256) == 0;
-	rc = c->have_manifest ? wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len) : -1;
+	rc = c->have_manifest ? wire_chan_send_manifest(&c->ctl, buf, len) : -1;
 	free(buf);
 	if (!c->have_manifest)
 		return -1;

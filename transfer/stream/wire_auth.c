@@ -205,17 +205,8 @@ int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY
 	OPENSSL_cleanse(to_client, sizeof(to_client));
 	c->send_seq = c->recv_seq = 0;
 	c->authenticated = 1;
+	c->is_agent = is_agent;
 	return 0;
-}
-
-int wire_frame_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t seq, const unsigned char *header,
-		   size_t header_len, const void *payload, size_t len, unsigned char out[WIRE_MAC_BYTES])
-{
-	unsigned char s[8];
-	struct part parts[] = { { s, 8 }, { header, header_len }, { payload, len } };
-
-	put_u64(s, seq);
-	return hmac_sha256(key, parts, 3, out);
 }
 
 int wire_mac_equal(const unsigned char a[WIRE_MAC_BYTES], const unsigned char b[WIRE_MAC_BYTES])

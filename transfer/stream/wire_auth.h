@@ -28,13 +28,13 @@
  *
  * From the AUTH on, each direction of the connection has its own key,
  * HKDF-SHA256(K, salt Nc|Na, info "client to agent"|B or "agent to
- * client"|B), and every frame carries HMAC-SHA256(key, seq | header |
- * payload) after its payload, seq counting that direction's frames from 0.
- * A frame altered, replayed (from this connection or another), reordered,
- * dropped or injected fails its MAC. Data connections carry no frames after
- * the handshake: their bytes are the measurement and go in clear, and what
- * they delivered is judged by "verify" over the authenticated control
- * connection.
+ * client"|B). A control connection's frames are sealed with it (wire.h,
+ * seal.h: ChaCha20-Poly1305, seq counting that direction's frames from 0 as
+ * the nonce): a frame altered, replayed (from this connection or another),
+ * reordered, dropped or injected fails its check. Data connections carry no
+ * frames after the handshake: their bytes are the measurement and go in
+ * clear, and what they delivered is judged by "verify" over the
+ * authenticated control connection.
  */
 
 #include "stream/wire.h"
@@ -95,13 +95,6 @@ int wire_hello_check(const unsigned char key[WIRE_KEY_BYTES], json_object *hello
  */
 int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY_BYTES],
 			   const struct wire_binding *b, int is_agent);
-
-/*
- * The MAC of one frame: HMAC-SHA256(key, seq as 8 bytes big-endian | header |
- * payload). Returns 0 or -1 (error set).
- */
-int wire_frame_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t seq, const unsigned char *header,
-		   size_t header_len, const void *payload, size_t len, unsigned char out[WIRE_MAC_BYTES]);
 
 /* 1 when the two MACs are equal, compared in constant time. */
 int wire_mac_equal(const unsigned char a[WIRE_MAC_BYTES], const unsigned char b[WIRE_MAC_BYTES]);
