@@ -6,7 +6,7 @@
 # the other), so a machine that gets busier or quieter halfway shifts both. Nothing here
 # asserts an absolute time; a ratio is printed with its target and "met" or "not met".
 #
-#   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
+#   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS] [--old DIR]
 #                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N]
 #                    [--scp-files-20ms N] [--truth-repeat N]
 #
@@ -14,9 +14,10 @@
 #   --files N     small files of the gen and raw workloads
 #   --size SIZE   the large file of the raw section (K/M/G/T suffixes, powers of 1024)
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
-#   --only S      gen, raw, strategies, wan, link, limits, pairs, scale, truth, a
+#   --only S      gen, raw, strategies, wan, link, limits, pairs, scale, truth, builds, a
 #                 comma-separated list of them, or all (default: gen, raw, strategies, wan,
-#                 limits, pairs; link, scale and truth are long and run only when named)
+#                 limits, pairs; link, scale, truth and builds run only when named)
+#   --old DIR     the builds section's other build: DIR/xfercmp and DIR/xfercmp-agent
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
 #   --cases LIST  the truth section's cases (default all: small,big,small-2ms,big-2ms,
@@ -75,8 +76,12 @@
 #        2 ms, and at 1 Gbit/s with 20 ms (--files-20ms files); target 0.85 - 1.15
 #        (scripts/bench/truth.sh); and --explain on N small files and the large file: per
 #        strategy the model's verdict, the causal one and each removal's saving.
+#   builds  this build against another (--old DIR, holding its xfercmp and xfercmp-agent)
+#        on splice, zstd and parallel, N small files and the large file, REPEAT rounds
+#        alternating which build goes first: medians, spread, new/old throughput; target
+#        >= 0.95 (what authenticating every data byte may cost, issue 43). Only when named.
 #
-# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,truth}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,truth,builds}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -118,8 +123,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/truth.sh"
 # shellcheck source=scripts/bench/link.sh
 . "$bench_dir/link.sh"
+# shellcheck source=scripts/bench/builds.sh
+. "$bench_dir/builds.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N] [--scp-files-20ms N] [--truth-repeat N]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,truth,builds|all] [--scale-files N] [--pair-streams LIST] [--cases LIST] [--files-20ms N] [--scp-files-20ms N] [--truth-repeat N] [--old DIR]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -139,10 +146,11 @@ size_set=0
 scale_files=1000000
 scale_set=0
 pair_streams=8
+old_build=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms | --scp-files-20ms | --truth-repeat)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --files-20ms | --scp-files-20ms | --truth-repeat | --old)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--scale-files) scale_files=$2; scale_set=1 ;;
@@ -155,6 +163,7 @@ while [ $# -gt 0 ]; do
 		--files-20ms) files_20ms=$2 ;;
 		--scp-files-20ms) scp_files_20ms=$2 ;;
 		--truth-repeat) truth_repeat=$2 ;;
+		--old) old_build=$2 ;;
 		esac
 		shift 2
 		;;
@@ -184,11 +193,13 @@ done
 [ "$only" != all ] || only=gen,raw,strategies,wan,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | truth) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, truth or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | truth | builds) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, truth, builds or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
 readonly TRUTH_CASES=$truth_list FILES_20MS=$files_20ms SCP_FILES_20MS=$scp_files_20ms TRUTH_REPEAT=$truth_repeat
+readonly OLD_BUILD=$old_build
+case ",$ONLY," in *,builds,*) [ -x "$OLD_BUILD/xfercmp" ] || die 2 "builds: --old DIR must hold another build's xfercmp (and its xfercmp-agent)" ;; esac
 
 [ "$(id -u)" -eq 0 ] || die 2 "must run as root (drop_caches, network namespace, tmpfs mount)"
 [ -x "$XFERCMP" ] || die 2 "$XFERCMP not found: run make first"
@@ -246,6 +257,7 @@ for section in "${SECTIONS[@]}"; do
 	truth) section_truth ;;
 	wan) section_wan ;;
 	link) section_link ;;
+	builds) section_builds ;;
 	esac
 done
 echo
