@@ -37,8 +37,8 @@ struct agent_opts {
  * Bounds on what one authenticated session may make the agent hold: the
  * receive buffers of its streams (receiver.stream_memory each) and twice
  * its manifest's text (the parsed entries and their paths), at most
- * AGENT_SESSION_MEM_MAX together: 1 GiB, e.g. 31 streams of "frames"
- * (33 MiB each at worst) where 64 would hold 2.1 GiB.
+ * AGENT_SESSION_MEM_MAX together: 1 GiB, e.g. 30 streams of "frames"
+ * (34 MiB each at worst) where 64 would hold 2.2 GiB.
  */
 #define AGENT_SESSION_MEM_MAX (1ull << 30)
 /*

@@ -36,6 +36,7 @@ struct stream_job {
 	int destfd;		/* the job's directory: everything is written beneath it */
 	const char *dest;	/* its path, for messages */
 	int fd;
+	const struct recv_opts *opts;	/* the stream's key */
 	int rc;
 	struct recv_stats st;
 	struct err_saved error;
@@ -47,9 +48,9 @@ static void *stream_main(void *arg)
 	clock_ns cpu = clock_thread_cpu();
 
 	if (j->rx->begin)
-		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, &j->st);
+		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, j->opts, &j->st);
 	else
-		j->rc = j->rx->receive(j->fd, j->destfd, j->dest, &j->st);
+		j->rc = j->rx->receive(j->fd, j->opts, j->destfd, j->dest, &j->st);
 	j->st.cpu_s = clock_seconds(cpu, clock_thread_cpu());
 	if (j->rc < 0)
 		err_save(&j->error);
@@ -78,10 +79,13 @@ static int data_hello(void *arg, json_object *hello)
 
 /*
  * Accepts `n` data connections for job into fds[stream], each proving the
- * session key for that job and stream. Strangers are turned away; one
- * that stalls in its handshake holds up none of the others (agent_gate.h).
+ * session key for that job and stream; opts[stream] gets the key its
+ * segments are checked with (the connection's client-to-agent key).
+ * Strangers are turned away; one that stalls in its handshake holds up none
+ * of the others (agent_gate.h).
  */
-static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds)
+static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds,
+			  struct recv_opts *opts)
 {
 	clock_ns deadline = clock_now() + (clock_ns)DATA_ACCEPT_TIMEOUT_MS * 1000000u;
 	struct data_wanted wanted = { .job = job, .n = n, .fds = fds };
@@ -93,14 +97,12 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	while (have < n) {
 		clock_ns now = clock_now();
 		struct wire_binding b;
-		/* the stream's bytes are not framed: the channel's keys go unused */
 		struct wire_chan data = { .fd = -1 };
 		int fd;
 
 		fd = now >= deadline ? -2 :
 		     agent_gate_accept(&gate, s->key, (int)((deadline - now) / 1000000u) + 1, data_hello,
 				       &wanted, &data, &b);
-		wire_chan_wipe(&data);
 		if (fd == -2) {
 			rc = err_set("only %u of %u data connections arrived within %d s", have, n,
 				     DATA_ACCEPT_TIMEOUT_MS / 1000);
@@ -112,10 +114,13 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 		}
 		/* two that claimed one stream: the first to prove the key has it */
 		if (strcmp(b.role, "data") || b.job != job || b.stream >= n || fds[b.stream] >= 0) {
+			wire_chan_wipe(&data);
 			close(fd);
 			continue;
 		}
 		fds[b.stream] = fd;
+		memcpy(opts[b.stream].key, data.recv_key, sizeof(opts[b.stream].key));
+		wire_chan_wipe(&data);
 		have++;
 	}
 	agent_gate_release(&gate);
@@ -213,7 +218,7 @@ static int send_ready(struct wire_chan *ctl)
  * could not start, or the end). Leaves the fds open.
  */
 static int run_receivers(const struct receiver *rx, int destfd, const char *dest, const int *fds,
-			 unsigned n, struct recv_stats *total)
+			 const struct recv_opts *opts, unsigned n, struct recv_stats *total)
 {
 	struct stream_job *jobs = calloc(n, sizeof(*jobs));
 	pthread_t *tids = calloc(n, sizeof(*tids));
@@ -234,7 +239,7 @@ static int run_receivers(const struct receiver *rx, int destfd, const char *dest
 		int e;
 
 		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .destfd = destfd,
-					  .dest = dest, .fd = fds[i] };
+					  .dest = dest, .fd = fds[i], .opts = &opts[i] };
 		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
 			continue;
 		/*
@@ -280,6 +285,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		  json_object *reply)
 {
 	const struct receiver *rx = NULL;
+	struct recv_opts *opts;
 	unsigned streams = 0;
 	int *fds, rc, destfd;
 	struct recv_stats total = { 0 };
@@ -310,19 +316,23 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		return -1;
 	}
 	fds = malloc(streams * sizeof(*fds));
-	if (!fds) {
+	opts = calloc(streams, sizeof(*opts));
+	if (!fds || !opts) {
+		free(fds);
+		free(opts);
 		close(destfd);
 		return err_set("out of memory for %u streams", streams);
 	}
 	for (unsigned i = 0; i < streams; i++)
 		fds[i] = -1;
 	start = clock_now();
-	rc = accept_streams(s, job->id, streams, fds);
+	rc = accept_streams(s, job->id, streams, fds, opts);
 	sized = rc == 0 && size_receive_buffers(req, fds, streams, &lim);
 	if (rc == 0 && null_sink)
-		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, streams, &total);
+		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, opts, streams,
+				       &total);
 	else if (rc == 0)
-		rc = run_receivers(rx, destfd, job->dest, fds, streams, &total);
+		rc = run_receivers(rx, destfd, job->dest, fds, opts, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));
 		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
@@ -338,6 +348,8 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	explicit_bzero(opts, streams * sizeof(*opts));
+	free(opts);
 	close(destfd);
 	return rc;
 }

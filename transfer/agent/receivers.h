@@ -1,6 +1,7 @@
 #ifndef XFERCMP_RECEIVERS_H
 #define XFERCMP_RECEIVERS_H
 
+#include "stream/recv_opts.h"
 #include "stream/xfer_stats.h"
 
 #include <stddef.h>
@@ -15,8 +16,13 @@
  */
 struct receiver {
 	const char *name;
-	/* Returns 0 when the stream ended cleanly and everything was written, or -1 (error set). */
-	int (*receive)(int sock, int destfd, const char *dest, struct recv_stats *st);
+	/*
+	 * Returns 0 when the stream ended cleanly and everything was written, or
+	 * -1 (error set). o: the stream's key (its segments are checked with it,
+	 * seal_stream.h; the probes' sinks carry no tree and take none).
+	 */
+	int (*receive)(int sock, const struct recv_opts *o, int destfd, const char *dest,
+		       struct recv_stats *st);
 	/*
 	 * Optional, for a receiver whose streams leave work for when all of
 	 * them ended (frames: hard links, mtimes, directory modes). Then begin
@@ -27,7 +33,8 @@ struct receiver {
 	 * it. Each returns as receive does.
 	 */
 	void *(*begin)(int destfd, const char *dest);
-	int (*receive_part)(void *shared, const char *dest, int sock, struct recv_stats *st);
+	int (*receive_part)(void *shared, const char *dest, int sock, const struct recv_opts *o,
+			    struct recv_stats *st);
 	int (*end)(void *shared, int ok);
 	unsigned max_streams;	/* connections one receive may use */
 	/* the most memory one stream may hold (its buffers): for the session's cap, agent.h */

@@ -526,14 +526,17 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	return rc;
 }
 
-int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
+int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream,
+			   unsigned char key[WIRE_KEY_BYTES])
 {
-	struct wire_chan data;	/* the stream's bytes are not framed: its keys go unused */
+	struct wire_chan data = { .fd = -1 };
 	int fd;
 
 	if (check_alive(c) < 0)
 		return -1;
 	fd = connect_authenticated(c, "data", job, stream, &data);
+	if (fd >= 0 && key)
+		memcpy(key, data.send_key, WIRE_KEY_BYTES);
 	wire_chan_wipe(&data);
 	return fd;
 }

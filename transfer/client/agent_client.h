@@ -199,9 +199,12 @@ int agent_client_probe_creates(struct agent_client *c, double seconds, const uns
 
 /*
  * Opens data connection `stream` of job, making the same handshake bound to
- * job and stream; returns the fd or -1 (error set).
+ * job and stream; returns the fd or -1 (error set). key (may be NULL) gets
+ * the connection's client-to-agent key, which tags its segments
+ * (stream/seal_stream.h).
  */
-int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream);
+int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream,
+			   unsigned char key[WIRE_KEY_BYTES]);
 
 /*
  * Says bye and closes. The agent removes the destinations it kept before it

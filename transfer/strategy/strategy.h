@@ -223,7 +223,8 @@ int strategy_needs_ssh(const struct xfer_target *target, char *why, size_t len);
  * likewise. Records the plan and the granted sizes in run->sizing (and the
  * agent's, once finished, in run->received). Returns 0 or -1 (error set).
  */
-int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd);
+int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd,
+			     unsigned char key[WIRE_KEY_BYTES]);
 
 /*
  * Once the stream has sent everything (fd still open; -1: nothing to read):

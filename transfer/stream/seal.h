@@ -15,7 +15,8 @@
  *    authenticated, their header as associated data: nothing of a tree's
  *    names or hashes (the manifest, verify's examples) is readable on the
  *    wire;
- *  - tagged: a stream's pieces are authenticated only: the bytes go in clear (the raw strategies measure the link
+ *  - tagged: a data stream's segments (seal_stream.h) are authenticated
+ *    only: the bytes go in clear (the raw strategies measure the link
  *    without a cipher) as associated data of an empty message, which is
  *    Poly1305 over them (about 7-9 GB/s on this VM against 2.2 GB/s for
  *    encrypting them).

@@ -1,6 +1,7 @@
 #ifndef XFERCMP_SPLICE_SENDER_H
 #define XFERCMP_SPLICE_SENDER_H
 
+#include "stream/seal.h"
 #include "stream/send_plan.h"
 #include "stream/xfer_stats.h"
 
@@ -13,13 +14,15 @@
  * the one being sent, many at once through io_uring (a single reader of cold
  * small files would spend its time waiting on the disk), and go out in
  * batches of records per syscall. Larger files and ranges go
- * file -> pipe -> socket with io_uring splice, never through user memory.
+ * file -> pipe -> socket with io_uring splice.
  */
 
 #define SPLICE_SMALL_MAX (256u << 10)
 
 /*
- * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h):
+ * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h)
+ * in authenticated segments (seal_stream.h) tagged with key, the
+ * connection's client-to-agent key:
  * FILE for whole files, RANGE for ranges, each followed by its content read
  * from the file, DIR, SYMLINK and HARDLINK records from the plan alone (the
  * manifest's modes, mtimes and link text: nothing is read for them), then an
@@ -33,7 +36,7 @@
  * stream is unusable and the caller should close sock. Either way sock stays
  * open: the receiver (frames_receive) returns once the caller shuts it down.
  */
-int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
-		bool drop_cache, struct send_stats *st);
+int splice_send(int sock, const unsigned char key[SEAL_KEY_BYTES], const char *src_root,
+		const struct send_item *items, size_t n, bool drop_cache, struct send_stats *st);
 
 #endif

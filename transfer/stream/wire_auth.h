@@ -12,9 +12,9 @@
  * K = HKDF-SHA256(token, salt "xfercmp-v2", info "session key").
  *
  * Opening a connection (control or data) is a challenge-response:
- *   client -> HELLO {"proto":3, "role":R, ["job":J, "stream":S,] "nonce":Nc,
+ *   client -> HELLO {"proto":5, "role":R, ["job":J, "stream":S,] "nonce":Nc,
  *                    "tag":HMAC(K, "hello" | B without Na)}
- *   agent  -> OK    {"proto":3, "nonce":Na, "proof":HMAC(K, "agent" | B)}
+ *   agent  -> OK    {"proto":5, "nonce":Na, "proof":HMAC(K, "agent" | B)}
  *   client checks the agent's proof before it sends anything more, then
  *   client -> AUTH  {"proof":HMAC(K, "client" | B)}
  *   agent  -> OK {} (authenticated, below) or ERROR "wrong proof ..."
@@ -30,11 +30,11 @@
  * HKDF-SHA256(K, salt Nc|Na, info "client to agent"|B or "agent to
  * client"|B). A control connection's frames are sealed with it (wire.h,
  * seal.h: ChaCha20-Poly1305, seq counting that direction's frames from 0 as
- * the nonce): a frame altered, replayed (from this connection or another),
- * reordered, dropped or injected fails its check. Data connections carry no
- * frames after the handshake: their bytes are the measurement and go in
- * clear, and what they delivered is judged by "verify" over the
- * authenticated control connection.
+ * the nonce); a data connection's segments are tagged with its
+ * client-to-agent key (seal_stream.h: their bytes go in clear, the raw
+ * strategies measure the link without a cipher). A frame or segment
+ * altered, replayed (from this connection or another), reordered, dropped
+ * or injected fails its check.
  */
 
 #include "stream/wire.h"

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "testutil.h"
+#include "seal_testutil.h"
 
 #include "agent/agent.h"
 #include "stream/agent_startup.h"
@@ -235,7 +236,7 @@ static void test_agent_over_ipv6(void **state)
 	assert_string_equal(c.where + 6, a.port);
 	/* the network probe's job: a data connection into the "discard" receiver */
 	assert_int_equal(agent_client_prepare(&c, "probe", &job, dest, sizeof(dest), fs, sizeof(fs)), 0);
-	assert_int_equal(raw_stream_open(&c, job, "discard", 1, &fd), 0);
+	assert_int_equal(raw_stream_open(&c, job, "discard", 1, &fd, NULL), 0);
 	assert_int_equal(write(fd, payload, sizeof(payload)), (ssize_t)sizeof(payload));
 	assert_int_equal(raw_stream_finish(&c, &fd, 1, 0, &got), 0);
 	assert_int_equal(got.wire_bytes, sizeof(payload));
@@ -263,7 +264,7 @@ static void test_many_streams_open_at_once(void **state)
 	agent_child_start(&a);
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
 	job = prepare(&c);
-	assert_int_equal(raw_stream_open_sized(&c, job, "discard", 24, 8e6, fds), 0);
+	assert_int_equal(raw_stream_open_sized(&c, job, "discard", 24, 8e6, fds, NULL), 0);
 	for (unsigned i = 0; i < 24; i++) {
 		assert_true(fds[i] >= 0);
 		assert_int_equal(write(fds[i], payload, 100 + i), (ssize_t)(100 + i));
@@ -291,7 +292,7 @@ static void test_streams_over_the_memory_cap(void **state)
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
 	job = prepare(&c);
 	assert_int_equal(agent_client_receive(&c, job, "frames", 40, 0), -1);
-	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 31 or fewer");
+	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 30 or fewer");
 	assert_false(c.lost);
 	assert_int_equal(agent_client_flush(&c, job), 0);
 	agent_client_close(&c);
@@ -400,8 +401,8 @@ static void test_swapped_job_directory(void **state)
 	struct recv_stats got;
 	struct manifest m;
 	char dest[4096], fs[32], outside[128], path[4300];
-	unsigned char buf[1024];
-	size_t len = 0;
+	unsigned char buf[1024], key[WIRE_KEY_BYTES], *sealed;
+	size_t len = 0, sealed_len = 0;
 	struct stat st;
 	uint64_t job;
 	int fd;
@@ -418,7 +419,7 @@ static void test_swapped_job_directory(void **state)
 	/* before the receive */
 	assert_int_equal(agent_client_prepare(&c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0);
 	swap_for_link(dest, outside);
-	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd), -1);
+	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd, &key), -1);
 	assert_contains(err_msg(), "is a symbolic link now, not the directory the agent made: refused");
 	assert_false(c.lost);
 	assert_int_equal(agent_client_flush(&c, job), -1);
@@ -430,7 +431,7 @@ static void test_swapped_job_directory(void **state)
 
 	/* in the middle of it: the data connection is open, the receiver has its directory */
 	assert_int_equal(agent_client_prepare(&c, "splice", &job, dest, sizeof(dest), fs, sizeof(fs)), 0);
-	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd), 0);
+	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd, &key), 0);
 	swap_for_link(dest, outside);
 	put_frame(buf, &len, (struct frame){ .type = FRAME_DIR, .flags = FRAME_F_MTIME, .mode = 0555,
 					     .mtime = 1100000000 }, "d", "");
@@ -438,7 +439,11 @@ static void test_swapped_job_directory(void **state)
 	put_frame(buf, &len, (struct frame){ .type = FRAME_HARDLINK }, "d/g", "d/f");
 	frame_encode(&(struct frame){ .type = FRAME_END, .offset = 3, .length = 6 }, buf + len);
 	len += FRAME_HEADER;
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	/* in the connection's authenticated segments (stream/seal_stream.h) */
+	sealed = test_seal_with(key, buf, len, 0, &sealed_len);
+	assert_non_null(sealed);
+	assert_int_equal(write(fd, sealed, sealed_len), (ssize_t)sealed_len);
+	free(sealed);
 	assert_int_equal(raw_stream_finish(&c, &fd, 1, 0, &got), 0);
 	assert_int_equal(got.files, 1);
 	assert_int_equal(destinations(outside), 0);
