@@ -173,7 +173,7 @@ agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent2.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent2.out")
 check_rc 1 "wrong token refused" "$xfercmp" -w smallfiles --files 10 -s splice --agent "127.0.0.1:$port" --token-file "$work/token2"
-check_grep "says the key is not proved" "did not prove it holds the session key" "$LAST_OUT"
+check_grep "says the token is not the session's (the hello's tag)" "the hello's tag is not of the session key: not a client of this agent \\(or a wrong --token-file\\)" "$LAST_OUT"
 kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 agent_pid=
