@@ -175,7 +175,7 @@ static int receive_request(const struct agent_session *s, json_object *req,
 			   const struct receiver **rx, unsigned *streams)
 {
 	const char *name;
-	uint64_t n;
+	uint64_t n, fixed, mem;
 
 	if (wire_get_str(req, "receiver", &name) < 0 || wire_get_u64(req, "streams", &n) < 0)
 		return -1;
@@ -185,13 +185,20 @@ static int receive_request(const struct agent_session *s, json_object *req,
 		return err_set("receiver '%s' takes 1 to %u streams, not %llu", name,
 			       (*rx)->max_streams < AGENT_MAX_STREAMS ? (*rx)->max_streams : AGENT_MAX_STREAMS,
 			       (unsigned long long)n);
-	if (n * (*rx)->stream_memory + 2 * s->manifest_bytes > AGENT_SESSION_MEM_MAX)
+	if ((*rx)->carries_tree && !s->have_manifest)
+		return err_set("no manifest was sent before a receive of '%s': the agent bounds what a receive may bring by it",
+			       name);
+	/* the manifest (text and entries), and what a frames receive notes for its end */
+	fixed = 2 * s->manifest_bytes;
+	if ((*rx)->carries_tree && (*rx)->kind == RECV_FRAMES)
+		fixed += recv_bounds_tree_memory(&s->manifest, s->manifest_bytes);
+	mem = n * (*rx)->stream_memory + fixed;
+	if (mem > AGENT_SESSION_MEM_MAX)
 		return err_set("%llu streams of receiver '%s' would hold up to %llu MiB with the manifest, over the agent's cap of %llu MiB a session: use -P %llu or fewer",
-			       (unsigned long long)n, name,
-			       (unsigned long long)((n * (*rx)->stream_memory + 2 * s->manifest_bytes) >> 20),
+			       (unsigned long long)n, name, (unsigned long long)(mem >> 20),
 			       (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20),
-			       (unsigned long long)((AGENT_SESSION_MEM_MAX - 2 * s->manifest_bytes) /
-						    (*rx)->stream_memory));
+			       (unsigned long long)(fixed < AGENT_SESSION_MEM_MAX ?
+						    (AGENT_SESSION_MEM_MAX - fixed) / (*rx)->stream_memory : 0));
 	*streams = (unsigned)n;
 	return 0;
 }
@@ -285,6 +292,7 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		  json_object *reply)
 {
 	const struct receiver *rx = NULL;
+	struct recv_bounds bounds;
 	struct recv_opts *opts;
 	unsigned streams = 0;
 	int *fds, rc, destfd;
@@ -325,6 +333,12 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 	}
 	for (unsigned i = 0; i < streams; i++)
 		fds[i] = -1;
+	/* what the streams may bring, from the manifest: shared by all of them */
+	if (rx->carries_tree) {
+		recv_bounds_set(&bounds, &s->manifest, s->manifest_bytes, rx->kind, streams);
+		for (unsigned i = 0; i < streams; i++)
+			opts[i].bounds = &bounds;
+	}
 	start = clock_now();
 	rc = accept_streams(s, job->id, streams, fds, opts);
 	sized = rc == 0 && size_receive_buffers(req, fds, streams, &lim);

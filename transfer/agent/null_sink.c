@@ -10,6 +10,7 @@
 #include "err.h"
 #include "stream/frames.h"
 #include "stream/seal_stream.h"
+#include "stream/tar_source.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -155,37 +156,22 @@ static int sink_frames(struct sink_stream *s)
 	return rc;
 }
 
-static la_ssize_t sink_tar_read(struct archive *a, void *ctx, const void **out)
-{
-	struct sink_stream *s = ctx;
-	size_t n;
-	int rc;
-
-	if (!seal_reader_avail(&s->in) && (rc = sink_fill(s, 1)) <= 0) {
-		if (rc < 0)
-			archive_set_error(a, EIO, "%s", err_msg());
-		return rc;
-	}
-	n = seal_reader_avail(&s->in);
-	*out = s->in.buf + s->in.start;
-	s->in.start += n;
-	return (la_ssize_t)n;
-}
-
 /* A tar stream (plain or zstd), every regular file hashed and checked. Returns 0 or -1 (error set). */
 static int sink_tar(struct sink_stream *s)
 {
 	struct archive *a = archive_read_new();
 	XXH3_state_t *h = XXH3_createState();
 	struct archive_entry *e;
+	struct tar_source src;
 	int rc = -1, r;
 
+	/* zstd decompressed by the tar source, in the window the receive accounts for */
+	tar_source_init(&src, &s->in, s->opts->bounds ? s->opts->bounds->max_tar : 0);
 	if (!a || !h)
 		goto out;
 	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	    archive_read_support_filter_none(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
-	    archive_read_open(a, s, NULL, sink_tar_read, NULL) != ARCHIVE_OK) {
+	    archive_read_open(a, &src, NULL, tar_source_read, NULL) != ARCHIVE_OK) {
 		err_set("null sink: cannot read the tar stream: %s", archive_error_string(a));
 		goto out;
 	}
@@ -220,16 +206,14 @@ static int sink_tar(struct sink_stream *s)
 	}
 	/* the bytes after the end marker (a zstd frame's tail, padding), as the extractor reads them */
 	for (uint64_t after = 0;;) {
-		size_t n;
-		int got = seal_reader_avail(&s->in) ? 1 : sink_fill(s, 1);
+		const void *p;
+		ssize_t n = tar_source_next(&src, &p);
 
-		if (got < 0)
+		if (n < 0)
 			goto out;
-		if (got == 0)
+		if (n == 0)
 			break;
-		n = seal_reader_avail(&s->in);
-		s->in.start += n;
-		if ((after += n) > NULL_SINK_DRAIN_MAX) {
+		if ((after += (uint64_t)n) > NULL_SINK_DRAIN_MAX) {
 			err_set("null sink: more than %u bytes follow the end of the archive", NULL_SINK_DRAIN_MAX);
 			goto out;
 		}
@@ -243,6 +227,8 @@ out:
 		err_set("null sink: out of memory");
 	if (a)
 		archive_read_free(a);
+	tar_source_release(&src);
+	s->st.wire_bytes = s->in.wire;
 	XXH3_freeState(h);
 	return rc;
 }
@@ -256,7 +242,7 @@ static void *sink_main(void *arg)
 {
 	struct sink_job *j = arg;
 
-	if (seal_reader_init(&j->s.in, j->s.fd, j->s.opts->key) < 0)
+	if (seal_reader_init(&j->s.in, j->s.fd, j->s.opts) < 0)
 		j->s.rc = err_wrap("null sink");
 	else
 		j->s.rc = j->tar ? sink_tar(&j->s) : sink_frames(&j->s);

@@ -37,6 +37,13 @@ struct receiver {
 			    struct recv_stats *st);
 	int (*end)(void *shared, int ok);
 	unsigned max_streams;	/* connections one receive may use */
+	/*
+	 * It carries a tree: the receive needs the session's manifest, which
+	 * bounds it (kind: how, recv_opts.h). 0: a probe's sink, unbounded but
+	 * by its budget (it writes nothing).
+	 */
+	int carries_tree;
+	enum recv_kind kind;
 	/* the most memory one stream may hold (its buffers): for the session's cap, agent.h */
 	size_t stream_memory;
 };

@@ -20,8 +20,9 @@
  *               END: the number of records before it, of every type
  *       24    8 length: content bytes that follow the path;
  *               END: the sum of the length fields of the records before it
- *       32    8 mtime: seconds since the epoch, signed (FILE, RANGE, DIR with
- *               FRAME_F_MTIME; otherwise zero)
+ *       32    8 mtime: seconds since the epoch, signed (FILE, DIR, and the
+ *               RANGE at offset 0, with FRAME_F_MTIME; otherwise zero: a
+ *               file's mtime comes once)
  *
  * All integers big-endian. The types:
  *   FILE      creates the file (it must not exist) with the content.

@@ -48,6 +48,8 @@ static mode_t current_umask(void)
 	return (mode_t)mask;
 }
 
+enum later_count { COUNT_DIR, COUNT_MTIME, COUNT_LINK };
+
 /* Bytes of the stream's checked payload consumed so far. */
 static uint64_t stream_pos(const struct receiver *r)
 {
@@ -102,6 +104,26 @@ static int ensure_parent(struct receiver *r)
 	return 0;
 }
 
+/*
+ * Counts a record noted for the end of the receive (frames_tree.h) against
+ * the receive's bounds: no more of that kind than the manifest lists, and
+ * no more bytes of names than its text (recv_opts.h). Returns 0 or -1.
+ */
+static int count_noted(struct receiver *r, enum later_count kind, size_t names)
+{
+	struct recv_bounds *b = r->in.bounds;
+
+	if (!b)
+		return 0;
+	if (kind == COUNT_DIR && recv_bounds_take(b, &b->dirs, b->max_dirs, 1, "directory records") < 0)
+		return -1;
+	if (kind == COUNT_MTIME && recv_bounds_take(b, &b->mtimes, b->max_mtimes, 1, "file mtimes") < 0)
+		return -1;
+	if (kind == COUNT_LINK && recv_bounds_take(b, &b->links, b->max_links, 1, "hard-link records") < 0)
+		return -1;
+	return recv_bounds_take(b, &b->names, b->max_names, names, "bytes of names noted for the end");
+}
+
 /* Reads a link record's content into r->link. Returns 0 or -1 (error set). */
 static int take_link(struct receiver *r, const struct frame *f)
 {
@@ -143,14 +165,19 @@ static int receive_hardlink(struct receiver *r, const struct frame *f)
 		return -1;
 	if (pathcheck_relative(r->link, (size_t)f->length) < 0)
 		return err_wrap("hard link '%s'", r->path);
+	if (count_noted(r, COUNT_LINK, strlen(r->path) + strlen(r->link) + 2) < 0)
+		return -1;
 	return frames_later_hardlink(&r->later, r->path, r->link);
 }
 
 /* A directory, made now (mode 0755 while it fills); its mode and mtime are for the end. */
 static int receive_dir(struct receiver *r, const struct frame *f)
 {
-	int fd = beneath_mkdirs(r->dirfd, r->dest, r->path);
+	int fd;
 
+	if (count_noted(r, COUNT_DIR, strlen(r->path) + 1) < 0)
+		return -1;
+	fd = beneath_mkdirs(r->dirfd, r->dest, r->path);
 	if (fd < 0)
 		return -1;
 	close(fd);
@@ -176,7 +203,8 @@ static int receive_record(struct receiver *r, const struct frame *f)
 	if (ensure_parent(r) < 0)
 		return -1;
 	/* noted before the content: the end applies it only if the whole receive succeeded */
-	if ((f->flags & FRAME_F_MTIME) && frames_later_mtime(&r->later, r->path, f->mtime) < 0)
+	if ((f->flags & FRAME_F_MTIME) && (count_noted(r, COUNT_MTIME, strlen(r->path) + 1) < 0 ||
+					   frames_later_mtime(&r->later, r->path, f->mtime) < 0))
 		return -1;
 	if (r->ring_ok && f->type == FRAME_FILE && f->length <= FRAMES_SMALL_MAX && !chmod_needed)
 		return frames_create_small(r, f, mode);
@@ -268,7 +296,7 @@ int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
 	r->dirfd = fcntl(frames_tree_dirfd(tree), F_DUPFD_CLOEXEC, 0);
 	if (r->dirfd < 0)
 		err_errno("cannot duplicate the descriptor of '%s'", dest);
-	else if (seal_reader_init(&r->in, sock, o->key) == 0) {
+	else if (seal_reader_init(&r->in, sock, o) == 0) {
 		r->in.before_read = submit_before_read;
 		r->in.ctx = r;
 		/* without io_uring (disabled on this host) every file takes the plain path */

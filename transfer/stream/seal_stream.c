@@ -122,19 +122,20 @@ void seal_sink_release(struct seal_sink *s)
 
 /* ---------------------------------------------------------------- the reader */
 
-int seal_reader_init(struct seal_reader *r, int fd, const unsigned char key[SEAL_KEY_BYTES])
+int seal_reader_init(struct seal_reader *r, int fd, const struct recv_opts *o)
 {
 	int fl = fcntl(fd, F_GETFL);
 
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
+	r->bounds = o->bounds;
 	r->nonblock = fl >= 0 && (fl & O_NONBLOCK);
 	if (fl < 0)
 		return err_errno("bad socket");
 	r->buf = malloc(SEAL_READER_BUF);
 	if (!r->buf)
 		return err_set("out of memory for a stream's buffer");
-	if (seal_init(&r->seal, key) < 0) {
+	if (seal_init(&r->seal, o->key) < 0) {
 		free(r->buf);
 		r->buf = NULL;
 		return -1;
@@ -158,11 +159,26 @@ static int read_exact(struct seal_reader *r, void *p, size_t len)
 {
 	size_t got = 0;
 
+	int idle_ms = r->bounds ? r->bounds->idle_ms : -1;
+
 	if (r->before_read)
 		r->before_read(r->ctx);
 	while (got < len) {
-		ssize_t n = read(r->fd, (char *)p + got, len - got);
+		ssize_t n;
 
+		if (idle_ms >= 0 || r->nonblock) {
+			struct pollfd pf = { .fd = r->fd, .events = POLLIN };
+			int w = poll(&pf, 1, idle_ms);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return err_errno("cannot wait for the stream");
+			if (w == 0)
+				return err_set("the sender sent nothing for %d s (%llu bytes into the stream): cut",
+					       idle_ms / 1000, (unsigned long long)r->wire);
+		}
+		n = read(r->fd, (char *)p + got, len - got);
 		if (n > 0) {
 			got += (size_t)n;
 			r->wire += (uint64_t)n;
@@ -174,14 +190,9 @@ static int read_exact(struct seal_reader *r, void *p, size_t len)
 			return err_set("integrity check failed: the stream was cut in the middle of segment %llu (%llu bytes into it)",
 				       (unsigned long long)r->seq, (unsigned long long)r->wire);
 		}
-		if (errno == EINTR)
+		/* (EAGAIN on a blocking socket: its SO_RCVTIMEO ran out) */
+		if (errno == EINTR || (errno == EAGAIN && r->nonblock))
 			continue;
-		if (errno == EAGAIN && r->nonblock) {
-			struct pollfd pf = { .fd = r->fd, .events = POLLIN };
-
-			if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
-				continue;
-		}
 		return err_errno("cannot read the stream after %llu bytes", (unsigned long long)r->wire);
 	}
 	return 1;
@@ -207,14 +218,21 @@ static int next_segment(struct seal_reader *r)
 	if (len > SEAL_SEG_MAX || (hdr[3] & ~SEAL_SEG_END))
 		return err_set("integrity check failed: segment %llu announces %zu bytes and flags 0x%02x: not a stream of this session",
 			       (unsigned long long)r->seq, len, hdr[3]);
+	/* counted before it is read: no stream makes the receive hold more than its manifest */
+	if (r->bounds && recv_bounds_take(r->bounds, &r->bounds->payload, r->bounds->max_payload, len,
+					  "bytes in the data streams") < 0)
+		return -1;
 	if (r->end + len + SEAL_TAG_BYTES > SEAL_READER_BUF) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
 	}
-	if (read_exact(r, r->buf + r->end, len + SEAL_TAG_BYTES) <= 0)
+	rc = read_exact(r, r->buf + r->end, len + SEAL_TAG_BYTES);
+	if (rc == 0)
 		return err_set("integrity check failed: the stream was cut in segment %llu",
 			       (unsigned long long)r->seq);
+	if (rc < 0)
+		return -1;
 	parts[0] = (struct iovec){ hdr, sizeof(hdr) };
 	parts[1] = (struct iovec){ r->buf + r->end, len };
 	if (!seal_tag_ok(&r->seal, r->seq, parts, 2, r->buf + r->end + len))

@@ -28,6 +28,7 @@
  * mapping of the same pages.
  */
 
+#include "stream/recv_opts.h"
 #include "stream/seal.h"
 #include "stream/tar_stream.h"
 
@@ -90,7 +91,10 @@ void seal_sink_release(struct seal_sink *s);
  * The receiving end. Checked bytes wait in buf[start..end); the reader reads
  * a segment from fd only when they run short. before_read, when set, is
  * called (with ctx) before each read that may wait on the network (the
- * frames receiver submits its queued creates then).
+ * frames receiver submits its queued creates then). bounds (NULL: none),
+ * shared by the streams of one receive: a segment that would take their
+ * payload past bounds->max_payload is refused before it is read, and a
+ * read that waits bounds->idle_ms fails ("the sender sent nothing for N s").
  */
 struct seal_reader {
 	int fd, nonblock;
@@ -101,12 +105,13 @@ struct seal_reader {
 	int ended;		/* the end segment was opened */
 	uint64_t wire;		/* bytes read from fd */
 	uint64_t payload;	/* checked bytes so far */
+	struct recv_bounds *bounds;
 	void (*before_read)(void *ctx);
 	void *ctx;
 };
 
-/* key: the connection's client-to-agent key. Returns 0 or -1 (error set). */
-int seal_reader_init(struct seal_reader *r, int fd, const unsigned char key[SEAL_KEY_BYTES]);
+/* o: the stream's key and the receive's bounds. Returns 0 or -1 (error set). */
+int seal_reader_init(struct seal_reader *r, int fd, const struct recv_opts *o);
 void seal_reader_release(struct seal_reader *r);
 
 static inline size_t seal_reader_avail(const struct seal_reader *r)

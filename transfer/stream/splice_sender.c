@@ -122,7 +122,8 @@ static int make_header(struct sender *s, const struct send_item *it,
 				       FRAME_PATH_MAX);
 	} else {
 		f.mode = it->mode & 07777;
-		if (it->mtime != MANIFEST_NO_MTIME) {
+		/* a file cut into ranges gives its mtime once, with the first (frames.h) */
+		if (it->mtime != MANIFEST_NO_MTIME && (it->kind != SEND_RANGE || it->offset == 0)) {
 			f.flags = FRAME_F_MTIME;
 			f.mtime = it->mtime;
 		}

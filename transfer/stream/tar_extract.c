@@ -11,6 +11,7 @@
 #include "err.h"
 #include "stream/pathcheck.h"
 #include "stream/seal_stream.h"
+#include "stream/tar_source.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -55,36 +56,16 @@
 
 struct tar_reader {
 	struct seal_reader in;	/* the stream, checked segment by segment (seal_stream.h) */
+	struct tar_source src;	/* its tar bytes, zstd decompressed in a bounded window */
 	struct recv_stats *st;
 };
-
-/*
- * The next checked bytes of the stream: at *out, their count; 0 at the
- * stream's sealed end, -1 (error set).
- */
-static ssize_t tar_reader_fill(struct tar_reader *r, const void **out)
-{
-	int rc;
-	size_t n;
-
-	if (seal_reader_avail(&r->in) == 0 && (rc = seal_reader_fill(&r->in, 1)) <= 0)
-		return rc;
-	n = seal_reader_avail(&r->in);
-	*out = r->in.buf + r->in.start;
-	r->in.start += n;
-	r->st->wire_bytes = r->in.wire;
-	return (ssize_t)n;
-}
 
 static la_ssize_t tar_extract_read(struct archive *a, void *ctx, const void **out)
 {
 	struct tar_reader *r = ctx;
-	ssize_t n = tar_reader_fill(r, out);
+	la_ssize_t n = tar_source_read(a, &r->src, out);
 
-	if (n < 0) {
-		archive_set_error(a, EIO, "%s", err_msg());
-		return -1;
-	}
+	r->st->wire_bytes = r->in.wire;
 	return n;
 }
 
@@ -101,7 +82,7 @@ static int tar_extract_drain(struct tar_reader *r)
 
 	for (;;) {
 		const void *p;
-		ssize_t n = tar_reader_fill(r, &p);
+		ssize_t n = tar_source_next(&r->src, &p);
 
 		if (n == 0)
 			break;
@@ -431,10 +412,11 @@ int tar_stream_extract_at(int fd, const struct recv_opts *o, int dirfd, const ch
 	if (x.rootfd < 0)
 		return err_errno("tar stream: cannot duplicate the descriptor of '%s'", dest);
 	snprintf(x.root, sizeof(x.root), "/proc/self/fd/%d", x.rootfd);
-	if (seal_reader_init(&rd.in, fd, o->key) < 0) {
+	if (seal_reader_init(&rd.in, fd, o) < 0) {
 		close(x.rootfd);
 		return err_wrap("tar stream");
 	}
+	tar_source_init(&rd.src, &rd.in, o->bounds ? o->bounds->max_tar : 0);
 	a = archive_read_new();
 	w = archive_write_disk_new();
 	if (!a || !w) {
@@ -445,9 +427,9 @@ int tar_stream_extract_at(int fd, const struct recv_opts *o, int dirfd, const ch
 		tar_extract_error(w, NULL);
 		goto out;
 	}
+	/* zstd is decompressed by the tar source, in a window the receive accounts for */
 	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	    archive_read_support_filter_none(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
 	    archive_read_open(a, &rd, NULL, tar_extract_read, NULL) != ARCHIVE_OK) {
 		tar_extract_error(a, NULL);
 		goto out;
@@ -465,6 +447,7 @@ int tar_stream_extract_at(int fd, const struct recv_opts *o, int dirfd, const ch
 out:
 	archive_read_free(a);
 	archive_write_free(w);
+	tar_source_release(&rd.src);
 	seal_reader_release(&rd.in);
 	close(x.rootfd);
 	return rc;

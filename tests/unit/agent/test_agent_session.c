@@ -285,11 +285,16 @@ static void test_streams_over_the_memory_cap(void **state)
 {
 	struct agent_child a = { 0 };
 	struct agent_client c;
+	struct manifest m;
 	uint64_t job;
 
 	(void)state;
 	agent_child_start(&a);
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	manifest_init(&m);
+	assert_int_equal(manifest_add(&m, "f", 3, 0644, 42), 0);
+	assert_int_equal(agent_client_send_manifest(&c, &m), 0);
+	manifest_release(&m);
 	job = prepare(&c);
 	assert_int_equal(agent_client_receive(&c, job, "frames", 40, 0), -1);
 	assert_contains(err_msg(), "over the agent's cap of 1024 MiB a session: use -P 30 or fewer");
@@ -414,6 +419,10 @@ static void test_swapped_job_directory(void **state)
 	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
 	manifest_init(&m);
 	assert_int_equal(manifest_add(&m, "d/f", 3, 0644, 42), 0);
+	/* the stream below brings a directory and a hard link: the manifest lists them */
+	assert_int_equal(manifest_add_dir(&m, "d", 0555, 1100000000), 0);
+	assert_int_equal(manifest_add_hardlink(&m, "d/g", "d/f"), 0);
+	manifest_sort(&m);
 	assert_int_equal(agent_client_send_manifest(&c, &m), 0);
 
 	/* before the receive */
@@ -462,6 +471,58 @@ static void test_swapped_job_directory(void **state)
 	agent_child_wait_keep_base(&a);
 	assert_int_equal(rmdir(outside), 0);
 	assert_int_equal(fs_remove_tree(a.base), 0);
+}
+
+/*
+ * Issue 43, finding 3, through the agent: 200,000 DIR records on a frames
+ * stream whose manifest lists 2 directories. The receive is refused at the
+ * third, naming the cap; the old agent took all of them into a list the
+ * session's memory cap did not count (seen: 796 MB for 808 MB of records).
+ */
+static void test_records_over_the_manifest_refused(void **state)
+{
+	const unsigned records = 200000;
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	struct manifest m;
+	struct recv_stats got;
+	unsigned char key[WIRE_KEY_BYTES], *plain, *sealed;
+	size_t plain_len = (size_t)records * (FRAME_HEADER + 6) + FRAME_HEADER, o = 0, len = 0;
+	uint64_t job;
+	int fd;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	plain = malloc(plain_len);
+	assert_non_null(plain);
+	for (unsigned i = 0; i < records; i++) {
+		frame_encode(&(struct frame){ .type = FRAME_DIR, .path_len = 6, .mode = 0755 }, plain + o);
+		memcpy(plain + o + FRAME_HEADER, "d/same", 6);
+		o += FRAME_HEADER + 6;
+	}
+	frame_encode(&(struct frame){ .type = FRAME_END, .offset = records }, plain + o);
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	manifest_init(&m);
+	assert_int_equal(manifest_add_dir(&m, "d", 0755, 1), 0);
+	assert_int_equal(manifest_add_dir(&m, "d/same", 0755, 1), 0);
+	assert_int_equal(manifest_add(&m, "d/f", 3, 0644, 42), 0);
+	manifest_sort(&m);
+	assert_int_equal(agent_client_send_manifest(&c, &m), 0);
+	job = prepare(&c);
+	assert_int_equal(raw_stream_open(&c, job, "frames", 1, &fd, &key), 0);
+	sealed = test_seal_with(key, plain, plain_len, 64 << 10, &len);
+	assert_non_null(sealed);
+	/* the agent stops reading at the third record: the rest may not all go */
+	fs_write_all(fd, sealed, len);
+	assert_int_equal(raw_stream_finish(&c, &fd, 1, 0, &got), -1);
+	assert_contains(err_msg(), "more directory records than the manifest the client sent allows (2)");
+	assert_false(c.lost);
+	agent_client_close(&c);
+	agent_child_wait(&a);
+	manifest_release(&m);
+	free(sealed);
+	free(plain);
 }
 
 /* The agent's virtual size in KiB (VmSize or VmPeak of /proc/PID/status). */
@@ -579,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_streams_over_the_memory_cap),
 		cmocka_unit_test(test_silent_session_ends),
 		cmocka_unit_test(test_swapped_job_directory),
+		cmocka_unit_test(test_records_over_the_manifest_refused),
 		cmocka_unit_test(test_oversized_manifest_frame_refused),
 		cmocka_unit_test(test_manifest_frame_checked_before_more_is_read),
 	};

@@ -1431,8 +1431,9 @@ static void test_tree_records(void **state)
 				      .mtime = 1200000000 }, "ro/late", "late", 4);
 	put_frame(&s, (struct frame){ .type = FRAME_FILE, .mode = 0600, .flags = FRAME_F_MTIME,
 				      .mtime = 1200000001 }, "ro/big", big, sizeof(big));
-	put_frame(&s, (struct frame){ .type = FRAME_RANGE, .mode = 0640, .flags = FRAME_F_MTIME,
-				      .mtime = 1200000002, .offset = 4 }, "ro/zero/r", "tail", 4);
+	/* the range that starts the file carries its mtime, the other none (frames.h) */
+	put_frame(&s, (struct frame){ .type = FRAME_RANGE, .mode = 0640, .offset = 4 }, "ro/zero/r",
+		  "tail", 4);
 	put_frame(&s, (struct frame){ .type = FRAME_RANGE, .mode = 0640, .flags = FRAME_F_MTIME,
 				      .mtime = 1200000002 }, "ro/zero/r", "head", 4);
 	put_link(&s, FRAME_SYMLINK, "ro/s", "../../x");
