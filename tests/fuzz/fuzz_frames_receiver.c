@@ -5,7 +5,9 @@
  * records, sealed in authenticated segments (seal_stream.h) and received
  * twice: all at once in one segment, then in 2 to 8 segments each sent once
  * the one before it is read (so content also arrives after its header, and
- * across segments); and once unsealed, which must always fail. The socket reports its end after the
+ * across segments); once unsealed, which must always fail; and its two
+ * halves as two streams of one receive, whose end step (frames_tree.h)
+ * then applies what both noted. The socket reports its end after the
  * last byte, so the receiver must return. Beyond the sanitizers, a run must
  * leave nothing outside its destination, only directories, symbolic links
  * and regular files inside it (hard links only among names inside it), no
@@ -14,6 +16,7 @@
  * leave through a link.
  */
 #include "stream/frames_receiver.h"
+#include "stream/frames_tree.h"
 #include "harness.h"
 
 #include <fcntl.h>
@@ -77,6 +80,39 @@ static void receive_once(const uint8_t *data, size_t size, size_t chunk, size_t 
 		free(bytes);
 }
 
+/*
+ * The multi-stream end step (frames_tree.h): the input's two halves as two
+ * streams of one receive into one destination, one after the other, then
+ * the end applied (hard links, mtimes, directory modes) when both succeeded.
+ */
+static void receive_two(const uint8_t *data, size_t size)
+{
+	struct frames_tree *tree;
+	char dest[HARNESS_DEST_MAX];
+	int fds = harness_count_fds(), dirfd, ok = 1;
+	size_t half = size / 2;
+
+	harness_dest_make(dest);
+	dirfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 || !(tree = frames_tree_new_at(dirfd, dest)))
+		abort();
+	for (int i = 0; i < 2; i++) {
+		struct harness_feed feed;
+		struct recv_stats st;
+		size_t len;
+		uint8_t *bytes = harness_seal(data + (i ? half : 0), i ? size - half : half, 0, &len);
+
+		harness_feed_start(&feed, bytes, len, 0);
+		if (frames_receive_part(tree, dest, feed.rd, &harness_opts, &st) < 0)
+			ok = 0;
+		harness_feed_finish(&feed);
+		free(bytes);
+	}
+	frames_tree_finish(tree, ok);
+	close(dirfd);
+	harness_dest_check_links(dest, fds);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t pieces = 2 + size % 7, piece = (size + pieces - 1) / pieces;
@@ -85,5 +121,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 2)
 		receive_once(data, size, piece, piece, 1);
 	receive_once(data, size, 0, 0, 0);
+	receive_two(data, size);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "stream/seal_stream.h"
+#include "stream/wire_auth.h"
 #include "../unit/seal_testutil.h"
 
 #include <dirent.h>
@@ -347,4 +348,12 @@ uint8_t *harness_seal(const uint8_t *data, size_t size, size_t seg, size_t *len)
 	if (!out)
 		die("cannot seal", "an input");
 	return out;
+}
+
+void harness_session_key(unsigned char key[32])
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (wire_key_from_token("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+				key) < 0)
+		die("cannot derive", "the session key");
 }

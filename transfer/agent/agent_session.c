@@ -422,13 +422,16 @@ static int take_manifest(struct agent_session *s, const char *payload, uint32_t 
 			s->pending_cap = cap;
 		}
 	}
-	if (rc == 0) {
+	if (rc == 0 && len > 0) {
 		memcpy(s->pending + s->pending_len, payload, len);
 		s->pending_len = total;
 	}
+	/* (an empty manifest has no buffer: parse "", which manifest_parse refuses) */
 	if (rc == 0 && !more) {
-		if (manifest_parse(&s->manifest, s->pending, s->pending_len) < 0 ||
-		    wire_sha256(s->pending, s->pending_len, s->manifest_sha256) < 0)
+		const char *text = s->pending ? s->pending : "";
+
+		if (manifest_parse(&s->manifest, text, s->pending_len) < 0 ||
+		    wire_sha256(text, s->pending_len, s->manifest_sha256) < 0)
 			rc = -1;
 		else {
 			s->have_manifest = 1;

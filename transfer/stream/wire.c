@@ -157,12 +157,16 @@ int wire_chan_send_manifest(struct wire_chan *c, const void *text, size_t len)
 	do {
 		size_t now = len - done < WIRE_MAX_FRAME ? len - done : WIRE_MAX_FRAME;
 
-		if (frame_send(c->fd, c, WIRE_MANIFEST, (const char *)text + done, now,
-			       done + now < len ? WIRE_FLAG_MORE : 0) < 0)
+		if (wire_chan_send_manifest_piece(c, (const char *)text + done, now, done + now < len) < 0)
 			return -1;
 		done += now;
 	} while (done < len);
 	return 0;
+}
+
+int wire_chan_send_manifest_piece(struct wire_chan *c, const void *piece, size_t len, int more)
+{
+	return frame_send(c->fd, c, WIRE_MANIFEST, piece, len, more ? WIRE_FLAG_MORE : 0);
 }
 
 int wire_chan_send_json(struct wire_chan *c, enum wire_type type, json_object *o)

@@ -126,6 +126,8 @@ int wire_chan_recv_json(struct wire_chan *c, int timeout_ms, enum wire_type *typ
  * 0 or -1 (error set).
  */
 int wire_chan_send_manifest(struct wire_chan *c, const void *text, size_t len);
+/* One MANIFEST frame of at most WIRE_MAX_FRAME bytes, more: WIRE_FLAG_MORE. Returns 0 or -1. */
+int wire_chan_send_manifest_piece(struct wire_chan *c, const void *piece, size_t len, int more);
 
 /*
  * Why this thread's last wire_send or wire_recv failed: NONE when it did not
