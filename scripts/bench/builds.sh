@@ -14,18 +14,24 @@
 readonly BUILDS_STRATEGIES=splice,zstd,parallel
 
 # builds_run BIN JSON ARGS...: BIN (an xfercmp) ARGS against the testbed, as compare_all
-# runs this build; JSON its report.
+# runs this build; JSON its report; RESULT ok, or failed when it gave no result.
 builds_run() {
 	local bin=$1 json=$2 pid
 	shift 2
 	REMOTE_N=$((REMOTE_N + 1))
 	rm -f "$json"
+	RESULT=failed
 	bg_start "$json.log" "$bin" -F "$SSH_CONFIG" --remote-dir "$WORK/remote.$REMOTE_N" "$@" \
 		--json "$json" testbed
 	pid=$BG_PID
-	watch "$pid" || { bg_wait "$pid" || true; rm -f "$json"; FAILED=1; return 0; }
+	watch "$pid" || { bg_wait "$pid" || true; rm -f "$json"; return 0; }
 	bg_wait "$pid" || true
-	[ -n "$(json_results "$json")" ] || { say "$bin $*: no result (see $json.log)"; FAILED=1; }
+	if [ -z "$(json_results "$json")" ]; then
+		say "$bin $*: no result: $(tail -n 1 "$json.log" 2>/dev/null)"
+		FAILED=1
+		return 0
+	fi
+	RESULT=ok
 }
 
 # builds_round K WORKLOAD ARGS...: round K of both builds on WORKLOAD (small, big)
@@ -36,7 +42,7 @@ builds_round() {
 	for b in "${order[@]}"; do
 		drop_caches
 		say "builds: $w, round $k of $REPEAT, the $b build"
-		builds_run "${BUILD_BIN[$b]}" "$WORK/builds-$w-$b.$k.json" "$@" -s "$BUILDS_STRATEGIES"
+		attempt builds_run "${BUILD_BIN[$b]}" "$WORK/builds-$w-$b.$k.json" "$@" -s "$BUILDS_STRATEGIES"
 	done
 }
 
