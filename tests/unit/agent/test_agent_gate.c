@@ -314,6 +314,53 @@ static void test_flood_from_the_clients_address(void **state)
 }
 
 /*
+ * A key holder's hello recorded on the wire and sent again (its tag is good,
+ * its nonce was seen): refused, so a replay gets no place among the key
+ * holders the gate never pushes out.
+ */
+static void test_replayed_hello_refused(void **state)
+{
+	struct sockaddr_in sa;
+	struct agent_gate g;
+	unsigned char key[WIRE_KEY_BYTES], buf[512];
+	struct wire_chan chan;
+	struct wire_binding b;
+	enum wire_type type;
+	char *payload = NULL;
+	uint32_t len = 0;
+	int lfd = listener(&sa), first = dial_from(&sa, 11), again, spy[2];
+	ssize_t n;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(wire_key_from_token(TOKEN, key), 0);
+	agent_gate_init(&g, lfd);
+	/* the hello as it went on the wire, recorded */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, spy), 0);
+	send_json_hello(spy[0], "control", key);
+	n = read(spy[1], buf, sizeof(buf));
+	assert_true(n > WIRE_HEADER);
+	assert_int_equal(write(first, buf, (size_t)n), n);
+	assert_int_equal(agent_gate_accept(&g, key, 300, NULL, NULL, &chan, &b), -2);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.e[0].stage, AGENT_GATE_AUTH);
+	again = dial_from(&sa, 12);
+	assert_int_equal(write(again, buf, (size_t)n), n);
+	assert_int_equal(agent_gate_accept(&g, key, 300, NULL, NULL, &chan, &b), -2);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(wire_recv(again, 1000, &type, &payload, &len), 0);
+	assert_int_equal(type, WIRE_ERROR);
+	assert_non_null(strstr(payload, "replayed"));
+	free(payload);
+	agent_gate_release(&g);
+	close(spy[0]);
+	close(spy[1]);
+	close(first);
+	close(again);
+	close(lfd);
+}
+
+/*
  * A stranger that says a good hello, takes the agent's answer and then
  * never proves the key (or stalls) must not hold the door: the real client,
  * connecting after it, completes its handshake while the stranger is still
@@ -405,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_full_gate_pushes_out_the_oldest),
 		cmocka_unit_test(test_strangers_do_not_push_out_the_client),
 		cmocka_unit_test(test_flood_from_the_clients_address),
+		cmocka_unit_test(test_replayed_hello_refused),
 		cmocka_unit_test(test_stalled_handshake_does_not_hold_the_door),
 	};
 
