@@ -9,6 +9,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "netaddr.h"
+#include "text_escape.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,7 +70,11 @@ static int remove_root(void)
 static void cleanup_and_exit(int code)
 {
 	if (remove_root() < 0) {
-		fprintf(stderr, "xfercmp-agent: %s\n", err_msg());
+		char shown[ERR_MAX * 4];
+
+		/* it may name what a stream made: text_escape.h */
+		text_escape(shown, sizeof(shown), err_msg());
+		fprintf(stderr, "xfercmp-agent: %s\n", shown);
 		if (code == 0)
 			code = 1;
 	}
