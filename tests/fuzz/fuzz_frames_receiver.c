@@ -3,9 +3,10 @@
  * on arbitrary bytes, as the agent gets them from the network, through
  * frames_receive_at (the agent's entry). The input is the whole stream of
  * records, sealed in authenticated segments (seal_stream.h) and received
- * twice: all at once in one segment, then in 2 to 8 segments each sent once
- * the one before it is read (so content also arrives after its header, and
- * across segments); once unsealed, which must always fail; and its two
+ * three times: all at once in one segment, then in 2 to 8 segments each
+ * sent once the one before it is read (so content also arrives after its
+ * header, and across segments), then cut as a sender cuts it (a large
+ * record's content raw); once unsealed, which must always fail; and its two
  * halves as two streams of one receive, whose end step (frames_tree.h)
  * then applies what both noted. The socket reports its end after the
  * last byte, so the receiver must return. Beyond the sanitizers, a run must
@@ -38,9 +39,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /*
  * Receives data: sealed in segments of seg bytes (the records parser behind
- * the check), or as it is (sealed 0: the segment reader itself, which must
- * never take unsealed bytes), through frames_receive_at, the entry the
- * agent uses, into a destination opened once.
+ * the check), sealed as a sender cuts records (sealed 2: a large record's
+ * content raw after its segment, stream/frames.h), or as it is (sealed 0:
+ * the segment reader itself, which must never take unsealed bytes), through
+ * frames_receive_at, the entry the agent uses, into a destination opened
+ * once.
  */
 static void receive_once(const uint8_t *data, size_t size, size_t chunk, size_t seg, int sealed)
 {
@@ -48,7 +51,8 @@ static void receive_once(const uint8_t *data, size_t size, size_t chunk, size_t 
 	struct recv_stats st;
 	char dest[HARNESS_DEST_MAX];
 	size_t len = size;
-	uint8_t *bytes = sealed ? harness_seal(data, size, seg, &len) : (uint8_t *)(uintptr_t)data;
+	uint8_t *bytes = sealed == 2 ? harness_seal_records(data, size, &len) :
+			 sealed ? harness_seal(data, size, seg, &len) : (uint8_t *)(uintptr_t)data;
 	int fds = harness_count_fds(), rc, dirfd;
 
 	harness_dest_make(dest);
@@ -120,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	receive_once(data, size, 0, 0, 1);
 	if (size >= 2)
 		receive_once(data, size, piece, piece, 1);
+	receive_once(data, size, 0, 0, 2);
 	receive_once(data, size, 0, 0, 0);
 	receive_two(data, size);
 	return 0;

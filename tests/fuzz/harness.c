@@ -350,6 +350,15 @@ uint8_t *harness_seal(const uint8_t *data, size_t size, size_t seg, size_t *len)
 	return out;
 }
 
+uint8_t *harness_seal_records(const uint8_t *data, size_t size, size_t *len)
+{
+	uint8_t *out = test_seal_records_with(harness_opts.key, data, size, len);
+
+	if (!out)
+		die("cannot seal", "an input");
+	return out;
+}
+
 void harness_session_key(unsigned char key[32])
 {
 	signal(SIGPIPE, SIG_IGN);

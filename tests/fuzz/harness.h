@@ -87,12 +87,18 @@ void harness_jail_cleanup(void);
  * sealed bytes (malloc'd, *len their count); aborts when out of memory.
  */
 extern const struct recv_opts harness_opts;
+uint8_t *harness_seal(const uint8_t *data, size_t size, size_t seg, size_t *len);
+/*
+ * The same as a sender cuts a record stream (test_seal_records_with): the
+ * content of a record longer than FRAME_RAW_MIN raw after its record's
+ * segment (stream/frames.h).
+ */
+uint8_t *harness_seal_records(const uint8_t *data, size_t size, size_t *len);
 
 /*
  * For the targets that speak the control protocol: ignores SIGPIPE (a peer
  * the target closed) and gives the session key of a fixed token.
  */
 void harness_session_key(unsigned char key[32]);
-uint8_t *harness_seal(const uint8_t *data, size_t size, size_t seg, size_t *len);
 
 #endif

@@ -230,15 +230,15 @@ printf '# xfercmp-manifest 2\nd\t0755\t1\tx\nl\tt\tx\n' >"$t/two_kinds"
 # the handshake (fuzz_handshake.c): a mode byte, then the input
 h=$out/fuzz_handshake
 nonce=$(printf '%064d' 7)
-printf '\0{"proto":5,"role":"control","nonce":"%s"}\0{"proof":"%064d"}' "$nonce" 0 >"$h/agent_hello_auth"
-printf '\0{"proto":5,"role":"data","job":3,"stream":1,"nonce":"%s"}' "$nonce" >"$h/agent_hello_data"
+printf '\0{"proto":6,"role":"control","nonce":"%s"}\0{"proof":"%064d"}' "$nonce" 0 >"$h/agent_hello_auth"
+printf '\0{"proto":6,"role":"data","job":3,"stream":1,"nonce":"%s"}' "$nonce" >"$h/agent_hello_data"
 {
 	printf '\1'
-	wire 3 "{\"proto\":5,\"nonce\":\"$nonce\",\"proof\":\"$(printf '%064d' 1)\"}"
+	wire 3 "{\"proto\":6,\"nonce\":\"$nonce\",\"proof\":\"$(printf '%064d' 1)\"}"
 	wire 3 '{}'
 } >"$h/client_answers"
 { printf '\1'; wire 4 '{"error":"wrong proof of the session key"}'; } >"$h/client_error"
-{ printf '\2'; wire 1 "{\"proto\":5,\"role\":\"control\",\"nonce\":\"$nonce\"}"; } >"$h/gate_hello"
+{ printf '\2'; wire 1 "{\"proto\":6,\"role\":\"control\",\"nonce\":\"$nonce\"}"; } >"$h/gate_hello"
 { printf '\2'; be 4 100; be 1 1; be 3 0; printf 'half'; } >"$h/gate_half"
 { printf '\2'; wire 2 '{"op":"info"}'; } >"$h/gate_not_hello"
 # the frame reader: an 8-byte header (announced length, type, flags), a 2-byte
@@ -268,3 +268,7 @@ printf 'M%s%sm%s%sR{"op":"prepare","strategy":"zstd"}%sR{"op":"flush","job":1}%s
 	"${manifest2:0:30}" "$rs" "${manifest2:30}" "$rs" "$rs" "$rs" >"$s/manifest_pieces"
 printf 'R{"op":"sample_start","job":0}%sR{"op":"sample_stop"}%sR{"op":"nope"}%sR[1,2]%sm' \
 	"$rs" "$rs" "$rs" "$rs" >"$s/odd_requests"
+manifest_big=$'# xfercmp-manifest 2\nf\t0123456789abcdef\t300000\t0644\t1600000000\tbig\n'
+mac=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+printf 'M%s%sR{"op":"content_macs","macs":[[0,"%s"],[1,"%s"],[0,"zz"],[0]]}%sR{"op":"prepare","strategy":"splice"}%sR{"op":"verify","job":1}' \
+	"$manifest_big" "$rs" "$mac" "$mac" "$rs" "$rs" >"$s/content_macs"

@@ -86,7 +86,7 @@ def say(w):
         f.write(w + "\n")
 def knock():
     s = socket.create_connection(("127.0.0.1", port))
-    body = json.dumps({"proto": 5, "role": "control", "nonce": os.urandom(32).hex()}).encode()
+    body = json.dumps({"proto": 6, "role": "control", "nonce": os.urandom(32).hex()}).encode()
     s.sendall(struct.pack(">IB3x", len(body), 1) + body)
     return s
 # the first, and once the agent is on it (its answer has come), the others

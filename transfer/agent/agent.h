@@ -9,8 +9,10 @@
  * its scratch root and removes what it made when the session ends.
  */
 
+#include "content_mac.h"
 #include "manifest.h"
 #include "stream/wire.h"
+#include "verify.h"
 
 #include <stdint.h>
 
@@ -64,6 +66,8 @@ struct agent_job {
 	char strategy[64];
 	int removed;
 	int parked;	/* verified and done with, removed when the session ends */
+	int raw_content;	/* a receive brought large files' content raw (stream/frames.h):
+				 * its verify checks their keyed hashes (agent_content.c) */
 };
 
 /* The state of one control session, shared by the request handlers. */
@@ -82,6 +86,9 @@ struct agent_session {
 	char *pending;		/* a manifest's pieces so far (WIRE_FLAG_MORE), until the last */
 	size_t pending_len, pending_cap;
 	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of its text: "verify"'s verdict_mac */
+	/* "content_macs": the keyed hash of each large file, by manifest entry; NULL until sent */
+	unsigned char (*content_macs)[CONTENT_MAC_BYTES];
+	unsigned char *content_have;	/* per entry: its hash was sent */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */
@@ -95,6 +102,19 @@ void agent_session_run(struct agent_session *s);
 struct json_object;
 int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,
 		  json_object *reply);
+
+/*
+ * "content_macs": {"macs": [[INDEX, "HEX"], ...]}, the keyed hashes
+ * (content_mac.h, under wire_content_key) of manifest entries larger than
+ * FRAME_RAW_MIN, in as many requests as the client needs; a new manifest
+ * drops them (agent_content_release). agent_content_verify verifies a job
+ * whose content came raw: verify_tree_keyed with them.
+ */
+int agent_op_content_macs(struct agent_session *s, json_object *req, json_object *reply);
+int agent_content_verify(struct agent_session *s, const char *root,
+			 const struct verify_mode_note *notes, size_t n, unsigned threads,
+			 struct verify_report *r);
+void agent_content_release(struct agent_session *s);
 
 /* "sample_start" / "sample_stop": the agent's /proc counters while a strategy runs. */
 int agent_op_sample_start(struct agent_session *s, json_object *req, json_object *reply);

@@ -310,6 +310,9 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		return -1;
 	if (null_sink && !null_sink_supports(rx->name))
 		return err_set("receiver '%s' has no null sink", rx->name);
+	/* large files' content comes raw (stream/frames.h): its keyed hashes are checked at verify */
+	if (rx->carries_tree && rx->kind == RECV_FRAMES && !null_sink)
+		job->raw_content = 1;
 	/*
 	 * The job's directory, opened once beneath the root's descriptor with
 	 * no link followed: a job directory swapped for a link (or renamed)
@@ -357,6 +360,8 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 				       json_object_new_double(clock_seconds(start, clock_now())));
 		if (sized)
 			receive_buffers_reply(fds[0], &lim, reply);
+		if (job->raw_content)
+			json_object_object_add(reply, "raw_content", json_object_new_boolean(1));
 	}
 	for (unsigned i = 0; i < streams; i++)
 		if (fds[i] >= 0)

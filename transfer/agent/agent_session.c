@@ -279,7 +279,9 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	start = clock_now();
 	/* read from the directory the receivers wrote, by its descriptor */
 	rc = agent_open_up(fd, &opened);
-	if (rc == 0)
+	if (rc == 0 && job->raw_content)
+		rc = agent_content_verify(s, proc, opened.v, opened.n, 2 * parallel_cpus(), &r);
+	else if (rc == 0)
 		rc = verify_tree_noted(proc, &s->manifest, 2 * parallel_cpus(), opened.v, opened.n, &r);
 	if (agent_open_up_restore(fd, &opened) < 0 && rc == 0)
 		rc = -1;
@@ -383,6 +385,7 @@ static const struct {
 	{ "sample_stop", agent_op_sample_stop },
 	{ "probe_disk", agent_op_probe_disk },
 	{ "probe_create", agent_op_probe_create },
+	{ "content_macs", agent_op_content_macs },
 };
 
 /*
@@ -400,6 +403,7 @@ static int take_manifest(struct agent_session *s, const char *payload, uint32_t 
 
 	*whole = !more;
 	if (s->pending_len == 0 && s->have_manifest) {
+		agent_content_release(s);
 		manifest_release(&s->manifest);
 		s->have_manifest = 0;
 		s->manifest_bytes = 0;
@@ -533,6 +537,7 @@ void agent_session_run(struct agent_session *s)
 	}
 	agent_sampling_release(s);
 	remove_jobs(s);
+	agent_content_release(s);
 	if (s->have_manifest)
 		manifest_release(&s->manifest);
 	free(s->pending);

@@ -71,6 +71,38 @@ static int sink_consume(struct sink_stream *s, uint64_t len, XXH3_state_t *h)
 	return 0;
 }
 
+/*
+ * Hashes (when h) and drops the `len` raw bytes of a large record's content
+ * (frames.h: they follow its segment, unsealed). Returns 0 or -1 (error set).
+ */
+static int sink_consume_raw(struct sink_stream *s, uint64_t len, XXH3_state_t *h)
+{
+	static _Thread_local unsigned char buf[1u << 16];
+
+	if (seal_reader_avail(&s->in))
+		return err_set("null sink: integrity check failed: a large record does not end its segment");
+	while (len) {
+		ssize_t n;
+
+		if (seal_reader_raw_wait(&s->in) < 0)
+			return -1;
+		n = read(s->fd, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return err_errno("null sink: cannot read the stream");
+		if (n == 0)
+			return err_set("null sink: stream ended inside a record's content");
+		if (seal_reader_raw_took(&s->in, (uint64_t)n) < 0)
+			return -1;
+		if (h)
+			XXH3_64bits_update(h, buf, (size_t)n);
+		len -= (uint64_t)n;
+	}
+	s->st.wire_bytes = s->in.wire;
+	return 0;
+}
+
 /* A whole file's size and hash against the manifest (when one was sent). */
 static int sink_check(const struct manifest *m, const char *path, uint64_t size, uint64_t hash)
 {
@@ -140,7 +172,8 @@ static int sink_frames(struct sink_stream *s)
 		content += f.length;
 		if (f.type == FRAME_FILE || f.type == FRAME_RANGE) {
 			XXH3_64bits_reset(h);
-			if (sink_consume(s, f.length, h) < 0)
+			if ((f.length > FRAME_RAW_MIN ? sink_consume_raw(s, f.length, h) :
+			     sink_consume(s, f.length, h)) < 0)
 				break;
 			/* a range's hash is spent work only: its file's whole hash needs every range */
 			if (f.type == FRAME_FILE && sink_check(s->m, path, f.length, XXH3_64bits_digest(h)) < 0)

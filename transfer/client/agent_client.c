@@ -515,6 +515,8 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
 	c->have_manifest = wire_sha256(buf, len, c->manifest_sha256) == 0;
+	/* the agent drops the keyed hashes of the manifest before */
+	c->content_macs_sent = false;
 	rc = c->have_manifest ? wire_chan_send_manifest(&c->ctl, buf, len) : -1;
 	free(buf);
 	if (!c->have_manifest)
@@ -524,6 +526,15 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	rc = agent_client_await(c, &reply);
 	json_object_put(reply);
 	return rc;
+}
+
+void agent_client_set_source(struct agent_client *c, const char *src_root,
+			     const struct manifest *m)
+{
+	if (c->src_root != src_root || c->src_manifest != m)
+		c->content_macs_sent = false;
+	c->src_root = src_root;
+	c->src_manifest = m;
 }
 
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream,
@@ -631,6 +642,11 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 	const char *summary = "";
 
 	memset(out, 0, sizeof(*out));
+	/* large files came raw: the agent needs their keyed hashes to verify them */
+	if (c->raw_content && !c->content_macs_sent && agent_client_send_content_macs(c) < 0) {
+		json_object_put(req);
+		return -1;
+	}
 	if (claims)
 		json_object_object_add(req, "claims", json_object_new_int64(claims));
 	if (call_request(c, req, &reply) < 0)
@@ -747,6 +763,9 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||
 			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))
 		rc = err_wrap("agent");
+	if (rc == 0 && json_object_object_get_ex(reply, "raw_content", &buf) &&
+	    json_object_get_boolean(buf))
+		c->raw_content = true;
 	/* the receiving threads' CPU: absent from an older agent's reply (0) */
 	if (rc == 0 && number_of(reply, "cpu_seconds", &cpu) == 0)
 		got->cpu_s = cpu;

@@ -33,6 +33,15 @@ struct agent_client {
 	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of the manifest sent */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 	/*
+	 * The source the manifest describes (agent_client_set_source), for the
+	 * keyed hashes of the large files (agent_client_send_content_macs):
+	 * raw_content says a receive brought their content raw (stream/frames.h),
+	 * content_macs_sent that the agent has them for the manifest sent.
+	 */
+	const char *src_root;
+	const struct manifest *src_manifest;
+	bool raw_content, content_macs_sent;
+	/*
 	 * Receives go to the agent's null sink (agent/null_sink.h): set only by
 	 * the runner for --explain's "no destination disk" run (runner_opts),
 	 * never by an option; such a run is checked in the stream, not verified.
@@ -98,6 +107,19 @@ int agent_client_call(struct agent_client *c, json_object *req, json_object **re
 int agent_client_await(struct agent_client *c, json_object **reply);
 
 int agent_client_send_manifest(struct agent_client *c, const struct manifest *m);
+
+/*
+ * The tree the manifest sent describes, for the keyed hashes a verify may
+ * need (both must outlive c's use). agent_client_verify sends them
+ * (agent_client_send_content_macs) before it verifies a job whose receive
+ * brought large files' content raw (stream/frames.h), once a manifest:
+ * the keyed hash (workloads/content_mac.h) of each file larger than
+ * FRAME_RAW_MIN, read from the source, its XXH3 checked against the
+ * manifest on the way. Returns 0 or -1 (error set).
+ */
+void agent_client_set_source(struct agent_client *c, const char *src_root,
+			     const struct manifest *m);
+int agent_client_send_content_macs(struct agent_client *c);
 
 /*
  * The requests, one function each (the agent's side: agent/agent_session.c,

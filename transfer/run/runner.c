@@ -502,6 +502,8 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 		rc = err_set("out of memory for %u runs' samples", all.repeat);
 		goto out;
 	}
+	/* the source vouches for the large files' content when it came raw (agent_client.h) */
+	agent_client_set_source(target->agent, src_root, m);
 	for (size_t i = 0; i < n; i++) {
 		const struct strategy *s = list[i];
 		struct strategy_result *r = &results[i];

@@ -45,6 +45,18 @@
  * 0 when a tree is spread over several: send_plan.h).
  */
 
+/*
+ * On a data connection the records travel in authenticated segments
+ * (seal_stream.h), but for the content of a FILE or RANGE record longer
+ * than FRAME_RAW_MIN: it follows, unsealed, the segment whose last bytes are
+ * its record's header and path (then segments go on), so that it can go
+ * file -> pipe -> socket -> pipe -> file without passing through memory on
+ * either end; its integrity is checked at verify with a keyed hash the
+ * client sends (content_mac.h). Everything else (every header, path and link
+ * text, every smaller file) is checked before it is used.
+ */
+#define FRAME_RAW_MIN (256u << 10)
+
 #define FRAME_MAGIC 0x58465232u
 #define FRAME_HEADER 40
 #define FRAME_PATH_MAX 4095

@@ -206,6 +206,10 @@ static int receive_record(struct receiver *r, const struct frame *f)
 	if ((f->flags & FRAME_F_MTIME) && (count_noted(r, COUNT_MTIME, strlen(r->path) + 1) < 0 ||
 					   frames_later_mtime(&r->later, r->path, f->mtime) < 0))
 		return -1;
+	/* raw content follows the segment that ends with its record (frames.h) */
+	if (f->length > FRAME_RAW_MIN && seal_reader_avail(&r->in))
+		return err_set("integrity check failed: record '%s' of %llu bytes does not end its segment",
+			       r->path, (unsigned long long)f->length);
 	if (r->ring_ok && f->type == FRAME_FILE && f->length <= FRAMES_SMALL_MAX && !chmod_needed)
 		return frames_create_small(r, f, mode);
 	return frames_write_sync(r, f, mode, chmod_needed);
@@ -291,6 +295,7 @@ int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
 		return err_set("out of memory");
 	r->dest = dest;
 	r->lastdir_len = SIZE_MAX;
+	r->pipefd[0] = r->pipefd[1] = -1;
 	r->umask = current_umask();
 	/* the tree's descriptor, not the path: nothing re-resolves dest */
 	r->dirfd = fcntl(frames_tree_dirfd(tree), F_DUPFD_CLOEXEC, 0);
@@ -310,6 +315,10 @@ int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
 	}
 	if (r->dirfd >= 0)
 		close(r->dirfd);
+	if (r->pipefd[0] >= 0) {
+		close(r->pipefd[0]);
+		close(r->pipefd[1]);
+	}
 	if (st) {
 		st->files = r->files_done;
 		st->bytes = r->bytes_done;

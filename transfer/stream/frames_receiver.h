@@ -1,6 +1,7 @@
 #ifndef XFERCMP_FRAMES_RECEIVER_H
 #define XFERCMP_FRAMES_RECEIVER_H
 
+#include "stream/frames.h"
 #include "stream/recv_opts.h"
 #include "stream/xfer_stats.h"
 
@@ -29,7 +30,8 @@
  * memory stays bounded whatever the stream claims.
  */
 
-#define FRAMES_SMALL_MAX (256u << 10)
+/* = FRAME_RAW_MIN: smaller content comes in checked segments, larger raw (frames.h) */
+#define FRAMES_SMALL_MAX FRAME_RAW_MIN
 
 struct frames_tree;
 

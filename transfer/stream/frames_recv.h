@@ -6,7 +6,9 @@
  * and nothing else: frames_receiver.c reads the records, frames_create.c
  * creates small whole files many at once through io_uring, frames_write.c
  * writes large files and ranges with plain syscalls. Every byte they use
- * comes checked from the stream's seal_reader (seal_stream.h).
+ * comes checked from the stream's seal_reader (seal_stream.h), but the raw
+ * content of a record longer than FRAME_RAW_MIN (frames.h), which
+ * frames_write.c splices from the socket.
  */
 
 #include "stream/frames.h"
@@ -33,6 +35,8 @@ struct receiver {
 	unsigned busy;		/* chains in flight */
 	int failed;		/* an error is set: later chain failures must not replace it */
 	int stranded;		/* the ring failed with chains in flight: leak, never free */
+	int pipefd[2];		/* raw content: socket -> pipe -> file; -1 until needed */
+	size_t pipe_size;
 	mode_t umask;
 	char lastdir[FRAME_PATH_MAX + 1];
 	size_t lastdir_len;	/* SIZE_MAX: none yet */

@@ -1,16 +1,17 @@
 /*
  * Large files and ranges of the record stream (frames_recv.h): opened with
- * openat2 beneath the destination and written with pwrite from the
- * stream's checked bytes, segment by segment, dropped from the page cache
- * behind the writes. (Before issue 43 the content went socket -> pipe ->
- * file by splice; a segment must now be checked before any of it is
- * written, so it is read into memory first.)
+ * openat2 beneath the destination, and written, dropped from the page cache
+ * behind the writes: content longer than FRAME_RAW_MIN comes raw after its
+ * record's segment and goes socket -> pipe -> file by splice, never
+ * through memory (its integrity is checked at verify, frames.h); shorter
+ * content comes in checked segments and is written with pwrite.
  */
 #define _GNU_SOURCE
 #include "stream/frames_recv.h"
 
 #include "cache_behind.h"
 #include "err.h"
+#include "pipeutil.h"
 #include "stream/beneath.h"
 
 #include <errno.h>
@@ -70,6 +71,56 @@ static int write_from_stream(struct receiver *r, int fd, uint64_t off, uint64_t 
 	return 0;
 }
 
+/* Moves len raw bytes socket -> pipe -> fd at off. Returns 0 or -1 (error set). */
+static int splice_raw(struct receiver *r, int fd, uint64_t off, uint64_t len)
+{
+	struct write_behind wb;
+	uint64_t left = len;
+	loff_t pos = (loff_t)off;
+
+	write_behind_init(&wb, fd, off);
+	if (r->pipefd[0] < 0 && pipe_open_large(r->pipefd, &r->pipe_size) < 0)
+		return -1;
+	while (left > 0) {
+		size_t want = left < r->pipe_size ? (size_t)left : r->pipe_size;
+		ssize_t n;
+
+		if (seal_reader_raw_wait(&r->in) < 0)
+			return -1;
+		n = splice(r->in.fd, NULL, r->pipefd[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return err_errno("cannot read '%s' from the stream", r->path);
+		}
+		if (n == 0)
+			return err_set("stream ended after %llu of %llu bytes of '%s'",
+				       (unsigned long long)(len - left), (unsigned long long)len, r->path);
+		if (seal_reader_raw_took(&r->in, (uint64_t)n) < 0)
+			return -1;
+		left -= (uint64_t)n;
+		while (n > 0) {
+			ssize_t w = splice(r->pipefd[0], NULL, fd, &pos, (size_t)n, SPLICE_F_MOVE);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				if (w == 0)
+					errno = EIO;
+				/* the pipe still holds bytes: it must not carry the next record */
+				close(r->pipefd[0]);
+				close(r->pipefd[1]);
+				r->pipefd[0] = r->pipefd[1] = -1;
+				return err_errno("cannot write '%s/%s'", r->dest, r->path);
+			}
+			n -= w;
+		}
+		if (write_behind_wrote(&wb, (uint64_t)pos) < 0)
+			return err_errno("cannot write '%s/%s' back to disk", r->dest, r->path);
+	}
+	return 0;
+}
+
 /* chmod of r->path, resolved as every open here is (no symlink, nothing outside dest). */
 static int chmod_beneath(struct receiver *r, mode_t mode)
 {
@@ -118,7 +169,9 @@ int frames_write_sync(struct receiver *r, const struct frame *f, mode_t mode, in
 		return err_errno("cannot create '%s/%s'", r->dest, r->path);
 	if (chmod_needed && fchmod(fd, mode) < 0)
 		rc = err_errno("cannot set the mode of '%s/%s'", r->dest, r->path);
-	if (rc == 0)
+	if (rc == 0 && f->length > FRAME_RAW_MIN)
+		rc = splice_raw(r, fd, f->offset, f->length);
+	else if (rc == 0)
 		rc = write_from_stream(r, fd, f->offset, f->length);
 	if (close(fd) < 0 && rc == 0)
 		rc = err_errno("cannot close '%s/%s'", r->dest, r->path);

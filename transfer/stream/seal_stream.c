@@ -256,6 +256,37 @@ int seal_reader_fill(struct seal_reader *r, size_t want)
 	return 1;
 }
 
+int seal_reader_raw_wait(struct seal_reader *r)
+{
+	int idle_ms = r->bounds ? r->bounds->idle_ms : -1;
+	struct pollfd pf = { .fd = r->fd, .events = POLLIN };
+
+	if (r->end > r->start)
+		return err_set("integrity check failed: raw bytes announced in the middle of a segment");
+	if (r->before_read)
+		r->before_read(r->ctx);
+	for (;;) {
+		int w = poll(&pf, 1, idle_ms);
+
+		if (w > 0)
+			return 0;
+		if (w == 0)
+			return err_set("the sender sent nothing for %d s (%llu bytes into the stream): cut",
+				       idle_ms / 1000, (unsigned long long)r->wire);
+		if (errno != EINTR)
+			return err_errno("cannot wait for the stream");
+	}
+}
+
+int seal_reader_raw_took(struct seal_reader *r, uint64_t n)
+{
+	r->wire += n;
+	if (r->bounds && recv_bounds_take(r->bounds, &r->bounds->payload, r->bounds->max_payload, n,
+					  "bytes in the data streams") < 0)
+		return -1;
+	return 0;
+}
+
 int seal_reader_finish(struct seal_reader *r)
 {
 	unsigned char c;

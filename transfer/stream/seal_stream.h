@@ -129,6 +129,18 @@ static inline size_t seal_reader_avail(const struct seal_reader *r)
 int seal_reader_fill(struct seal_reader *r, size_t want);
 
 /*
+ * Raw bytes between two segments (frames.h: a large file's content goes
+ * unsealed after the segment that holds its record, and is checked at
+ * verify by a keyed hash): the caller reads them from r->fd itself, with
+ * nothing checked waiting (seal_reader_avail 0). seal_reader_raw_wait
+ * waits until some may be read, within the bounds' idle limit: 0, or -1
+ * (error set); seal_reader_raw_took counts n bytes read: 0, or -1 (error
+ * set) when they pass the bounds' payload.
+ */
+int seal_reader_raw_wait(struct seal_reader *r);
+int seal_reader_raw_took(struct seal_reader *r, uint64_t n);
+
+/*
  * After the end segment: reads fd to its end, so the sender's last write
  * completes; a byte there is an error ("integrity check failed: bytes after
  * the end"), as is an end segment not come yet. Returns 0 or -1.

@@ -13,13 +13,13 @@
  * (whose records hold only their path and text) are batched several records
  * per sendmsg.
  *
- * Every byte goes in an authenticated segment (seal_stream.h): a batch of
+ * The records go in authenticated segments (seal_stream.h): a batch of
  * records is one segment, its tag computed over the buffers it is sent
- * from; a large file's content goes in segments of one pipe's size (1 MiB),
- * each read once with pread to compute its tag (the same pages, now in the
- * page cache, then go file -> pipe -> socket by splice, never through user
- * memory) and its tag sent after it. A file changed between the two reads
- * fails the receiver's check.
+ * from. A large file's (or range's) record ends its segment, and its
+ * content follows raw, file -> pipe -> socket, never through user memory
+ * (frames.h: checked at verify with a keyed hash); content no longer than
+ * FRAME_RAW_MIN of a range goes in a segment of its own, read once with
+ * pread for its tag and then spliced.
  */
 #define _GNU_SOURCE
 #include "stream/splice_sender.h"
@@ -298,14 +298,18 @@ static int send_small_part(struct sender *s, const struct send_item *it, const v
 }
 
 /*
- * One segment of the content, chunk bytes at off: read for its tag, then
- * its header, the bytes file -> pipe -> socket, the tag.
+ * The content of a record no longer than FRAME_RAW_MIN, as one segment:
+ * read for its tag, then its header, the bytes file -> pipe -> socket, the
+ * tag. (A range of a file cut into ranges may be that short; whole files
+ * that short are read ahead and batched instead.)
  */
+static int splice_raw(struct sender *s, const struct send_item *it, int fd, uint64_t off,
+		      unsigned len);
+
 static int splice_segment(struct sender *s, const struct send_item *it, int fd, uint64_t off,
 			  unsigned chunk)
 {
 	struct iovec parts[2];
-	unsigned moved = 0;
 
 	if (read_chunk(s, it, fd, off, chunk) < 0)
 		return -1;
@@ -313,11 +317,21 @@ static int splice_segment(struct sender *s, const struct send_item *it, int fd, 
 	set_iov(&parts[0], s->seg_hdr, SEAL_SEG_HEADER);
 	set_iov(&parts[1], s->chunk, chunk);
 	if (seal_writer_tag(&s->seal, parts, 2, s->seg_tag) < 0 ||
-	    send_small_part(s, it, s->seg_hdr, SEAL_SEG_HEADER) < 0)
+	    send_small_part(s, it, s->seg_hdr, SEAL_SEG_HEADER) < 0 || splice_raw(s, it, fd, off, chunk) < 0)
 		return -1;
-	while (moved < chunk) {
-		int res = splice_window_splice(s, fd, (int64_t)(off + moved), s->pipefd[1], chunk - moved,
-				      SPLICE_F_MOVE);
+	sent_progress_bytes(chunk);
+	return send_small_part(s, it, s->seg_tag, SEAL_TAG_BYTES);
+}
+
+/* Moves exactly len bytes of fd at off file -> pipe -> socket. Returns 0 or -1 (error set). */
+static int splice_raw(struct sender *s, const struct send_item *it, int fd, uint64_t off,
+		      unsigned len)
+{
+	unsigned moved = 0;
+
+	while (moved < len) {
+		int res = splice_window_splice(s, fd, (int64_t)(off + moved), s->pipefd[1], len - moved,
+					       SPLICE_F_MOVE);
 
 		if (res == INT_MIN)
 			return -1;
@@ -335,20 +349,27 @@ static int splice_segment(struct sender *s, const struct send_item *it, int fd, 
 			return -1;
 		moved += (unsigned)res;
 	}
-	return send_small_part(s, it, s->seg_tag, SEAL_TAG_BYTES);
+	return 0;
 }
 
+/*
+ * The content of a large file or range: raw after its record's segment
+ * when longer than FRAME_RAW_MIN (frames.h), in pipe-sized splices, else
+ * one segment of its own.
+ */
 static int splice_content(struct sender *s, const struct send_item *it, int fd)
 {
 	uint64_t off = it->offset, end = it->offset + it->length;
 	struct read_behind rb;
 
+	if (it->length <= FRAME_RAW_MIN)
+		return splice_segment(s, it, fd, off, (unsigned)it->length);
 	read_behind_init(&rb, fd, it->offset);
 	while (off < end) {
 		uint64_t left = end - off;
 		unsigned len = (unsigned)(left < s->pipe_size ? left : s->pipe_size);
 
-		if (splice_segment(s, it, fd, off, len) < 0)
+		if (splice_raw(s, it, fd, off, len) < 0)
 			return -1;
 		off += len;
 		sent_progress_bytes(len);
@@ -360,8 +381,8 @@ static int splice_content(struct sender *s, const struct send_item *it, int fd)
 }
 
 /*
- * Sends a large file or range: its header and path as a segment of their
- * own, the content in segments by splice.
+ * Sends a large file or range: its header and path end a segment, the
+ * content follows by splice (splice_content: raw, or a segment of its own).
  */
 static int send_large(struct sender *s, const struct send_item *it)
 {
@@ -472,7 +493,7 @@ int splice_send(int sock, const unsigned char key[SEAL_KEY_BYTES], const char *s
 		/* a segment is at most one pipe's size, and at most SEAL_SEG_MAX */
 		if (s->pipe_size > SEAL_SEG_MAX)
 			s->pipe_size = SEAL_SEG_MAX;
-		s->chunk = malloc(s->pipe_size);
+		s->chunk = malloc(FRAME_RAW_MIN);
 		if (!s->chunk)
 			err_set("out of memory for a segment");
 		else if (uring_setup(&s->ring, WINDOW * 4, WINDOW * 8, WINDOW, IOWQ_WORKERS) == 0) {

@@ -1,6 +1,7 @@
 #ifndef XFERCMP_SPLICE_SENDER_H
 #define XFERCMP_SPLICE_SENDER_H
 
+#include "stream/frames.h"
 #include "stream/seal.h"
 #include "stream/send_plan.h"
 #include "stream/xfer_stats.h"
@@ -13,11 +14,13 @@
  * Whole files of at most SPLICE_SMALL_MAX bytes are opened and read ahead of
  * the one being sent, many at once through io_uring (a single reader of cold
  * small files would spend its time waiting on the disk), and go out in
- * batches of records per syscall. Larger files and ranges go
- * file -> pipe -> socket with io_uring splice.
+ * batches of records per syscall, in authenticated segments. Larger files
+ * and ranges go file -> pipe -> socket with io_uring splice, raw after the
+ * segment that ends with their record (frames.h).
  */
 
-#define SPLICE_SMALL_MAX (256u << 10)
+/* = FRAME_RAW_MIN: what is larger goes raw after its record (frames.h) */
+#define SPLICE_SMALL_MAX FRAME_RAW_MIN
 
 /*
  * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h)

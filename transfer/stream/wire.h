@@ -27,17 +27,21 @@
  * client) is refused by its header, before its payload is read. A data
  * connection makes the same handshake with "role":"data","job":J,
  * "stream":S, then carries a stream (the record format of frames.h, or a
- * tar stream) in authenticated segments (seal_stream.h) and nothing else.
+ * tar stream) in authenticated segments (seal_stream.h) and nothing else,
+ * but a large record's content, raw after its segment (frames.h), which
+ * the "content_macs" request vouches for at verify (agent.h).
  */
 
 /*
- * 5: data connections in tagged segments (seal_stream.h); 4: control frames
+ * 6: a large record's content raw between segments, "content_macs"; 5: data
+ * connections in tagged segments (seal_stream.h); 4: control frames
  * encrypted (ChaCha20-Poly1305), a manifest in pieces of at most 1 MiB; 3:
- * the hello carries a keyed tag (wire_auth.h); 2 had HMAC'd frames in clear. Both ends of a session are one build (the agent
- * is uploaded from the client's own), so any change of a frame or of the
- * handshake bumps it.
+ * the hello carries a keyed tag (wire_auth.h); 2 had HMAC'd frames in
+ * clear. Both ends of a session are one build (the agent is uploaded from
+ * the client's own), so any change of a frame, of a stream's format or of
+ * the handshake bumps it.
  */
-#define WIRE_PROTO 5
+#define WIRE_PROTO 6
 #define WIRE_HEADER 8
 #define WIRE_MAX_JSON (64u * 1024)
 #define WIRE_MAX_FRAME (1u << 20)	/* a MANIFEST frame's payload */

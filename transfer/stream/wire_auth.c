@@ -162,6 +162,14 @@ int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSI
 	return 0;
 }
 
+int wire_content_key(const unsigned char key[WIRE_KEY_BYTES], unsigned char out[WIRE_KEY_BYTES])
+{
+	static const char label[] = "content key";
+	struct part parts[] = { { label, sizeof(label) } };
+
+	return hmac_sha256(key, parts, 1, out);
+}
+
 int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES])
 {
 	unsigned int n = 0;

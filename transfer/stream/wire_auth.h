@@ -64,6 +64,13 @@ int wire_key_from_token(const char *token, unsigned char key[WIRE_KEY_BYTES]);
 #define WIRE_SESSION_ID_HEX 32
 int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1]);
 
+/*
+ * The key of the content's keyed hashes (workloads/content_mac.h) of a
+ * session: HMAC(K, "content key"), its own key so that no hash of a file
+ * is ever made under K itself. Returns 0 or -1 (error set).
+ */
+int wire_content_key(const unsigned char key[WIRE_KEY_BYTES], unsigned char out[WIRE_KEY_BYTES]);
+
 /* SHA-256 of data. Returns 0 or -1 (error set). */
 int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES]);
 

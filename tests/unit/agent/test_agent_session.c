@@ -18,8 +18,10 @@
 #include "manifest.h"
 #include "stream/frames.h"
 #include "stream/seal.h"
+#include "tree.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
@@ -629,6 +631,117 @@ static void test_manifest_frame_checked_before_more_is_read(void **state)
 	free(bytes);
 }
 
+/*
+ * A frames receive of a file larger than FRAME_RAW_MIN: its content comes
+ * raw (stream/frames.h), so its verify checks the keyed hash the client
+ * sends from its source (agent_content.c). The honest copy verifies; a
+ * copy whose content was changed on the way fails naming integrity (and
+ * not merely as "content differs": a same-XXH3 block would pass that); a
+ * client that sent no keyed hash gets no "verified"; and a client that
+ * cannot name its source refuses to verify. Before this check a raw
+ * large file was verified by its XXH3 alone.
+ */
+static void raw_receive(struct agent_client *c, uint64_t job, const unsigned char *content,
+			size_t size)
+{
+	size_t plain_len = 2 * FRAME_HEADER + 3 + size, len = 0;
+	unsigned char key[WIRE_KEY_BYTES], *plain = malloc(plain_len), *sealed;
+	struct recv_stats got;
+	int fd;
+
+	assert_non_null(plain);
+	frame_encode(&(struct frame){ .type = FRAME_FILE, .path_len = 3, .mode = 0644, .length = size },
+		     plain);
+	memcpy(plain + FRAME_HEADER, "big", 3);
+	memcpy(plain + FRAME_HEADER + 3, content, size);
+	frame_encode(&(struct frame){ .type = FRAME_END, .offset = 1, .length = size },
+		     plain + FRAME_HEADER + 3 + size);
+	assert_int_equal(raw_stream_open(c, job, "frames", 1, &fd, &key), 0);
+	sealed = test_seal_records_with(key, plain, plain_len, &len);
+	assert_non_null(sealed);
+	/* the record's segment, then the content raw, then the end record's segment */
+	assert_true(len < plain_len + 3 * (SEAL_SEG_HEADER + SEAL_TAG_BYTES) + 1);
+	assert_int_equal(fs_write_all(fd, sealed, len), 0);
+	assert_int_equal(raw_stream_finish(c, &fd, 1, 0, &got), 0);
+	assert_int_equal(got.bytes, size);
+	assert_true(c->raw_content);
+	free(sealed);
+	free(plain);
+}
+
+static void test_raw_content_checked_by_keyed_hash(void **state)
+{
+	const size_t size = FRAME_RAW_MIN + 4096;
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	struct agent_verify v;
+	struct manifest m;
+	char src[128], path[160];
+	unsigned char *content = malloc(size), buf[4096];
+	uint64_t job, hash, got_size;
+	int fd;
+
+	(void)state;
+	assert_non_null(content);
+	for (size_t i = 0; i < size; i++)
+		content[i] = (unsigned char)(i * 131 + (i >> 9));
+	agent_child_start(&a);
+	snprintf(src, sizeof(src), "%s/src", a.base);
+	assert_int_equal(mkdir(src, 0755), 0);
+	snprintf(path, sizeof(path), "%s/big", src);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fs_write_all(fd, content, size), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(tree_hash_file(path, buf, sizeof(buf), 0, &hash, &got_size), 0);
+	manifest_init(&m);
+	assert_int_equal(manifest_add(&m, "big", size, 0644, hash), 0);
+	manifest_sort(&m);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	assert_int_equal(agent_client_send_manifest(&c, &m), 0);
+
+	/* no source named: the client cannot vouch for the raw content */
+	job = prepare(&c);
+	raw_receive(&c, job, content, size);
+	assert_int_equal(agent_client_verify(&c, job, 0, &v), -1);
+	assert_contains(err_msg(), "no source was named");
+	/* a client that sends no keyed hash (as one that skipped them): not verified */
+	c.content_macs_sent = true;
+	assert_int_equal(agent_client_verify(&c, job, 0, &v), 0);
+	assert_false(v.verified);
+	assert_contains(v.summary, "integrity check failed");
+	assert_contains(v.example, "integrity check failed: big (the client sent no keyed hash of its content)");
+	assert_int_equal(agent_client_cleanup(&c, job, NULL), 0);
+
+	/* the honest copy */
+	agent_client_set_source(&c, src, &m);
+	c.content_macs_sent = false;
+	job = prepare(&c);
+	raw_receive(&c, job, content, size);
+	assert_int_equal(agent_client_verify(&c, job, 0, &v), 0);
+	if (!v.verified)
+		print_error("verify: %s (%s)\n", v.summary, v.example);
+	assert_true(v.verified);
+	assert_true(c.content_macs_sent);
+	assert_int_equal(agent_client_cleanup(&c, job, NULL), 0);
+
+	/* one byte of the raw content changed on the way */
+	content[size / 2] ^= 1;
+	job = prepare(&c);
+	raw_receive(&c, job, content, size);
+	assert_int_equal(agent_client_verify(&c, job, 0, &v), 0);
+	assert_false(v.verified);
+	assert_contains(v.example, "integrity check failed: big is not what the client sent (its keyed hash differs)");
+	assert_int_equal(agent_client_cleanup(&c, job, NULL), 0);
+
+	agent_client_close(&c);
+	manifest_release(&m);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(src), 0);
+	agent_child_wait(&a);
+	free(content);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_records_over_the_manifest_refused),
 		cmocka_unit_test(test_oversized_manifest_frame_refused),
 		cmocka_unit_test(test_manifest_frame_checked_before_more_is_read),
+		cmocka_unit_test(test_raw_content_checked_by_keyed_hash),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -51,7 +51,7 @@ static int sink(const struct manifest *m, const char *receiver, const unsigned c
 {
 	int sv[2], rc;
 	size_t sealed_len = 0;
-	unsigned char *sealed = test_seal(buf, len, 0, &sealed_len);
+	unsigned char *sealed = test_seal_records(buf, len, &sealed_len);
 
 	assert_non_null(sealed);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -90,7 +90,7 @@ static void test_counts_and_checks(void **state)
 	assert_int_equal(sink(&m, "frames", buf, len, &st), 0);
 	assert_int_equal(st.files, 2);
 	assert_int_equal(st.bytes, 8);
-	assert_int_equal(st.wire_bytes, test_sealed_len(len, 0));
+	assert_int_equal(st.wire_bytes, test_sealed_records_len(buf, len));
 	manifest_release(&m);
 
 	/* a hard link's other name carrying the content (GNU tar's walk meets it first) checks against its primary */

@@ -825,7 +825,7 @@ static void *feed_main(void *arg)
 	struct feeder *f = arg;
 
 	size_t len;
-	unsigned char *sealed = test_seal(f->s->p, f->s->len, 0, &len);
+	unsigned char *sealed = test_seal_records(f->s->p, f->s->len, &len);
 
 	if (!sealed)
 		abort();
@@ -1142,7 +1142,7 @@ static void test_modes(void **state)
 	assert_int_equal(feed(&s, t.dst, &st), 0);
 	assert_int_equal(st.files, ARRAY_LEN(files));
 	assert_int_equal(st.bytes, bytes);
-	assert_int_equal(st.wire_bytes, test_sealed_len(s.len, 0));
+	assert_int_equal(st.wire_bytes, test_sealed_records_len(s.p, s.len));
 	for (size_t i = 0; i < ARRAY_LEN(files); i++) {
 		char path[160];
 		struct stat sb;
@@ -1192,7 +1192,7 @@ static void test_read_only_ranges_as_user(void **state)
 		if (setgroups(0, NULL) < 0 || setgid(nobody) < 0 || setuid(nobody) < 0)
 			_exit(2);
 		size_t len;
-		unsigned char *sealed = test_seal(s.p, s.len, 0, &len);
+		unsigned char *sealed = test_seal_records(s.p, s.len, &len);
 
 		if (!sealed || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
 		    write(sv[0], sealed, len) != (ssize_t)len || shutdown(sv[0], SHUT_WR) < 0)
@@ -1443,7 +1443,7 @@ static void test_tree_records(void **state)
 	assert_int_equal(err_msg()[0], '\0');
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.bytes, 4 + sizeof(big) + 8);
-	assert_int_equal(st.wire_bytes, test_sealed_len(s.len, 0));
+	assert_int_equal(st.wire_bytes, test_sealed_records_len(s.p, s.len));
 	assert_int_equal(mode_of(t.dst, "ro"), 0555);
 	assert_int_equal(mode_of(t.dst, "ro/zero"), 0000);
 	assert_int_equal(mode_of(t.dst, "ro/empty"), 0750);
