@@ -78,7 +78,8 @@ static void report_flagged(const struct report *r, FILE *out, size_t flag, const
 
 /*
  * Once: which strategies sent their data unencrypted across the network,
- * and which went to the agent through ssh (so measured the cipher too).
+ * which went to the agent through ssh (so measured the cipher too), and
+ * which verified without being authenticated (a cmd: entry's transport).
  */
 static void report_cleartext(const struct report *r, FILE *out)
 {
@@ -87,6 +88,9 @@ static void report_cleartext(const struct report *r, FILE *out)
 	report_flagged(r, out, offsetof(struct strategy_result, agent_via_ssh),
 		       "through ssh to the agent (its port closed to us, or --agent-via-ssh): ",
 		       "; their times include the cipher and the tunnel");
+	report_flagged(r, out, offsetof(struct strategy_result, unauthenticated),
+		       "verified by XXH3 alone, not authenticated (your command's transport): ",
+		       "; XXH3 catches faults, not a forger on the way");
 }
 
 static void report_shares(const struct report *r, FILE *out, bool color)

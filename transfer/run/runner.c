@@ -147,6 +147,8 @@ static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r
 		return -1;
 	snprintf(r->verify_summary, sizeof(r->verify_summary), "%s", v.summary);
 	r->verified = v.verified;
+	r->authenticated = v.verified && !(r->strategy->flags & STRATEGY_OWN_TRANSPORT);
+	r->unauthenticated = v.verified && !r->authenticated;
 	r->tree_present = v.present;
 	r->tree_kept = v.kept;
 	r->content_ok = v.content_ok;

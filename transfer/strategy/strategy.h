@@ -84,6 +84,13 @@ enum strategy_flags {
 	 * report names it
 	 */
 	STRATEGY_CLEARTEXT = 1 << 4,
+	/*
+	 * its transport is the user's own command (a cmd: entry): nothing of
+	 * it is authenticated by xfercmp, so its copy is verified against the
+	 * manifest's XXH3 (which catches faults, not a forger) and runner.c
+	 * never reports it "authenticated"
+	 */
+	STRATEGY_OWN_TRANSPORT = 1 << 5,
 };
 
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
