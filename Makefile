@@ -50,10 +50,12 @@ LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 include scripts/layers.mk
 layer_lib = $(BUILD)/lib/$(notdir $(1)).a
 LIB_SRC := $(foreach r,$(LAYERS),$(wildcard $(r)/*.c))
-# cmd/main.c and the commands' wiring: only the client binary links them
+# cmd/main.c and the commands' parsing and wiring: only the client binary links them
+# (their reports are the cmd/report layer's archive)
 CMD_SRC := $(wildcard cmd/*.c)
 # the agent alone: `xfercmp serve` without the client commands
-AGENT_OBJ := $(BUILD)/obj/cmd/agent/main.o $(BUILD)/obj/cmd/cmd_serve.o $(BUILD)/obj/cmd/cmd_errors.o
+AGENT_OBJ := $(BUILD)/obj/cmd/agent/main.o $(BUILD)/obj/cmd/cmd_serve.o $(BUILD)/obj/cmd/cmd_errors.o \
+	$(BUILD)/obj/cmd/cli.o
 AGENT_ARCHIVES := $(foreach r,$(call layers_down,$(AGENT_LAYERS)),$(call layer_lib,$(r)))
 # AGENT_BIN and AGENT_EXTRA_OBJ let tests/checks/agent_boundary.t link the agent
 # with one more object and see which calls the boundary refuses.
@@ -103,8 +105,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-# -MMD (into a hidden .NAME.d beside the test): the cmd/ unit tests #include the .c file they test (its static
-# functions), so a change there must rebuild the test as well
+# -MMD (into a hidden .NAME.d beside the test): a change to a header a test includes rebuilds it
 $(BUILD)/tests/unit/%: tests/unit/%.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(shell pkg-config --cflags cmocka) -MMD -MP -MF $(@D)/.$(@F).d \
@@ -154,12 +155,14 @@ setup:
 # The README's test command: installs what is missing, builds, runs the unit
 # tests, the integration tests (loopback and the testbed host), the
 # integration tests again under ASan/UBSan, and each fuzzer for FUZZ_SECONDS
-# (60 in CI, 10 otherwise); ends with "N passed, N failed".
-# One part alone: check-unit (seconds), check-integration (about 10 min),
+# (60 in CI, 10 otherwise); ends with "N passed, N failed, N skipped" (under CI=true a skip fails).
+# One part alone: check-unit (under 30 s), check-integration (about 10 min),
 # check-boundary, check-layers, check-fuzz, check-asan (the sanitizers' run, about 5 min).
 UNIT_TESTS = $(UNIT_BIN)
 INTEGRATION_TESTS = $(sort $(wildcard tests/integration/*.t))
-check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh
+# the unit tests' slow cases (slow_unit_test: real time, a real disk) run in
+# tests/integration/unit_slow.t, not with the rest
+check_part = @FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) XFERCMP_TEST_SKIP='slow_*' tests/run.sh
 check: setup
 	@$(MAKE) --no-print-directory all unit-tests
 	@$(MAKE) --no-print-directory asan

@@ -7,22 +7,31 @@
 #include "units.h"
 #include "workload_opts.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char gen_help[] =
-	"usage: xfercmp gen [OPTIONS] DIR\n"
-	"Writes the workload into DIR (created; refused unless empty) and its manifest\n"
-	"(path, size, mode, xxh3 of every file; with --tree-features also every directory,\n"
-	"link and mtime) into DIR.manifest.\n\n" WORKLOAD_OPTIONS_HELP
-	"      --manifest FILE      where to write the manifest (default DIR.manifest)\n"
-	"  -j, --threads N          files created at once (default 2 per core)\n"
-	"  -q, --quiet              no progress line\n"
-	"  -h, --help               this text\n";
+enum { OPT_MANIFEST = 256 };
+
+static const struct cli_option gen_options[] = {
+	CLI_GROUP(workload_options),
+	CLI_OPTION("manifest", OPT_MANIFEST, required_argument, "FILE", "where to write the manifest (default DIR.manifest)"),
+	CLI_OPTION("threads", 'j', required_argument, "N", "files created at once (default 2 per core)"),
+	CLI_OPTION("quiet", 'q', no_argument, NULL, "no progress line"),
+	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
+	CLI_END,
+};
+
+static void print_help(void)
+{
+	fputs("usage: xfercmp gen [OPTIONS] DIR\n"
+	      "Writes the workload into DIR (created; refused unless empty) and its manifest\n"
+	      "(path, size, mode, xxh3 of every file; with --tree-features also every directory,\n"
+	      "link and mtime) into DIR.manifest.\n\n", stdout);
+	cli_help(stdout, gen_options, 27);
+}
 
 static volatile sig_atomic_t gen_interrupted;
 
@@ -66,14 +75,7 @@ static int manifest_dir_writable(const char *file)
 
 int cmd_gen(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		WORKLOAD_LONG_OPTIONS,
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_parser p;
 	struct workload_opts wo;
 	const char *manifest_file = NULL;
 	char manifest_buf[PATH_MAX], bytes[32];
@@ -83,8 +85,8 @@ int cmd_gen(int argc, char **argv)
 	struct generate_stats st;
 
 	workload_opts_init(&wo);
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":w:j:qh", longopts, NULL)) != -1) {
+	cli_parser_init(&p, gen_options);
+	while ((opt = cli_next(&p, argc, argv)) != -1) {
 		int handled = workload_opts_parse(&wo, opt, optarg, argc, argv);
 
 		if (handled < 0)
@@ -92,7 +94,7 @@ int cmd_gen(int argc, char **argv)
 		if (handled)
 			continue;
 		switch (opt) {
-		case 'm':
+		case OPT_MANIFEST:
 			manifest_file = optarg;
 			break;
 		case 'j':
@@ -104,12 +106,10 @@ int cmd_gen(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			fputs(gen_help, stdout);
+			print_help();
 			return EXIT_OK;
-		case ':':
-			return cmd_usage_error("gen", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cmd_usage_error("gen", "unknown option '%s'", argv[optind - 1]);
+			return cli_bad_option("gen", opt, argv);
 		}
 	}
 	if (optind != argc - 1)

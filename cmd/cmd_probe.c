@@ -5,8 +5,8 @@
 #include "commands.h"
 #include "compare.h"
 #include "exitcode.h"
-#include "report.h"
-#include "text_wrap.h"
+#include "report/report.h"
+#include "report/text_wrap.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +27,7 @@ static int report_probes(struct compare_session *s)
 	rep = (struct report){ .host = o->host, .workload_name = o->workload_name,
 			       .spec = &o->wo.spec, .files = s->m.count,
 			       .bytes = s->m.total_bytes, .probes = &s->probes,
-			       .agent_info = s->agent.info, .agent_via_ssh = s->agent.via_ssh,
+			       .agent_info = s->dest.agent.info, .agent_via_ssh = s->dest.agent.via_ssh,
 			       .streams = o->run.strategy.streams,
 			       .streams_auto = o->streams_auto, .streams_why = o->streams_why };
 	if (report_json_write(&rep, o->json) < 0)

@@ -5,58 +5,59 @@
 #include "exitcode.h"
 #include "units.h"
 
-#include <getopt.h>
+#include "cli.h"
 #include <stdio.h>
 
-static const char serve_help[] =
-	"usage: xfercmp serve [OPTIONS]\n"
-	"Runs the agent on the destination host: receives the raw-TCP strategies,\n"
-	"flushes and verifies what each strategy wrote, and answers only peers that\n"
-	"prove they hold the session key (derived from the token, which never crosses\n"
-	"the network); every control message is authenticated and encrypted, every data\n"
-	"byte authenticated (docs/SECURITY.md). The raw-TCP strategies' data is NOT\n"
-	"encrypted (that is what they measure: the link without a cipher); the SSH\n"
-	"strategies' is. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n"
-	"      --listen ADDR:PORT   where to listen (default 0.0.0.0:5210; port 0 = any free port;\n"
-	"                           IPv6 as [ADDR]:PORT, e.g. [2001:2::2]:0)\n"
-	"      --root DIR           where the agent makes its scratch root, a fresh\n"
-	"                           DIR/xfercmp.XXXXXX (mode 0700) removed at the end (default\n"
-	"                           DIR /var/tmp); DIR is made if missing; a DIR reached through\n"
-	"                           a link, or that others may write without the sticky bit, is\n"
-	"                           refused\n"
-	"      --token-file FILE    the session token, 64 hex characters (- = first line of\n"
-	"                           stdin; the agent then exits when stdin closes); a file\n"
-	"                           others may read is refused\n"
-	"      --once               exit when the first session ends\n"
-	"      --idle-timeout SECS  exit after this long without a session (default 600)\n"
-	"      --session-idle SECS  end a session that sends no request for this long while\n"
-	"                           no destination is in use (default 3600; 24 h while one is)\n"
-	"      --keep               keep each destination after the session (debugging)\n"
-	"      --protocol           print the protocol version this agent speaks and exit\n"
-	"  -h, --help               this text\n";
+enum { OPT_LISTEN = 256, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL, OPT_SESSION_IDLE };
+
+static const struct cli_option serve_options[] = {
+	CLI_OPTION("listen", OPT_LISTEN, required_argument, "ADDR:PORT",
+	  "where to listen (default 0.0.0.0:5210; port 0 = any free port;\n"
+	  "IPv6 as [ADDR]:PORT, e.g. [2001:2::2]:0)"),
+	CLI_OPTION("root", OPT_ROOT, required_argument, "DIR",
+	  "where the agent makes its scratch root, a fresh\n"
+	  "DIR/xfercmp.XXXXXX (mode 0700) removed at the end (default\n"
+	  "DIR /var/tmp); DIR is made if missing; a DIR reached through\n"
+	  "a link, or that others may write without the sticky bit, is\n"
+	  "refused"),
+	CLI_OPTION("token-file", OPT_TOKEN, required_argument, "FILE",
+	  "the session token, 64 hex characters (- = first line of\n"
+	  "stdin; the agent then exits when stdin closes); a file\n"
+	  "others may read is refused"),
+	CLI_OPTION("once", OPT_ONCE, no_argument, NULL, "exit when the first session ends"),
+	CLI_OPTION("idle-timeout", OPT_IDLE, required_argument, "SECS", "exit after this long without a session (default 600)"),
+	CLI_OPTION("session-idle", OPT_SESSION_IDLE, required_argument, "SECS",
+	  "end a session that sends no request for this long while\n"
+	  "no destination is in use (default 3600; 24 h while one is)"),
+	CLI_OPTION("keep", OPT_KEEP, no_argument, NULL, "keep each destination after the session (debugging)"),
+	CLI_OPTION("protocol", OPT_PROTOCOL, no_argument, NULL, "print the protocol version this agent speaks and exit"),
+	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
+	CLI_END,
+};
+
+static void print_help(void)
+{
+	fputs("usage: xfercmp serve [OPTIONS]\n"
+	      "Runs the agent on the destination host: receives the raw-TCP strategies,\n"
+	      "flushes and verifies what each strategy wrote, and answers only peers that\n"
+	      "prove they hold the session key (derived from the token, which never crosses\n"
+	      "the network); every control message is authenticated and encrypted, every data\n"
+	      "byte authenticated (docs/SECURITY.md). The raw-TCP strategies' data is NOT\n"
+	      "encrypted (that is what they measure: the link without a cipher); the SSH\n"
+	      "strategies' is. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n",
+	      stdout);
+	cli_help(stdout, serve_options, 27);
+}
 
 int cmd_serve(int argc, char **argv)
 {
-	enum { OPT_LISTEN = 1, OPT_ROOT, OPT_TOKEN, OPT_ONCE, OPT_IDLE, OPT_KEEP, OPT_PROTOCOL,
-	       OPT_SESSION_IDLE };
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, OPT_LISTEN },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "token-file", required_argument, NULL, OPT_TOKEN },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
-		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
-		{ "keep", no_argument, NULL, OPT_KEEP },
-		{ "protocol", no_argument, NULL, OPT_PROTOCOL },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_parser p;
 	struct agent_opts o = { .idle_timeout_s = AGENT_DEFAULT_IDLE_S };
 	uint64_t secs;
 	int opt;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	cli_parser_init(&p, serve_options);
+	while ((opt = cli_next(&p, argc, argv)) != -1) {
 		switch (opt) {
 		case OPT_LISTEN: o.listen = optarg; break;
 		case OPT_ROOT: o.root = optarg; break;
@@ -80,12 +81,10 @@ int cmd_serve(int argc, char **argv)
 			printf("%d\n", WIRE_PROTO);
 			return EXIT_OK;
 		case 'h':
-			fputs(serve_help, stdout);
+			print_help();
 			return EXIT_OK;
-		case ':':
-			return cmd_usage_error("serve", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cmd_usage_error("serve", "unknown option '%s'", argv[optind - 1]);
+			return cli_bad_option("serve", opt, argv);
 		}
 	}
 	if (optind != argc)

@@ -6,43 +6,40 @@
 #include "text_escape.h"
 #include "verify.h"
 
-#include <getopt.h>
+#include "cli.h"
 #include <limits.h>
 #include <stdio.h>
 
-static const char verify_help[] =
-	"usage: xfercmp verify [--manifest FILE] DIR\n"
-	"Checks that DIR holds exactly the files of the manifest, with equal sizes and\n"
-	"xxh3 content hashes, and nothing extra. Exit 0 when equal, 1 when not.\n\n"
-	"      --manifest FILE  the manifest (default DIR.manifest)\n"
-	"  -h, --help           this text\n";
+static const struct cli_option verify_options[] = {
+	CLI_OPTION("manifest", 'm', required_argument, "FILE", "the manifest (default DIR.manifest)"),
+	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
+	CLI_END,
+};
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_parser p;
 	const char *manifest_file = NULL;
 	char manifest_buf[PATH_MAX], line[512];
 	struct manifest m;
 	struct verify_report r;
 	int opt;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
+	cli_parser_init(&p, verify_options);
+	while ((opt = cli_next(&p, argc, argv)) != -1) {
 		switch (opt) {
 		case 'm':
 			manifest_file = optarg;
 			break;
 		case 'h':
-			fputs(verify_help, stdout);
+			fputs("usage: xfercmp verify [--manifest FILE] DIR\n"
+			      "Checks that DIR holds exactly the files of the manifest, with equal sizes and\n"
+			      "xxh3 content hashes, and nothing extra. Exit 0 when equal, 1 when not.\n\n",
+			      stdout);
+			cli_help(stdout, verify_options, 23);
 			return EXIT_OK;
-		case ':':
-			return cmd_usage_error("verify", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cmd_usage_error("verify", "unknown option '%s'", argv[optind - 1]);
+			return cli_bad_option("verify", opt, argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -6,6 +6,26 @@
 
 #include <string.h>
 
+const struct cli_option workload_options[] = {
+	CLI_OPTION("workload", 'w', required_argument, "NAME",
+	  "largefile, smallfiles, mixed, realistic (smallfiles with\n"
+	  "--tree-features) or dir:PATH (default smallfiles)"),
+	CLI_OPTION("files", OPT_WORKLOAD_FILES, required_argument, "N", "small files (default 120000; mixed: 20000)"),
+	CLI_OPTION("size", OPT_WORKLOAD_SIZE, required_argument, "SIZE",
+	  "largefile size (default 20G); mixed: total of its 4 large\n"
+	  "files (default 2G). K/M/G/T suffixes, powers of 1024"),
+	CLI_OPTION("seed", OPT_WORKLOAD_SEED, required_argument, "N", "generator seed (default 1): same seed, same bytes"),
+	CLI_OPTION("compressibility", OPT_WORKLOAD_COMPRESSIBILITY, required_argument, "F",
+	  "0 = random .. 1 = trivially compressible (default 0.5)"),
+	CLI_OPTION("tree-features", OPT_WORKLOAD_TREE_FEATURES, optional_argument, "[=LIST]",
+	  "add what real trees hold to the small files: symbolic\n"
+	  "links (relative, absolute, dangling, to directories), hard\n"
+	  "links, empty and 0555 directories, 0755/0444/0600 files,\n"
+	  "mtimes; LIST overrides shares of the files, default\n"
+	  "symlinks=5%,hardlinks=1%,emptydirs=2%,rodirs=1%,modes=4%"),
+	CLI_END,
+};
+
 void workload_opts_init(struct workload_opts *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -1,9 +1,8 @@
 #ifndef XFERCMP_WORKLOAD_OPTS_H
 #define XFERCMP_WORKLOAD_OPTS_H
 
+#include "cli.h"
 #include "workload.h"
-
-#include <getopt.h>
 
 /*
  * The options that describe a workload, shared by every command that makes
@@ -19,27 +18,8 @@ enum {
 	OPT_WORKLOAD_TREE_FEATURES,
 };
 
-#define WORKLOAD_LONG_OPTIONS                                                          \
-	{ "workload", required_argument, NULL, 'w' },                                  \
-	{ "files", required_argument, NULL, OPT_WORKLOAD_FILES },                      \
-	{ "size", required_argument, NULL, OPT_WORKLOAD_SIZE },                        \
-	{ "seed", required_argument, NULL, OPT_WORKLOAD_SEED },                        \
-	{ "compressibility", required_argument, NULL, OPT_WORKLOAD_COMPRESSIBILITY },       \
-	{ "tree-features", optional_argument, NULL, OPT_WORKLOAD_TREE_FEATURES }
-
-#define WORKLOAD_OPTIONS_HELP                                                                  \
-	"  -w, --workload NAME      largefile, smallfiles, mixed, realistic (smallfiles with\n"     \
-	"                           --tree-features) or dir:PATH (default smallfiles)\n"          \
-	"      --files N            small files (default 120000; mixed: 20000)\n"                   \
-	"      --size SIZE          largefile size (default 20G); mixed: total of its 4 large\n"    \
-	"                           files (default 2G). K/M/G/T suffixes, powers of 1024\n"         \
-	"      --seed N             generator seed (default 1): same seed, same bytes\n"           \
-	"      --compressibility F  0 = random .. 1 = trivially compressible (default 0.5)\n"     \
-	"      --tree-features[=LIST]  add what real trees hold to the small files: symbolic\n"  \
-	"                           links (relative, absolute, dangling, to directories), hard\n" \
-	"                           links, empty and 0555 directories, 0755/0444/0600 files,\n"  \
-	"                           mtimes; LIST overrides shares of the files, default\n"       \
-	"                           symlinks=5%,hardlinks=1%,emptydirs=2%,rodirs=1%,modes=4%\n"
+/* The workload options, a group for a command's table (cli.h). */
+extern const struct cli_option workload_options[];
 
 struct workload_opts {
 	struct workload_spec spec;

@@ -3,7 +3,7 @@
 
 /*
  * What this process's senders have sent of the current strategy's tree, for
- * the live status line (cmd/live.c): every sender of our own strategies
+ * the live status line (cmd/report/live.c): every sender of our own strategies
  * adds a file as its last byte is handed to the socket or channel, and the
  * content bytes as it reads them, from whichever thread sends (parallel's
  * streams each have their own). The reference tools run as other processes

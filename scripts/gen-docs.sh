@@ -61,7 +61,7 @@ roff_text() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\&'/"; }
 		echo ".fi"
 	done
 	echo ".SH SEE ALSO"
-	echo "The README of the source tree (strategies, what each keeps of a tree, the JSON schema, failures)."
+	echo "README.md and docs/ of the source tree: USAGE.md (what each strategy keeps of a tree), MODEL.md, JSON.md (the --json report), ERRORS.md (failures), SECURITY.md."
 } >"$out/xfercmp.1"
 
 # ---------------------------------------------------------------- bash

@@ -15,11 +15,14 @@ packages=(
 	chromium
 )
 
+# one dpkg-query for them all (one each took seconds of every `make check-unit` on a busy machine)
+declare -A installed
+while read -r p status; do
+	[[ $status == *" ok installed" ]] && installed[$p]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null)
 missing=()
 for p in "${packages[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
-		missing+=("$p")
-	fi
+	[ -n "${installed[$p]:-}" ] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

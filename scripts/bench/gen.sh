@@ -14,7 +14,7 @@ section_gen() {
 	for ((k = 1; k <= REPEAT; k++)); do
 		d=$WORK/gen.$k
 		# not just sync: the caches dropped, so that neither command pays for the tree
-		# removed before it (see inode reuse in docs/BENCHMARKS.md)
+		# removed before it (see inode reuse in docs/history/bench-machine-and-targets.md)
 		drop_caches
 		t0=$(now)
 		if timeout "$LIMIT" "$XFERCMP" gen -q -w smallfiles --files "$FILES" "$d" >"$WORK/gen.log" 2>&1 &&

@@ -43,6 +43,17 @@ wire=$(json_get "$json" "d['results'][0]['wire_bytes']")
 bytes=$(json_get "$json" "d['results'][0]['bytes']")
 [ "$wire" -lt "$bytes" ]
 ok $? "zstd wire bytes $wire < content bytes $bytes"
+from=$(json_get "$json" "d['results'][0]['wire_bytes_from']")
+[ "$from" = sender ]
+ok $? "zstd's wire bytes are its sender's count ($from)"
+
+# a tool that counts nothing has the link's count instead of 0, marked so (issue 44, item 6)
+json="$work/cp.json"
+check "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
+	-s 'cmd:cp=cp -r {src}/. {dst}' --json "$json"
+got=$(json_get "$json" "(d['results'][0]['wire_bytes_from'], d['results'][0]['wire_bytes'] is not None)")
+[ "$got" = "('link', True)" ]
+ok $? "cmd: cp's wire bytes come from the link's counters ($got)"
 
 # a byte flipped on the receive path (test hook in the agent) fails verification
 check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" -w smallfiles --files 500 -s splice
@@ -61,8 +72,8 @@ ok $? "no ESC byte reaches the terminal"
 
 # JSON to stdout is the whole document, nothing else
 out=$("$xfercmp" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
-printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==2 and d["results"][0]["status"]=="ok"'
-ok $? "--json - prints a schema-2 document on stdout"
+printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==3 and d["results"][0]["status"]=="ok"'
+ok $? "--json - prints a schema-3 document on stdout"
 # a stdout that takes nothing (/dev/full) is a failed run, not a cut document and exit 0
 check_rc 1 "--json - into a full stdout" sh -c "exec \"\$0\" -w smallfiles --files 50 -s splice --no-probes --json - >/dev/full" "$xfercmp"
 check_grep "says the JSON report could not be written, and why" "cannot write the JSON report to stdout: No space left on device" "$LAST_OUT"
@@ -235,17 +246,16 @@ check "default disk probe" "$xfercmp" -w smallfiles --files 100 -s splice --prob
 wrote=$(json_get "$json" "d['ceilings']['disk_write_bytes']")
 [ "$wrote" -gt 0 ] && [ "$wrote" -le 1073741824 ]
 ok $? "by default the disk probe writes within its budget, at most 1 GiB ($wrote bytes)"
-check_rc 2 "--disk-probe-size out of range" "$xfercmp" --disk-probe-size 65G
-check_grep "names the option and the range" "disk-probe-size: expected 1M to 64G, got '65G'" "$LAST_OUT"
 
-# usage errors: exit 2, one line naming the problem
-check_rc 2 "unknown strategy" "$xfercmp" -s nosuch
-check_grep "names the strategy and the choices" "unknown strategy 'nosuch'.*splice" "$LAST_OUT"
-check_rc 2 "bad size" "$xfercmp" -w largefile --size 12Q
-check_rc 2 "bad repeat" "$xfercmp" --repeat 0
-check_rc 2 "--agent without --token-file" "$xfercmp" --agent 127.0.0.1:1
-check_rc 2 "a --remote-dir too long to hold" "$xfercmp" --remote-dir "/$(printf 'x%.0s' $(seq 600))" testbed
-check_grep "says how long it may be" "remote-dir: at most 511 bytes, not 601" "$LAST_OUT"
+# usage errors: exit 2, one line naming the problem (DESCRIPTION|PATTERN|ARGUMENTS)
+usage_errors <<EOF
+--disk-probe-size out of range, named with the range|disk-probe-size: expected 1M to 64G, got '65G'|--disk-probe-size 65G
+unknown strategy, named with the choices|unknown strategy 'nosuch': choose from .*splice|-s nosuch
+bad size, named|--size: invalid size '12Q'|-w largefile --size 12Q
+bad repeat, named with the range|--repeat: expected 1 to 100, got '0'|--repeat 0
+--agent without --token-file|--agent and --token-file go together|--agent 127.0.0.1:1
+a --remote-dir too long to hold, how long it may be|remote-dir: at most 511 bytes, not 601|--remote-dir /$(printf 'x%.0s' $(seq 600)) testbed
+EOF
 check_rc 1 "missing dir: workload" "$xfercmp" -w dir:/nonexistent/xfercmp -s splice
 check_grep "names the directory" "/nonexistent/xfercmp" "$LAST_OUT"
 

@@ -20,10 +20,7 @@ ns=xfercmp-host
 user=$(id -un)
 host6=2001:2::2
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 work=$(mktemp -d /var/tmp/xfercmp-ipv6.XXXXXX) || exit 1
 tmp=$work

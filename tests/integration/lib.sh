@@ -23,6 +23,15 @@ plan_root() {
 	exit 0
 }
 
+# skip_all_unless_root: for a test that is all testbed and has no plan up front: when
+# not root, the whole script is skipped (a plan of zero; tests/run.sh counts it as one
+# skipped, and under CI=true as a failure) and it finishes here
+skip_all_unless_root() {
+	[ "$(id -u)" -eq 0 ] && return 0
+	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
+	exit 0
+}
+
 ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
 	n=$((n + 1))
 	if [ "$1" -eq 0 ]; then
@@ -77,6 +86,26 @@ check_rc() { # check_rc WANT DESCRIPTION CMD...: passes if CMD exits with status
 	ok $? "$desc (exit $rc, want $want)"
 	[ "$rc" -eq "$want" ] || printf '%s\n' "$out" | tail -20 | diag
 	LAST_OUT=$out
+}
+# usage_errors: a table on stdin, a row a usage error of xfercmp, DESCRIPTION|PATTERN|
+# ARGUMENTS (split on blanks); each row one test: exit 2, nothing on stdout, and one
+# line on stderr, matching PATTERN (grep -E), that names the problem
+usage_errors() {
+	local desc pattern args argv out err rc lines e s
+	e=$(mktemp) || return 1
+	while IFS='|' read -r desc pattern args; do
+		read -ra argv <<<"$args"
+		out=$("$xfercmp" "${argv[@]}" </dev/null 2>"$e")
+		rc=$?
+		err=$(cat "$e")
+		lines=$(grep -c . <<<"$err")
+		[ "$rc" -eq 2 ] && [ -z "$out" ] && [ "$lines" -eq 1 ] && grep -qE -- "$pattern" <<<"$err"
+		s=$?
+		ok "$s" "$desc: exit 2, one line naming the problem"
+		[ "$s" -eq 0 ] || printf 'exit %s, stdout:\n%s\nstderr (%s lines, want one matching %s):\n%s\n' \
+			"$rc" "$out" "$lines" "$pattern" "$err" | diag
+	done
+	rm -f "$e"
 }
 check_grep() { # check_grep DESCRIPTION PATTERN TEXT
 	# a here-string, not a pipe: grep -q exits early and pipefail would see SIGPIPE

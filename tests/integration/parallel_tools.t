@@ -17,10 +17,7 @@ tb="$top/scripts/testbed.sh"
 cfg="$top/build/testbed/ssh_config"
 both=real-rclone,real-fpsync
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 work=$(mktemp -d /var/tmp/xfercmp-ptools.XXXXXX) || exit 1
 had_rclone_config=no

@@ -29,10 +29,7 @@ tbdir="$top/build/testbed"
 cfg="$tbdir/ssh_config"
 user=xfercmp-sec
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 serve_pid=
 stranger_pid=

@@ -24,10 +24,7 @@ user=xfercmp-trees
 # 1 GiB as the issue asks (a few MiB of data in it): every strategy moves it whole
 sparse_mib=${TREES_SPARSE_MIB:-1024}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (the testbed makes a network namespace)"
-	exit 0
-fi
+skip_all_unless_root
 
 cleanup() { drop_test_user "$user"; }
 user_test_work trees cleanup
@@ -130,7 +127,7 @@ leftovers() {
 }
 
 all="symlinks,hardlinks,empty_dirs,modes,mtimes"
-# What each strategy keeps of the fixture: see README.md's "What a tree may hold".
+# What each strategy keeps of the fixture: see docs/USAGE.md's "What a tree may hold".
 # scp -r (and so our model) keeps empty directories, and modes here (no file has a
 # bit the host's umask clears), no links (a link to a file arrives as a copy), no
 # hard links (each name its own file), no mtimes; scp -O cannot carry the name

@@ -1,11 +1,9 @@
 #define _GNU_SOURCE
 #include "client/agent_client.h"
 
-#include "verify.h"
 #include "stream/wire_auth.h"
 
 #include "err.h"
-#include "sample/sampler.h"
 #include "netaddr.h"
 #include "stream/gate_limits.h"
 #include "netutil.h"
@@ -179,12 +177,7 @@ static void drop_ctl_tunnel(struct agent_client *c)
 	}
 }
 
-/*
- * Ends the data connections' tunnels, whose callers closed their ends.
- * Returns 0, or -1 (error set) when a tunnel's pump stopped early: then
- * what the sender wrote may not all have reached the agent.
- */
-static int reap_data_tunnels(struct agent_client *c)
+int agent_client_data_closed(struct agent_client *c)
 {
 	int rc = 0;
 
@@ -253,8 +246,7 @@ static const char *unreachable_hint(int e)
 #undef OPEN_A_PORT
 }
 
-/* {"op":op} with "job" when job is not 0: a new object for the caller to fill further. */
-static json_object *request(const char *op, uint64_t job)
+json_object *agent_client_request(const char *op, uint64_t job)
 {
 	json_object *req = json_object_new_object();
 
@@ -264,22 +256,13 @@ static json_object *request(const char *op, uint64_t job)
 	return req;
 }
 
-/* Sends req (consumed); *reply as agent_client_call's. */
-static int call_request(struct agent_client *c, json_object *req, json_object **reply)
+int agent_client_call_request(struct agent_client *c, json_object *req, json_object **reply)
 {
-	int rc = agent_client_call(c, req, reply);
+	json_object *dropped = NULL;
+	int rc = agent_client_call(c, req, reply ? reply : &dropped);
 
 	json_object_put(req);
-	return rc;
-}
-
-/* Sends req (consumed) and drops the reply. */
-static int call_and_drop(struct agent_client *c, json_object *req)
-{
-	json_object *reply = NULL;
-	int rc = call_request(c, req, &reply);
-
-	json_object_put(reply);
+	json_object_put(dropped);
 	return rc;
 }
 
@@ -430,7 +413,7 @@ int agent_client_connect_ssh(struct agent_client *c, const char *host, const cha
 	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
 	if (c->via_ssh && strlen(c->where) + sizeof(" through ssh") <= sizeof(c->where))
 		strcat(c->where, " through ssh");
-	if (call_request(c, request("info", 0), &c->info) < 0 || take_root(c) < 0 ||
+	if (agent_client_call_request(c, agent_client_request("info", 0), &c->info) < 0 || take_root(c) < 0 ||
 	    escape_info(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
@@ -558,7 +541,7 @@ int agent_client_close(struct agent_client *c)
 
 	if (c->ctl.fd >= 0) {
 		/* the agent removes the destinations it kept before it answers */
-		if (call_and_drop(c, request("bye", 0)) < 0 && !c->lost) {
+		if (agent_client_call_request(c, agent_client_request("bye", 0), NULL) < 0 && !c->lost) {
 			struct err_saved why;
 
 			err_save(&why);
@@ -570,7 +553,7 @@ int agent_client_close(struct agent_client *c)
 		c->ctl.fd = -1;
 	}
 	wire_chan_wipe(&c->ctl);
-	reap_data_tunnels(c);
+	agent_client_data_closed(c);
 	free(c->data_tunnels);
 	c->data_tunnels = NULL;
 	c->data_tunnels_cap = 0;
@@ -579,284 +562,4 @@ int agent_client_close(struct agent_client *c)
 	json_object_put(c->info);
 	c->info = NULL;
 	return rc;
-}
-
-int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t *job, char *dest,
-			 size_t dest_len, char *fs, size_t fs_len)
-{
-	json_object *req = request("prepare", 0), *reply = NULL;
-	const char *d, *f;
-	char want[sizeof(c->root) + 96];
-	int rc;
-
-	json_object_object_add(req, "strategy", json_object_new_string(strategy));
-	rc = call_request(c, req, &reply);
-	if (rc == 0 && (wire_get_u64(reply, "job", job) < 0 || wire_get_str(reply, "dest", &d) < 0 ||
-			wire_get_str(reply, "dest_fs", &f) < 0))
-		rc = err_wrap("agent");
-	if (rc == 0) {
-		snprintf(want, sizeof(want), "%s/%llu-%s", c->root, (unsigned long long)*job, strategy);
-		if (*job == 0)
-			rc = err_set("agent: protocol error: job id 0 names no destination: refused");
-		else if (strcmp(d, want))
-			rc = err_set("agent: protocol error: destination '%s' for job %llu is not '%s', the one the client expects: refused",
-				     d, (unsigned long long)*job, want);
-	}
-	if (rc == 0) {
-		if (dest)
-			snprintf(dest, dest_len, "%s", d);
-		text_escape(fs, fs_len, f);
-	}
-	json_object_put(reply);
-	return rc;
-}
-
-int agent_client_flush(struct agent_client *c, uint64_t job)
-{
-	return call_and_drop(c, request("flush", job));
-}
-
-/*
- * Checks the verdict's keyed hash (wire_verdict_mac): 0 when it is the
- * agent's, for this job and the manifest this client sent; else -1 (error
- * set) and the verdict is not taken.
- */
-static int verdict_unbound(const struct agent_client *c, uint64_t job, bool verified,
-			   json_object *reply)
-{
-	unsigned char want[WIRE_MAC_BYTES], got[WIRE_MAC_BYTES];
-
-	if (wire_verdict_mac(c->key, job, verified, c->manifest_sha256, want) < 0)
-		return -1;
-	if (!json_object_object_get_ex(reply, "verdict_mac", NULL) ||
-	    wire_get_hex(reply, "verdict_mac", got, sizeof(got)) < 0 || !wire_mac_equal(want, got))
-		return err_set("agent on %s: its verdict for job %llu is not bound to the manifest this client sent (no or a wrong verdict_mac): not taken as verified",
-			       c->label, (unsigned long long)job);
-	return 0;
-}
-
-int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
-			struct agent_verify *out)
-{
-	json_object *req = request("verify", job), *reply = NULL, *v, *ex;
-	const char *summary = "";
-
-	memset(out, 0, sizeof(*out));
-	/* large files came raw: the agent needs their keyed hashes to verify them */
-	if (c->raw_content && !c->content_macs_sent && agent_client_send_content_macs(c) < 0) {
-		json_object_put(req);
-		return -1;
-	}
-	if (claims)
-		json_object_object_add(req, "claims", json_object_new_int64(claims));
-	if (call_request(c, req, &reply) < 0)
-		return -1;
-	/* lenient: an agent that says nothing of them kept nothing we could show */
-	if (json_object_object_get_ex(reply, "present", &v))
-		out->present = (unsigned)json_object_get_int64(v) & PRESERVE_ALL;
-	if (json_object_object_get_ex(reply, "kept", &v))
-		out->kept = (unsigned)json_object_get_int64(v) & out->present;
-	out->content_ok = json_object_object_get_ex(reply, "differences", &v) ?
-			  json_object_get_int64(v) == 0 : out->verified;
-	/* lenient: a reply without a summary or examples still says whether it verified */
-	wire_get_str(reply, "summary", &summary);
-	/* the agent's words, with the tree's names in them: shown as text (text_escape.h) */
-	text_escape(out->summary, sizeof(out->summary), summary);
-	out->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
-	if (c->have_manifest && verdict_unbound(c, job, out->verified, reply) < 0) {
-		json_object_put(reply);
-		out->verified = false;
-		return -1;
-	}
-	/* lenient: an older agent does not say */
-	if (json_object_object_get_ex(reply, "peak_rss_bytes", &v))
-		out->peak_rss_bytes = (uint64_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(reply, "lifetime_peak_rss_bytes", &v))
-		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
-		out->has_example = true;
-		text_escape(out->example, sizeof(out->example),
-			    json_object_get_string(json_object_array_get_idx(ex, 0)));
-	}
-	json_object_put(reply);
-	return 0;
-}
-
-int agent_client_cleanup(struct agent_client *c, uint64_t job, bool *parked)
-{
-	json_object *reply = NULL, *v;
-
-	if (call_request(c, request("cleanup", job), &reply) < 0)
-		return -1;
-	if (parked)
-		*parked = json_object_object_get_ex(reply, "parked", &v) && json_object_get_boolean(v);
-	json_object_put(reply);
-	return 0;
-}
-
-int agent_client_receive(struct agent_client *c, uint64_t job, const char *receiver,
-			 unsigned streams, double rcvbuf_bdp_bytes)
-{
-	json_object *req = request("receive", job);
-
-	json_object_object_add(req, "receiver", json_object_new_string(receiver));
-	json_object_object_add(req, "streams", json_object_new_int((int)streams));
-	if (rcvbuf_bdp_bytes > 0)
-		json_object_object_add(req, "rcvbuf_bdp_bytes", json_object_new_double(rcvbuf_bdp_bytes));
-	if (c->null_sink)
-		json_object_object_add(req, "sink", json_object_new_string("null"));
-	return call_and_drop(c, req);
-}
-
-/* o's key as a number (a JSON double or int): 0, or -1 when absent or not a number. */
-static int number_of(json_object *o, const char *key, double *out)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return -1;
-	*out = json_object_get_double(v);
-	return 0;
-}
-
-int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
-{
-	json_object *reply = NULL;
-	/*
-	 * the data connections are closed (raw_stream_finish): their pumps end
-	 * once the agent has read to the end and closed its side (it does so
-	 * before its reply). Closed before the agent is waited for: a pump that
-	 * stopped early never sent its EOF, and the channel's close is then
-	 * what ends the agent's stream.
-	 */
-	struct err_saved tunnel_failed;
-	int tunnels_rc = reap_data_tunnels(c), rc;
-	json_object *buf;
-	double cpu;
-
-	if (tunnels_rc < 0)
-		err_save(&tunnel_failed);
-	rc = agent_client_await(c, &reply);
-	if (tunnels_rc < 0) {
-		json_object_put(reply);
-		return err_restore(&tunnel_failed);
-	}
-
-	memset(got, 0, sizeof(*got));
-	/* an agent that sized its receive buffers says how (agent_receive.c) */
-	if (rc == 0 && json_object_object_get_ex(reply, "rcvbuf", &buf) &&
-	    json_object_is_type(buf, json_type_object)) {
-		json_object *v;
-
-		got->rcvbuf_sized = true;
-		if (json_object_object_get_ex(buf, "granted_bytes", &v))
-			got->rcvbuf_bytes = json_object_get_double(v);
-		if (json_object_object_get_ex(buf, "tcp_rmem_max_bytes", &v))
-			got->rcvbuf_limits.auto_max = json_object_get_double(v);
-		if (json_object_object_get_ex(buf, "rmem_max_bytes", &v))
-			got->rcvbuf_limits.set_max = json_object_get_double(v);
-		if (json_object_object_get_ex(buf, "may_force", &v))
-			got->rcvbuf_limits.may_force = json_object_get_boolean(v);
-	}
-	if (rc == 0 && (wire_get_u64(reply, "files", &got->files) < 0 ||
-			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||
-			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))
-		rc = err_wrap("agent");
-	if (rc == 0 && json_object_object_get_ex(reply, "raw_content", &buf) &&
-	    json_object_get_boolean(buf))
-		c->raw_content = true;
-	/* the receiving threads' CPU: absent from an older agent's reply (0) */
-	if (rc == 0 && number_of(reply, "cpu_seconds", &cpu) == 0)
-		got->cpu_s = cpu;
-	json_object_put(reply);
-	return rc;
-}
-
-int agent_client_sample_start(struct agent_client *c, uint64_t job)
-{
-	json_object *req = request("sample_start", 0);
-
-	/* "job" even when 0, as the agent reads it: 0 names no destination */
-	json_object_object_add(req, "job", json_object_new_int64((int64_t)job));
-	return call_and_drop(c, req);
-}
-
-int agent_client_sample_stop(struct agent_client *c, struct sampler_summary *summary, bool *have)
-{
-	json_object *reply = NULL, *sum;
-
-	*have = false;
-	if (call_request(c, request("sample_stop", 0), &reply) < 0)
-		return -1;
-	if (json_object_object_get_ex(reply, "summary", &sum) &&
-	    sampler_summary_from_json(sum, summary) == 0)
-		*have = true;
-	json_object_put(reply);
-	return 0;
-}
-
-int agent_client_probe(struct agent_client *c, const char *op, double seconds, uint64_t max_bytes,
-		       const char *rate_key, struct agent_probe_reply *out)
-{
-	json_object *req = request(op, 0), *reply = NULL, *v;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	json_object_object_add(req, "seconds", json_object_new_double(seconds));
-	if (max_bytes)
-		json_object_object_add(req, "max_bytes", json_object_new_int64((int64_t)max_bytes));
-	rc = call_request(c, req, &reply);
-	if (rc < 0)
-		return err_wrap("%s", op);
-	if (!json_object_object_get_ex(reply, rate_key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
-		json_object_put(reply);
-		return err_set("%s: agent: protocol error: field '%s' missing or not a number", op,
-			       rate_key);
-	}
-	out->rate = json_object_get_double(v);
-	if (json_object_object_get_ex(reply, "bytes", &v) && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) > 0)
-		out->bytes = (uint64_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
-	    json_object_is_type(v, json_type_string))
-		text_escape(out->fs, sizeof(out->fs), json_object_get_string(v));
-	json_object_put(reply);
-	return 0;
-}
-
-int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
-			       size_t n, double *per_s, double *cpu_s)
-{
-	json_object *req = request("probe_create", 0), *reply = NULL, *at, *list;
-	int rc;
-
-	list = json_object_new_array();
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(list, json_object_new_int((int)depths[i]));
-	json_object_object_add(req, "seconds", json_object_new_double(seconds));
-	json_object_object_add(req, "depths", list);
-	rc = call_request(c, req, &reply);
-	if (rc < 0)
-		return err_wrap("probe_create");
-	if (!json_object_object_get_ex(reply, "at", &at) || !json_object_is_type(at, json_type_array) ||
-	    json_object_array_length(at) != n) {
-		json_object_put(reply);
-		return err_set("probe_create: agent: protocol error: 'at' is not %zu rates", n);
-	}
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = json_object_array_get_idx(at, i);
-		double cpu;
-
-		if (number_of(o, "per_s", &per_s[i]) < 0) {
-			json_object_put(reply);
-			return err_set("probe_create: agent: protocol error: rate %zu is not a number", i);
-		}
-		/* an older agent sends no CPU: unknown, 0 */
-		if (cpu_s)
-			cpu_s[i] = number_of(o, "cpu_seconds", &cpu) == 0 && cpu > 0 ? cpu : 0;
-	}
-	json_object_put(reply);
-	return 0;
 }

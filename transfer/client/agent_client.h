@@ -106,6 +106,15 @@ int agent_client_call(struct agent_client *c, json_object *req, json_object **re
 /* Waits for the reply that ends a receive. */
 int agent_client_await(struct agent_client *c, json_object **reply);
 
+/*
+ * A request for agent_client_call_request: {"op":op}, with "job" when job
+ * is not 0; the caller may add to it.
+ */
+json_object *agent_client_request(const char *op, uint64_t job);
+
+/* agent_client_call with req consumed; reply NULL: the reply is dropped. */
+int agent_client_call_request(struct agent_client *c, json_object *req, json_object **reply);
+
 int agent_client_send_manifest(struct agent_client *c, const struct manifest *m);
 
 /*
@@ -122,8 +131,8 @@ void agent_client_set_source(struct agent_client *c, const char *src_root,
 int agent_client_send_content_macs(struct agent_client *c);
 
 /*
- * The requests, one function each (the agent's side: agent/agent_session.c,
- * agent_receive.c, agent_sampling.c, agent_probes.c). Each returns 0 or -1
+ * The requests, one function each (agent_requests.c; the agent's side:
+ * agent/agent_session.c, agent_receive.c, agent_sampling.c, agent_probes.c). Each returns 0 or -1
  * (error set): the agent's error, "lost the connection ..." as
  * agent_client_call says, or "agent: protocol error: ..." for a reply that
  * lacks a field the function returns.
@@ -213,11 +222,12 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 /*
  * "probe_create" at each of depths[0..n) (files in flight) within seconds in
  * all; per_s[i] the rate at depths[i], its share of one syncfs included;
- * cpu_s[i] (cpu_s may be NULL) the agent's CPU one create took there (0
- * when the agent did not say). Returns 0 or -1 (error set).
+ * made_per_s[i] (may be NULL) the same without the syncfs; cpu_s[i] (may be
+ * NULL) the agent's CPU one create took there (0 when the agent did not
+ * say). Returns 0 or -1 (error set).
  */
 int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
-			       size_t n, double *per_s, double *cpu_s);
+			       size_t n, double *per_s, double *made_per_s, double *cpu_s);
 
 /*
  * Opens data connection `stream` of job, making the same handshake bound to
@@ -227,6 +237,14 @@ int agent_client_probe_creates(struct agent_client *c, double seconds, const uns
  */
 int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream,
 			   unsigned char key[WIRE_KEY_BYTES]);
+
+/*
+ * The caller closed every data connection it opened: ends their tunnels
+ * through ssh, if any (agent_client_receive_end calls it). Returns 0, or -1
+ * (error set) when a tunnel's pump stopped early: then what the sender
+ * wrote may not all have reached the agent.
+ */
+int agent_client_data_closed(struct agent_client *c);
 
 /*
  * Says bye and closes. The agent removes the destinations it kept before it

@@ -448,12 +448,12 @@ static void test_stalled_handshake_does_not_hold_the_door(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hello_passes_strangers),
-		cmocka_unit_test(test_full_gate_pushes_out_the_oldest),
+		slow_unit_test(test_hello_passes_strangers),
+		slow_unit_test(test_full_gate_pushes_out_the_oldest),
 		cmocka_unit_test(test_strangers_do_not_push_out_the_client),
 		cmocka_unit_test(test_flood_from_the_clients_address),
 		cmocka_unit_test(test_replayed_hello_refused),
-		cmocka_unit_test(test_stalled_handshake_does_not_hold_the_door),
+		slow_unit_test(test_stalled_handshake_does_not_hold_the_door),
 	};
 
 	return test_run("agent_gate", tests, ARRAY_LEN(tests), NULL, 0);

@@ -1,7 +1,9 @@
 /*
  * Unit tests for the agent's side of the probes (transfer/agent/agent_probes.h):
  * the disk and create probes called directly on a session whose scratch root is
- * made by agent_root_make, and the "discard" and "echo" receivers over socketpairs. The
+ * made by agent_root_make (on /var/tmp, each for its budget of seconds:
+ * slow_unit_test, run by tests/integration/unit_slow.t), and the "discard" and
+ * "echo" receivers over socketpairs. The
  * client's probes are tests/unit/probe/test_probes.c.
  */
 #define _GNU_SOURCE
@@ -451,9 +453,9 @@ static void test_recv_echo_returns_every_byte(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_agent_probe_disk, session_teardown),
-		cmocka_unit_test_teardown(test_agent_probe_create, session_teardown),
-		cmocka_unit_test_teardown(test_agent_probe_create_depths, session_teardown),
+		slow_unit_test_teardown(test_agent_probe_disk, session_teardown),
+		slow_unit_test_teardown(test_agent_probe_create, session_teardown),
+		slow_unit_test_teardown(test_agent_probe_create_depths, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_bad_requests, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_unwritable_root, session_teardown),
 		cmocka_unit_test_teardown(test_agent_probe_root_swapped_for_link, session_teardown),
@@ -462,5 +464,5 @@ int main(void)
 		cmocka_unit_test(test_recv_echo_returns_every_byte),
 	};
 
-	return cmocka_run_group_tests_name("agent_probes", tests, NULL, NULL);
+	return test_run("agent_probes", tests, ARRAY_LEN(tests), NULL, 0);
 }

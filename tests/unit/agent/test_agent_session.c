@@ -9,9 +9,8 @@
 #include "testutil.h"
 #include "seal_testutil.h"
 
+#include "agent_child.h"
 #include "agent/agent.h"
-#include "stream/agent_startup.h"
-#include "stream/agent_startup.h"
 #include "client/agent_client.h"
 #include "client/raw_stream.h"
 #include "fsutil.h"
@@ -32,79 +31,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-
-struct agent_child {
-	char base[64], root[96], token_file[96], host[64], port[16];
-	pid_t pid;
-	int session_idle_s;	/* 0: the agent's default */
-};
-
-/* Starts `xfercmp serve --once` on listen (127.0.0.1:0 when NULL) in a child. */
-static void agent_child_start_on(struct agent_child *a, const char *listen)
-{
-	char line[256];
-	int out[2];
-	FILE *f;
-
-	snprintf(a->base, sizeof(a->base), "/var/tmp/xfercmp-session-XXXXXX");
-	assert_non_null(mkdtemp(a->base));
-	snprintf(a->root, sizeof(a->root), "%s/root", a->base);
-	snprintf(a->token_file, sizeof(a->token_file), "%s/token", a->base);
-	f = fopen(a->token_file, "w");
-	assert_non_null(f);
-	fprintf(f, "%s\n", TOKEN);
-	fclose(f);
-	/* the agent refuses a token file others may read */
-	assert_int_equal(chmod(a->token_file, 0600), 0);
-	assert_int_equal(pipe(out), 0);
-	a->pid = fork();
-	assert_true(a->pid >= 0);
-	if (a->pid == 0) {
-		/* no cmocka here: the child only serves */
-		struct agent_opts o = {
-			.listen = listen ? listen : "127.0.0.1:0", .root = a->root, .token_file = a->token_file,
-			.once = 1, .idle_timeout_s = 60, .session_idle_s = a->session_idle_s,
-		};
-
-		dup2(out[1], 1);
-		close(out[0]);
-		close(out[1]);
-		if (agent_serve(&o) < 0) {
-			fprintf(stderr, "agent: %s\n", err_msg());
-			_exit(1);
-		}
-		_exit(0);
-	}
-	close(out[1]);
-	f = fdopen(out[0], "r");
-	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	fclose(f);
-	line[strcspn(line, "\n")] = '\0';
-	assert_int_equal(agent_listening_parse(line, a->host, sizeof(a->host), a->port, sizeof(a->port)), 0);
-}
-
-static void agent_child_start(struct agent_child *a)
-{
-	agent_child_start_on(a, NULL);
-}
+#define TOKEN TEST_AGENT_TOKEN
 
 static int destinations(const char *root);
 
-/* Waits for the agent to end its --once session; it must exit 0 and leave no root. */
-static void agent_child_wait_keep_base(struct agent_child *a)
-{
-	int status;
-
-	assert_int_equal(waitpid(a->pid, &status, 0), a->pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	/* the root went, and the parent the agent made for it */
-	assert_int_equal(access(a->root, F_OK), -1);
-}
-
-/* The same, and only the token is left in the base, which goes. */
+/* agent_child_wait_keep_base, and only the token is left in the base, which goes. */
 static void agent_child_wait(struct agent_child *a)
 {
 	agent_child_wait_keep_base(a);
@@ -407,7 +338,7 @@ static void test_swapped_job_directory(void **state)
 	struct agent_verify v;
 	struct recv_stats got;
 	struct manifest m;
-	char dest[4096], fs[32], outside[128], path[4300];
+	char dest[4096], fs[32], outside[192], path[4300];
 	unsigned char buf[1024], key[WIRE_KEY_BYTES], *sealed;
 	size_t len = 0, sealed_len = 0;
 	struct stat st;
@@ -676,7 +607,7 @@ static void test_raw_content_checked_by_keyed_hash(void **state)
 	struct agent_client c;
 	struct agent_verify v;
 	struct manifest m;
-	char src[128], path[160];
+	char src[sizeof(a.base) + 8], path[sizeof(src) + 8];
 	unsigned char *content = malloc(size), buf[4096];
 	uint64_t job, hash, got_size;
 	int fd;
@@ -751,7 +682,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_agent_names_the_address),
 		cmocka_unit_test(test_many_streams_open_at_once),
 		cmocka_unit_test(test_streams_over_the_memory_cap),
-		cmocka_unit_test(test_silent_session_ends),
+		slow_unit_test(test_silent_session_ends),
 		cmocka_unit_test(test_swapped_job_directory),
 		cmocka_unit_test(test_records_over_the_manifest_refused),
 		cmocka_unit_test(test_oversized_manifest_frame_refused),

@@ -620,7 +620,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_altered_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_replayed_reply_refused, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reordered_replies_refused, pair_setup, pair_teardown),
-		cmocka_unit_test(test_hello_retried_once_on_reset),
+		slow_unit_test(test_hello_retried_once_on_reset),
 		cmocka_unit_test(test_info_root_refused),
 		cmocka_unit_test_setup_teardown(test_through_ssh_neither_local_nor_clear, pair_setup,
 						pair_teardown),

@@ -1,6 +1,8 @@
 /*
  * Unit tests for the client's probes (transfer/probe/probes.h): the local
- * ones on real workloads under /var/tmp, and the results' JSON. The agent's
+ * ones on real workloads under /var/tmp, each for its budget of seconds
+ * (slow_unit_test: tests/integration/unit_slow.t runs them), and the results'
+ * JSON. The agent's
  * side (agent/agent_probes.h) is tests/unit/agent/test_agent_probes.c.
  * probe_network and probe_destination need a running agent with the probes
  * registered: not tested here.
@@ -23,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- shared workloads, made once ---- */
+/* ---- shared workloads, made once, by the first test that needs them ---- */
 
 /*
  * root/src: small/ (smallfiles, 3,000, compressibility 0.5) and large/
@@ -33,6 +35,7 @@
 static struct {
 	char root[64], src[96], rand[96];
 	struct manifest m, mrand;
+	int ready;
 } w;
 
 /* Generates spec into dir and appends its entries to m with prefix/ in front. */
@@ -64,12 +67,14 @@ static int generate_into(const struct workload_spec *spec, const char *dir, cons
 	return 0;
 }
 
-static int group_teardown(void **state)
+/* Removes the workloads, if a test made them. */
+static int workloads_remove(void)
 {
-	(void)state;
+	if (!w.root[0])
+		return 0;
 	manifest_release(&w.m);
 	manifest_release(&w.mrand);
-	return w.root[0] ? fs_remove_tree(w.root) : 0;
+	return fs_remove_tree(w.root);
 }
 
 static int make_workloads(void)
@@ -104,14 +109,14 @@ static int make_workloads(void)
 	return 0;
 }
 
-/* cmocka skips the group teardown when the setup fails: clean up here then. */
-static int group_setup(void **state)
+/* The workloads, made on the first call; main removes them after the last test. */
+static void need_workloads(void)
 {
-	(void)state;
-	if (make_workloads() == 0)
-		return 0;
-	group_teardown(NULL);
-	return -1;
+	if (w.ready)
+		return;
+	if (make_workloads() < 0)
+		fail_msg("cannot make the probes' workloads under /var/tmp");
+	w.ready = 1;
 }
 
 /* Pages of path in the page cache. */
@@ -145,10 +150,12 @@ static void test_source_rates_within_budget(void **state)
 {
 	struct probe_results r = { 0 };
 	char large[PATH_MAX];
-	clock_ns start = clock_now();
+	clock_ns start;
 	double wall;
 
 	(void)state;
+	need_workloads();
+	start = clock_now();
 	if (probe_source(w.src, &w.m, 0.5, &r) < 0)
 		fail_msg("probe_source: %s", err_msg());
 	wall = clock_seconds(start, clock_now());
@@ -176,10 +183,12 @@ static void test_source_opens_at_depths(void **state)
 {
 	struct probe_depths d = { 0 };
 	struct probe_results r = { 0 };
-	clock_ns start = clock_now();
+	clock_ns start;
 	double wall;
 
 	(void)state;
+	need_workloads();
+	start = clock_now();
 	probe_depths_add(&d, 16);
 	probe_depths_add(&d, 64);
 	assert_int_equal(d.n, 3);
@@ -210,6 +219,7 @@ static void test_source_reads_at_depths(void **state)
 	char large[PATH_MAX];
 
 	(void)state;
+	need_workloads();
 	probe_depths_add(&d, 4);
 	if (probe_source_at(w.src, &w.m, 1.0, NULL, &d, &r) < 0)
 		fail_msg("probe_source_at: %s", err_msg());
@@ -233,10 +243,12 @@ static void test_cold_reader_reads_what_was_asked(void **state)
 {
 	struct probe_cold_reader *rd;
 	uint64_t bytes = (20ull << 20), read = 0, end = 0;
-	clock_ns start = clock_now();
+	clock_ns start;
 	char large[PATH_MAX];
 
 	(void)state;
+	need_workloads();
+	start = clock_now();
 	if (probe_cold_reader_start(w.src, &w.m, 2, &bytes, &rd) < 0)
 		fail_msg("probe_cold_reader_start: %s", err_msg());
 	assert_non_null(rd);
@@ -265,32 +277,33 @@ static void test_cold_reader_reads_what_was_asked(void **state)
  */
 static void test_one_disk_needs_boot_and_device(void **state)
 {
+	const char *src = "/var/tmp";	/* where the source's workloads live */
 	char boot[40], dev[PROCSTAT_NAME_MAX];
 	json_object *info = json_object_new_object();
 
 	(void)state;
 	procstat_boot_id(boot, sizeof(boot));
 	assert_true(boot[0] != '\0');
-	assert_false(probe_one_disk(w.src, info));
-	assert_false(probe_one_disk(w.src, NULL));
-	if (procstat_device_for_path(w.src, dev, sizeof(dev)) != 0) {
+	assert_false(probe_one_disk(src, info));
+	assert_false(probe_one_disk(src, NULL));
+	if (procstat_device_for_path(src, dev, sizeof(dev)) != 0) {
 		/* /var/tmp on no block device (tmpfs): never one disk */
 		json_object_object_add(info, "boot_id", json_object_new_string(boot));
 		json_object_object_add(info, "root_device", json_object_new_string("vda"));
-		assert_false(probe_one_disk(w.src, info));
+		assert_false(probe_one_disk(src, info));
 		json_object_put(info);
 		return;
 	}
 	json_object_object_add(info, "boot_id", json_object_new_string(boot));
 	json_object_object_add(info, "root_device", json_object_new_string(dev));
-	assert_true(probe_one_disk(w.src, info));
+	assert_true(probe_one_disk(src, info));
 	json_object_object_add(info, "root_device", json_object_new_string("sdz9"));
-	assert_false(probe_one_disk(w.src, info));
+	assert_false(probe_one_disk(src, info));
 	json_object_object_add(info, "root_device", json_object_new_string(dev));
 	json_object_object_add(info, "boot_id", json_object_new_string("00000000-0000-0000-0000-000000000000"));
-	assert_false(probe_one_disk(w.src, info));
+	assert_false(probe_one_disk(src, info));
 	json_object_object_add(info, "boot_id", NULL);
-	assert_false(probe_one_disk(w.src, info));
+	assert_false(probe_one_disk(src, info));
 	json_object_put(info);
 }
 
@@ -334,6 +347,7 @@ static void test_source_without_large_files(void **state)
 	struct probe_results r = { 0 };
 
 	(void)state;
+	need_workloads();
 	if (probe_source(w.rand, &w.mrand, 0.3, &r) < 0)
 		fail_msg("probe_source: %s", err_msg());
 	assert_true(r.disk_read_bps == 0);
@@ -346,6 +360,7 @@ static void test_source_missing_file_fails(void **state)
 	struct manifest m;
 
 	(void)state;
+	need_workloads();
 	manifest_init(&m);
 	assert_int_equal(manifest_add(&m, "no/such/file", 100, 0644, 0), 0);
 	assert_int_equal(probe_source(w.src, &m, 0.3, &r), -1);
@@ -353,18 +368,23 @@ static void test_source_missing_file_fails(void **state)
 	manifest_release(&m);
 }
 
+/* Refused for the budget alone: the one file named is never looked for. */
 static void test_budget_out_of_range(void **state)
 {
 	struct probe_results r = { 0 };
 	const double bad[] = { 0, -1, PROBE_MAX_SECONDS + 1 };
+	struct manifest m;
 
 	(void)state;
+	manifest_init(&m);
+	assert_int_equal(manifest_add(&m, "no/such/file", 100, 0644, 0), 0);
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-		assert_int_equal(probe_source(w.src, &w.m, bad[i], &r), -1);
+		assert_int_equal(probe_source("/var/tmp", &m, bad[i], &r), -1);
 		assert_contains(err_msg(), "budget");
-		assert_int_equal(probe_zstd(w.src, &w.m, 1, 0, bad[i], &r), -1);
+		assert_int_equal(probe_zstd("/var/tmp", &m, 1, 0, bad[i], &r), -1);
 		assert_contains(err_msg(), "budget");
 	}
+	manifest_release(&m);
 }
 
 /* ---- zstd ---- */
@@ -372,10 +392,12 @@ static void test_budget_out_of_range(void **state)
 static void test_zstd_compressible(void **state)
 {
 	struct probe_results r = { 0 };
-	clock_ns start = clock_now();
+	clock_ns start;
 	double wall;
 
 	(void)state;
+	need_workloads();
+	start = clock_now();
 	if (probe_zstd(w.src, &w.m, 1, 0, 0.5, &r) < 0)
 		fail_msg("probe_zstd: %s", err_msg());
 	wall = clock_seconds(start, clock_now());
@@ -391,6 +413,7 @@ static void test_zstd_random(void **state)
 	struct probe_results r = { 0 };
 
 	(void)state;
+	need_workloads();
 	if (probe_zstd(w.rand, &w.mrand, 1, 0, 0.3, &r) < 0)
 		fail_msg("probe_zstd: %s", err_msg());
 	print_message("# random: ratio %.4f\n", r.zstd_ratio);
@@ -403,6 +426,7 @@ static void test_zstd_threads_and_fast_level(void **state)
 	struct probe_results r = { 0 };
 
 	(void)state;
+	need_workloads();
 	if (probe_zstd(w.src, &w.m, -3, 2, 0.3, &r) < 0)
 		fail_msg("probe_zstd: %s", err_msg());
 	assert_true(r.zstd_bps > 0);
@@ -416,7 +440,7 @@ static void test_zstd_empty_workload(void **state)
 
 	(void)state;
 	manifest_init(&m);
-	assert_int_equal(probe_zstd(w.src, &m, 1, 0, 0.3, &r), 0);
+	assert_int_equal(probe_zstd("/var/tmp", &m, 1, 0, 0.3, &r), 0);
 	assert_true(r.zstd_bps == 0 && r.zstd_ratio == 0);
 }
 
@@ -484,7 +508,13 @@ static void test_results_json(void **state)
 	assert_true(get_num(json_object_array_get_idx(v, 0), "read_bytes_per_s") == 1.4e9);
 	assert_true(get_num(json_object_array_get_idx(v, 0), "write_bytes_per_s") == 1.2e9);
 	assert_true(get_num(json_object_array_get_idx(v, 0), "copy_bytes_per_s") == 1.1e9);
-	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 9);
+	/* the pair of hosts (probe_hosts): not measured here, false or null */
+	assert_true(json_object_object_get_ex(o, "one_disk", &v) && !json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "one_machine", &v) && !json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "dest_dirty_background_bytes", &v) && !v);
+	assert_true(json_object_object_get_ex(o, "create_made_at", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_int_equal(json_object_object_length(o), ARRAY_LEN(nums) + 15);
 	json_object_put(o);
 }
 
@@ -513,22 +543,26 @@ static void test_results_json_unmeasured_null(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_source_rates_within_budget),
-		cmocka_unit_test(test_source_opens_at_depths),
-		cmocka_unit_test(test_source_reads_at_depths),
-		cmocka_unit_test(test_cold_reader_reads_what_was_asked),
+		slow_unit_test(test_source_rates_within_budget),
+		slow_unit_test(test_source_opens_at_depths),
+		slow_unit_test(test_source_reads_at_depths),
+		slow_unit_test(test_cold_reader_reads_what_was_asked),
 		cmocka_unit_test(test_one_disk_needs_boot_and_device),
 		cmocka_unit_test(test_depths_and_rates),
-		cmocka_unit_test(test_source_without_large_files),
-		cmocka_unit_test(test_source_missing_file_fails),
+		slow_unit_test(test_source_without_large_files),
+		slow_unit_test(test_source_missing_file_fails),
 		cmocka_unit_test(test_budget_out_of_range),
-		cmocka_unit_test(test_zstd_compressible),
-		cmocka_unit_test(test_zstd_random),
-		cmocka_unit_test(test_zstd_threads_and_fast_level),
+		slow_unit_test(test_zstd_compressible),
+		slow_unit_test(test_zstd_random),
+		slow_unit_test(test_zstd_threads_and_fast_level),
 		cmocka_unit_test(test_zstd_empty_workload),
 		cmocka_unit_test(test_results_json),
 		cmocka_unit_test(test_results_json_unmeasured_null),
 	};
 
-	return cmocka_run_group_tests_name("probes", tests, group_setup, group_teardown);
+	int rc = test_run("probes", tests, ARRAY_LEN(tests), NULL, 0);
+
+	if (workloads_remove() < 0)
+		print_error("cannot remove '%s': %s\n", w.root, err_msg());
+	return rc;
 }

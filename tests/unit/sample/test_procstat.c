@@ -847,9 +847,9 @@ int main(void)
 		cmocka_unit_test(test_device_for_pseudo_fs),
 		cmocka_unit_test(test_iface_for_loopback),
 		cmocka_unit_test_teardown(test_sampler_live_window, remove_temp_dir),
-		cmocka_unit_test(test_sampler_downsamples),
+		slow_unit_test(test_sampler_downsamples),
 		cmocka_unit_test(test_sampler_bad_names),
-		cmocka_unit_test(test_sampler_cost),
+		slow_unit_test(test_sampler_cost),
 		cmocka_unit_test(test_summary_json_round_trip),
 		cmocka_unit_test(test_summary_json_rejects),
 	};

@@ -36,7 +36,8 @@
 
 /* ---- workloads, generated once per run and shared by the tests ---- */
 
-enum { WL_SMALL, WL_LARGE, WL_MIXED, WL_TINY, WL_COUNT };
+/* WL_REAL: the real tree (real_tree()), made by a script, not generated */
+enum { WL_SMALL, WL_LARGE, WL_MIXED, WL_TINY, WL_REAL, WL_COUNT };
 
 struct shared_workload {
 	struct workload_spec spec;
@@ -50,8 +51,7 @@ static struct shared_workload workloads[WL_COUNT];
 
 static void make_temp(char *buf, size_t len)
 {
-	snprintf(buf, len, "/var/tmp/xfercmp-tartest-XXXXXX");
-	assert_non_null(mkdtemp(buf));
+	test_mkdtemp(buf, len, "xfercmp-tartest");
 }
 
 static const struct shared_workload *workload(int which)
@@ -688,22 +688,26 @@ static void expect_all_kept(const char *dir, const struct manifest *m)
 	assert_int_equal(present, PRESERVE_ALL);
 }
 
-static void real_tree(struct shared_workload *w)
+/*
+ * The real tree, made on first use and shared, as the workloads are, by the
+ * tests that only read it (its script's forks were most of their time).
+ */
+static const struct shared_workload *real_tree(void)
 {
-	make_temp(w->dir, sizeof(w->dir));
-	strcat(w->dir, "/src");
+	struct shared_workload *w = &workloads[WL_REAL];
+
+	if (w->ready)
+		return w;
+	if (!shared_root[0])
+		make_temp(shared_root, sizeof(shared_root));
+	snprintf(w->dir, sizeof(w->dir), "%s/real", shared_root);
 	make_real_tree(w->dir);
 	assert_int_equal(manifest_from_tree(&w->m, w->dir, 2), 0);
 	assert_int_equal(w->m.nhardlinks, 3);
 	assert_int_equal(w->m.nsymlinks, 5);
 	assert_int_equal(w->m.ndirs, 7);
-}
-
-static void real_tree_release(struct shared_workload *w)
-{
-	manifest_release(&w->m);
-	*strrchr(w->dir, '/') = '\0';
-	assert_int_equal(fs_remove_tree(w->dir), 0);
+	w->ready = 1;
+	return w;
 }
 
 /*
@@ -793,53 +797,48 @@ static void check_tree_order(const char *src, const struct manifest *m)
 
 static void test_real_tree_stream_order(void **state)
 {
-	struct shared_workload w = { 0 };
+	const struct shared_workload *w = real_tree();
 
 	(void)state;
-	real_tree(&w);
-	check_tree_order(w.dir, &w.m);
-	real_tree_release(&w);
+	check_tree_order(w->dir, &w->m);
 }
 
 /* Our stream, our extractor (plain and zstd): everything kept. */
 static void test_real_tree_to_extractor(void **state)
 {
-	struct shared_workload w = { 0 };
+	const struct shared_workload *w = real_tree();
 
 	(void)state;
-	real_tree(&w);
 	for (int zstd = 0; zstd <= 1; zstd++) {
-		struct writer_job job = { .src = w.dir, .m = &w.m, .zstd = zstd, .level = 1 };
+		struct writer_job job = { .src = w->dir, .m = &w->m, .zstd = zstd, .level = 1 };
 		struct recv_stats rs;
 		char dest[512];
 
 		make_temp(dest, sizeof(dest));
 		through_pipe(&job, dest, &rs);
-		expect_all_kept(dest, &w.m);
+		expect_all_kept(dest, &w->m);
 		/* each inode's content once: the other names are links */
-		assert_int_equal(job.st.files, w.m.count);
-		assert_int_equal(rs.files, w.m.count);
-		assert_int_equal(rs.bytes, w.m.total_bytes);
+		assert_int_equal(job.st.files, w->m.count);
+		assert_int_equal(rs.files, w->m.count);
+		assert_int_equal(rs.bytes, w->m.total_bytes);
 		assert_int_equal(fs_remove_tree(dest), 0);
 	}
-	real_tree_release(&w);
 }
 
 /* Our stream into GNU tar -xp (what tar-ssh runs on the host): everything kept, no warning. */
 static void test_real_tree_to_gnu_tar(void **state)
 {
-	struct shared_workload w = { 0 };
+	const struct shared_workload *w = real_tree();
 	char dest[512], cmd[2048], errfile[600], errbuf[256] = "";
 	FILE *ef;
 	size_t n;
 
 	(void)state;
-	real_tree(&w);
 	make_temp(dest, sizeof(dest));
 	snprintf(errfile, sizeof(errfile), "%s.err", dest);
 	snprintf(cmd, sizeof(cmd), "tar -xpf - -C '%s' --warning=no-unknown-keyword 2>'%s'", dest,
 		 errfile);
-	write_to_command(&w, cmd, 0);
+	write_to_command(w, cmd, 0);
 	ef = fopen(errfile, "r");
 	assert_non_null(ef);
 	n = fread(errbuf, 1, sizeof(errbuf) - 1, ef);
@@ -847,19 +846,17 @@ static void test_real_tree_to_gnu_tar(void **state)
 	unlink(errfile);
 	errbuf[n] = '\0';
 	assert_string_equal(errbuf, "");
-	expect_all_kept(dest, &w.m);
+	expect_all_kept(dest, &w->m);
 	assert_int_equal(fs_remove_tree(dest), 0);
-	real_tree_release(&w);
 }
 
 /* GNU tar's own stream of the tree (real-tar-nc), gnu and pax formats: everything kept. */
 static void test_gnu_tar_real_tree_to_extractor(void **state)
 {
 	static const char *formats[] = { "", "--format=pax" };
-	struct shared_workload w = { 0 };
+	const struct shared_workload *w = real_tree();
 
 	(void)state;
-	real_tree(&w);
 	for (size_t i = 0; i < ARRAY_LEN(formats); i++) {
 		char dest[512], cmd[1024];
 		struct recv_stats rs;
@@ -867,7 +864,7 @@ static void test_gnu_tar_real_tree_to_extractor(void **state)
 		int rc, status, fd;
 
 		make_temp(dest, sizeof(dest));
-		snprintf(cmd, sizeof(cmd), "tar %s -cf - -C '%s' .", formats[i], w.dir);
+		snprintf(cmd, sizeof(cmd), "tar %s -cf - -C '%s' .", formats[i], w->dir);
 		fd = relay_start(&r, cmd);
 		rc = tar_stream_extract(fd, &test_opts, dest, &rs);
 		if (rc < 0)
@@ -876,11 +873,10 @@ static void test_gnu_tar_real_tree_to_extractor(void **state)
 		status = relay_end(&r);
 		assert_int_equal(rc, 0);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-		expect_all_kept(dest, &w.m);
-		assert_int_equal(rs.files, w.m.count);
+		expect_all_kept(dest, &w->m);
+		assert_int_equal(rs.files, w->m.count);
 		assert_int_equal(fs_remove_tree(dest), 0);
 	}
-	real_tree_release(&w);
 }
 
 /* ---- the stream itself ---- */
