@@ -109,7 +109,10 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/tests/unit/%: tests/unit/%.c $(ALL_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(shell pkg-config --cflags cmocka) -MMD -MP -MF $(@D)/.$(@F).d \
-		-o $@ $< $(LINK_ALL) $(LIBS) $(shell pkg-config --libs cmocka)
+		-o $@ $< $(UNIT_EXTRA_SRC) $(LINK_ALL) $(LIBS) $(shell pkg-config --libs cmocka)
+# a unit test of a test tool links the tool's source beside it (no test includes a .c)
+$(BUILD)/tests/unit/tools/test_json_schema: UNIT_EXTRA_SRC := tests/tools/json_schema.c
+$(BUILD)/tests/unit/tools/test_json_schema: tests/tools/json_schema.c
 
 # small drivers the integration tests call
 $(BUILD)/tests/ssh_probe: tests/tools/ssh_probe.c $(ALL_ARCHIVES)

@@ -115,6 +115,11 @@ while read -r sym needer object definer; do
 	may_use "$needer" "$definer" || complain "$object: $needer calls $sym ($definer)"
 done < <(join -1 1 -2 1 -o 1.1,1.2,1.3,2.2 "$tmp/needed.sorted" "$tmp/defined.sorted")
 
+# a test reaches a module through its header and archive, never by including its .c
+while IFS=: read -r file line _; do
+	complain "$file:$line: includes a .c file (link it instead)"
+done < <(cd "$src" && grep -rn --include='*.c' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*\.c"' tests/ 2>/dev/null)
+
 if [ "$bad" -gt 0 ]; then
 	echo "check-layers: $bad uses the layers forbid (scripts/layers.mk says which layer may use which)" >&2
 	exit 1

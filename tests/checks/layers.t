@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 cleanup() { rm -rf "$tmp"; }
 on_exit cleanup
 
-plan 7
+plan 8
 
 check "the tree as built: every include and call runs downward" "$top/scripts/check-layers.sh" "$top" "$top/$build/obj"
 
@@ -65,5 +65,11 @@ copy
 echo '#include "model/accounting.h"' >>"$tmp/src/transfer/model/forecast.c"
 refused "the forecast reaching the run record (through the accounting) is refused" \
 	'transfer/model/forecast.c: reaches transfer/model/run_record.h, which it must not see'
+
+copy
+mkdir -p "$tmp/src/tests/unit/tools"
+printf '#include "../../tools/json_schema.c"\n' >"$tmp/src/tests/unit/tools/test_planted.c"
+refused "a test including a .c file is refused" \
+	'tests/unit/tools/test_planted.c:1: includes a .c file (link it instead)'
 
 finish

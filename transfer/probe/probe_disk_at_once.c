@@ -2,8 +2,8 @@
  * The one disk under source and destination, read and written at once
  * (probes.h). Probed alone, its cold read and its durable write each have the
  * whole device; a copy within one machine reads and writes together, and what
- * the two get then is not what they got in turn. Truth bench of 2026-12-05
- * (ninth pass), 4 GiB cold to durable on this VM's one virtio disk: the reads
+ * the two get then is not what they got in turn (docs/MODEL.md, "How they
+ * combine"). Measured on this VM's one virtio disk, 4 GiB cold to durable: the reads
  * probed alone at 2,680 MB/s and the writes at 2,017 MB/s, in turn 3.73 s;
  * parallel read and wrote 1,438 MB/s each at once, 2.99 s.
  */

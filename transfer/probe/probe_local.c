@@ -245,8 +245,8 @@ static int read_chunk(void *ctx, unsigned worker, uint64_t k)
  * ones before left cold. Fills r->read_at and r->disk_read_bps (depth 1).
  * The shares of the bytes keep the first depth from reading them all: with
  * the whole cap its own, depth 1 read the 1 GiB of a 4 GiB file in 0.4 s of
- * its 1 s, and parallel's 8 streams went unmeasured (truth bench of
- * 2026-12-05, ninth pass: read_at held depth 1 alone).
+ * its 1 s, and parallel's 8 streams went unmeasured (read_at held depth 1
+ * alone; docs/MODEL.md, Inputs: the read depths).
  */
 static int read_large_at(const char *root, const struct manifest *m, const size_t *idx, size_t n,
 			 double seconds, const struct probe_depths *d, struct probe_results *r)

@@ -3,7 +3,7 @@
 /*
  * CPU seconds of one process's busiest thread over a window: the longest
  * stage that cannot spread over cores. The process's CPU over its thread
- * count (what verdict.c had) says nothing of it: the agent's tar receiver
+ * count (what the model read before issue 41) says nothing of it: the agent's tar receiver
  * extracts on one thread while its control and watcher threads idle, and the
  * threads counted at the window's end are not those that worked (zstd's
  * workers and the stream thread have exited by then). Measured on the

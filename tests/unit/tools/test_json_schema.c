@@ -4,7 +4,7 @@
  * accept what keeps them.
  */
 #include "testutil.h"
-#include "../../tools/json_schema.c"
+#include "../../tools/json_schema.h"
 
 static const char schema_text[] =
 	"{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\","
