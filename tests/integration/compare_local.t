@@ -26,9 +26,9 @@ for wl in "smallfiles --files 3000" "largefile --size 300M" "mixed --files 1000 
 	check "$name: all raw strategies run and verify" \
 		"$xfercmp" -w $wl -s splice,zstd,parallel --json "$json"
 	for s in splice zstd parallel; do
-		v=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='$s'][0]['verified']" 2>&1)
-		[ "$v" = "True" ]
-		ok $? "$name: $s verified ($v)"
+		v=$(json_get "$json" "[(r['verified'], r['authenticated']) for r in d['results'] if r['strategy']=='$s'][0]" 2>&1)
+		[ "$v" = "(True, True)" ]
+		ok $? "$name: $s verified and authenticated ($v)"
 	done
 	files=$(json_get "$json" "d['workload']['files']")
 	sent=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='splice'][0]['files']")
@@ -49,11 +49,16 @@ ok $? "zstd's wire bytes are its sender's count ($from)"
 
 # a tool that counts nothing has the link's count instead of 0, marked so (issue 44, item 6)
 json="$work/cp.json"
-check "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
+check_rc 0 "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
 	-s 'cmd:cp=cp -r {src}/. {dst}' --json "$json"
 got=$(json_get "$json" "(d['results'][0]['wire_bytes_from'], d['results'][0]['wire_bytes'] is not None)")
 [ "$got" = "('link', True)" ]
 ok $? "cmd: cp's wire bytes come from the link's counters ($got)"
+# its transport is the command's: verified by XXH3 alone, never "authenticated" (issue 43)
+got=$(json_get "$json" "(d['results'][0]['verified'], d['results'][0]['authenticated'])")
+[ "$got" = "(True, False)" ]
+ok $? "cmd: cp verified but not authenticated ($got)"
+check_grep "the table names it verified by XXH3 alone" "verified by XXH3 alone, not authenticated" "$LAST_OUT"
 
 # a byte flipped on the receive path (test hook in the agent) fails verification
 check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" -w smallfiles --files 500 -s splice
