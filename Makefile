@@ -144,7 +144,13 @@ $(TREE_LIMIT): tests/tools/tree_limit.c common/clock.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARNINGS) -Icommon $(CFLAGS) -o $@ $< -pthread $(LDFLAGS)
 
-unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER) $(JSON_SCHEMA_CHECK) $(TREE_LIMIT)
+# The relay test's second preimage of XXH3 (relay.t): libxxhash's header only.
+XXH3_COLLIDE := $(BUILD)/tests/xxh3_collide
+$(XXH3_COLLIDE): tests/tools/xxh3_collide.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) $(shell pkg-config --cflags libxxhash) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+unit-tests: $(UNIT_BIN) $(BUILD)/tests/ssh_probe $(DELAYER) $(JSON_SCHEMA_CHECK) $(TREE_LIMIT) $(XXH3_COLLIDE)
 
 setup:
 	@scripts/setup.sh

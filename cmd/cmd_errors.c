@@ -2,16 +2,21 @@
 #include "commands.h"
 #include "err.h"
 #include "exitcode.h"
+#include "text_escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
 int cmd_fail(const char *cmd, int code)
 {
+	char shown[ERR_MAX * 4];
+
+	/* an error may quote the agent, the host or a name from the tree: text_escape.h */
+	text_escape(shown, sizeof(shown), err_msg());
 	if (cmd)
-		fprintf(stderr, "xfercmp %s: %s\n", cmd, err_msg());
+		fprintf(stderr, "xfercmp %s: %s\n", cmd, shown);
 	else
-		fprintf(stderr, "xfercmp: %s\n", err_msg());
+		fprintf(stderr, "xfercmp: %s\n", shown);
 	return code;
 }
 

@@ -17,11 +17,13 @@ static const struct cli_option serve_options[] = {
 	CLI_OPTION("root", OPT_ROOT, required_argument, "DIR",
 	  "where the agent makes its scratch root, a fresh\n"
 	  "DIR/xfercmp.XXXXXX (mode 0700) removed at the end (default\n"
-	  "DIR /var/tmp); DIR is made if missing; a DIR that is a link,\n"
-	  "or that others may write without the sticky bit, is refused"),
+	  "DIR /var/tmp); DIR is made if missing; a DIR reached through\n"
+	  "a link, or that others may write without the sticky bit, is\n"
+	  "refused"),
 	CLI_OPTION("token-file", OPT_TOKEN, required_argument, "FILE",
 	  "the session token, 64 hex characters (- = first line of\n"
-	  "stdin; the agent then exits when stdin closes)"),
+	  "stdin; the agent then exits when stdin closes); a file\n"
+	  "others may read is refused"),
 	CLI_OPTION("once", OPT_ONCE, no_argument, NULL, "exit when the first session ends"),
 	CLI_OPTION("idle-timeout", OPT_IDLE, required_argument, "SECS", "exit after this long without a session (default 600)"),
 	CLI_OPTION("session-idle", OPT_SESSION_IDLE, required_argument, "SECS",
@@ -39,9 +41,10 @@ static void print_help(void)
 	      "Runs the agent on the destination host: receives the raw-TCP strategies,\n"
 	      "flushes and verifies what each strategy wrote, and answers only peers that\n"
 	      "prove they hold the session key (derived from the token, which never crosses\n"
-	      "the network); every control message is authenticated. The raw-TCP strategies'\n"
-	      "data is NOT encrypted (that is what they measure: the link without a cipher);\n"
-	      "the SSH strategies' is. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n",
+	      "the network); every control message is authenticated and encrypted, every data\n"
+	      "byte authenticated (docs/SECURITY.md). The raw-TCP strategies' data is NOT\n"
+	      "encrypted (that is what they measure: the link without a cipher); the SSH\n"
+	      "strategies' is. Prints 'xfercmp-agent listening ADDR:PORT' once ready.\n\n",
 	      stdout);
 	cli_help(stdout, serve_options, 27);
 }

@@ -3,6 +3,7 @@
 #include "err.h"
 #include "exitcode.h"
 #include "parallel.h"
+#include "text_escape.h"
 #include "verify.h"
 
 #include "cli.h"
@@ -56,8 +57,11 @@ int cmd_verify(int argc, char **argv)
 		return cmd_fail("verify", EXIT_FAILED);
 	}
 	manifest_release(&m);
-	for (unsigned i = 0; i < r.nexamples; i++)
+	for (unsigned i = 0; i < r.nexamples; i++) {
+		/* the tree's names, as text (text_escape.h) */
+		text_escape_inplace(r.examples[i], sizeof(r.examples[i]));
 		printf("%s\n", r.examples[i]);
+	}
 	if (verify_differences(&r) > r.nexamples)
 		printf("... and %llu more\n", (unsigned long long)(verify_differences(&r) - r.nexamples));
 	verify_summary(&r, line, sizeof(line));

@@ -8,7 +8,7 @@
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
 #                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--links LIST]
-#                    [--serial-files N] [--plan]
+#                    [--serial-files N] [--plan] [--old DIR]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads (and of the forecast section's
@@ -17,9 +17,10 @@
 #                 when given: there 1G without it); K/M/G/T suffixes, powers of 1024
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
 #   --only S      gen, raw, strategies, wan, link, limits, pairs, scale, forecast, explain,
-#                 a comma-separated list of them, or all (default: gen, raw, strategies, wan,
-#                 limits, pairs; link, scale, forecast and explain are long and run only
-#                 when named)
+#                 builds, a comma-separated list of them, or all (default: gen, raw, strategies,
+#                 wan, limits, pairs; link, scale, forecast, explain and builds are long and
+#                 run only when named)
+#   --old DIR     the builds section's other build: DIR/xfercmp and DIR/xfercmp-agent
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
 #   --cases LIST  the forecast section's cases: small, big, realistic, comma-separated, or
@@ -91,8 +92,12 @@
 #   explain  --explain on N small files and the large file, unshaped: per strategy the
 #        accounting's verdict, the causal one and each removal's saving
 #        (scripts/bench/explain.sh).
+#   builds  this build against another (--old DIR, holding its xfercmp and xfercmp-agent)
+#        on splice, zstd and parallel, N small files and the large file, REPEAT rounds
+#        alternating which build goes first: medians, spread, new/old throughput; target
+#        >= 0.95 (what authenticating every data byte may cost, issue 43). Only when named.
 #
-# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain,builds}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -136,8 +141,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/explain.sh"
 # shellcheck source=scripts/bench/link.sh
 . "$bench_dir/link.sh"
+# shellcheck source=scripts/bench/builds.sh
+. "$bench_dir/builds.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain|all] [--scale-files N] [--pair-streams LIST] [--cases small,big,realistic|all] [--links 2ms,20ms,200m|all|none] [--serial-files N] [--plan]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain,builds|all] [--scale-files N] [--pair-streams LIST] [--cases small,big,realistic|all] [--links 2ms,20ms,200m|all|none] [--serial-files N] [--plan] [--old DIR]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -157,11 +164,12 @@ size_set=0
 scale_files=1000000
 scale_set=0
 pair_streams=8
+old_build=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
 	--plan) plan=1; shift ;;
-	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --links | --serial-files)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --links | --serial-files | --old)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--scale-files) scale_files=$2; scale_set=1 ;;
@@ -173,6 +181,7 @@ while [ $# -gt 0 ]; do
 		--cases) fc_cases=$2 ;;
 		--links) fc_links=$2 ;;
 		--serial-files) serial_files=$2 ;;
+		--old) old_build=$2 ;;
 		esac
 		shift 2
 		;;
@@ -196,7 +205,7 @@ fc_links=$(fc_parse_list --links "$fc_links" "$FORECAST_LINKS_ALL" none) || exit
 [ "$only" != all ] || only=gen,raw,strategies,wan,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | forecast | explain) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, forecast, explain or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | forecast | explain | builds) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, forecast, explain, builds or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
@@ -205,6 +214,8 @@ readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
 [ "$size_set" -eq 1 ] || size=1G
 readonly FORECAST_FILES=$files FORECAST_SIZE=$size FORECAST_CASES=$fc_cases FORECAST_LINKS=$fc_links
 readonly SERIAL_FILES=$serial_files
+readonly OLD_BUILD=$old_build
+case ",$ONLY," in *,builds,*) [ -x "$OLD_BUILD/xfercmp" ] || die 2 "builds: --old DIR must hold another build's xfercmp (and its xfercmp-agent)" ;; esac
 
 # forecast_header: the forecast section's lines of the header (and all --plan prints).
 forecast_header() {
@@ -281,6 +292,7 @@ for section in "${SECTIONS[@]}"; do
 	explain) section_explain ;;
 	wan) section_wan ;;
 	link) section_link ;;
+	builds) section_builds ;;
 	esac
 done
 echo

@@ -2,6 +2,7 @@
 #include "tree.h"
 
 #include "cache_behind.h"
+#include "content_mac.h"
 #include "err.h"
 
 #include <errno.h>
@@ -167,13 +168,25 @@ void tree_release(struct tree *t)
 int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint64_t *hash,
 		   uint64_t *size)
 {
+	return tree_hash_file_keyed(path, buf, len, drop_cache, NULL, hash, NULL, size);
+}
+
+int tree_hash_file_keyed(const char *path, void *buf, size_t len, int drop_cache,
+			 const unsigned char *key, uint64_t *hash, unsigned char *mac,
+			 uint64_t *size)
+{
 	XXH3_state_t state;
 	struct read_behind rb;
+	struct content_mac cm = { 0 };
 	uint64_t total = 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return err_errno("cannot open '%s'", path);
+	if (key && content_mac_begin(&cm, key) < 0) {
+		close(fd);
+		return -1;
+	}
 	read_behind_init(&rb, fd, 0);
 	XXH3_64bits_reset(&state);
 	for (;;) {
@@ -183,12 +196,17 @@ int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint
 			if (errno == EINTR)
 				continue;
 			err_errno("cannot read '%s'", path);
+			content_mac_release(&cm);
 			close(fd);
 			return -1;
 		}
 		if (n == 0)
 			break;
 		XXH3_64bits_update(&state, buf, (size_t)n);
+		if (key && content_mac_update(&cm, buf, (size_t)n) < 0) {
+			close(fd);
+			return -1;
+		}
 		total += (uint64_t)n;
 		if (drop_cache)
 			read_behind_done(&rb, total);
@@ -196,6 +214,8 @@ int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint
 	if (drop_cache)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
+	if (key && content_mac_end(&cm, mac) < 0)
+		return -1;
 	*hash = XXH3_64bits_digest(&state);
 	*size = total;
 	return 0;

@@ -49,4 +49,13 @@ void tree_release(struct tree *t);
 int tree_hash_file(const char *path, void *buf, size_t len, int drop_cache, uint64_t *hash,
 		   uint64_t *size);
 
+/*
+ * The same, and when key is not NULL the content's keyed hash
+ * (content_mac.h: CONTENT_KEY_BYTES of key, CONTENT_MAC_BYTES into mac) from
+ * the same reads.
+ */
+int tree_hash_file_keyed(const char *path, void *buf, size_t len, int drop_cache,
+			 const unsigned char *key, uint64_t *hash, unsigned char *mac,
+			 uint64_t *size);
+
 #endif

@@ -1,5 +1,6 @@
 #include "verify.h"
 
+#include "content_mac.h"
 #include "err.h"
 #include "fsutil.h"
 #include "hash_bufs.h"
@@ -22,6 +23,8 @@ struct check_job {
 	const struct tree *t;
 	const struct manifest_entry **expect;	/* per tree file: the content it must have, or NULL */
 	uint64_t *hashes;
+	const struct verify_keyed *keyed;	/* NULL: XXH3 only */
+	unsigned char (*macs)[CONTENT_MAC_BYTES];	/* per tree file, when keyed */
 	struct hash_bufs bufs;
 };
 
@@ -32,6 +35,12 @@ static const char *const preserve_names[PRESERVE_KINDS] = {
 const char *preserve_name(unsigned i)
 {
 	return i < PRESERVE_KINDS ? preserve_names[i] : "?";
+}
+
+/* Whether a file that should hold e's content is checked with the keyed hash too. */
+static int keyed_check(const struct check_job *job, const struct manifest_entry *e)
+{
+	return job->keyed && e->size > job->keyed->min_size;
 }
 
 static int hash_expected(void *ctx, unsigned worker, uint64_t i)
@@ -46,6 +55,9 @@ static int hash_expected(void *ctx, unsigned worker, uint64_t i)
 	if (fs_join(path, sizeof(path), job->root, f->path) < 0)
 		return -1;
 	/* the copy is read once and removed: its pages need not fill the cache */
+	if (keyed_check(job, job->expect[i]))
+		return tree_hash_file_keyed(path, job->bufs.buf[worker], job->bufs.size, 1,
+					    job->keyed->key, &job->hashes[i], job->macs[i], &size);
 	return tree_hash_file(path, job->bufs.buf[worker], job->bufs.size, 1, &job->hashes[i], &size);
 }
 
@@ -65,7 +77,8 @@ static void example(struct verify_report *r, const char *fmt, ...)
 
 uint64_t verify_differences(const struct verify_report *r)
 {
-	return r->missing + r->extra + r->size_differs + r->content_differs + r->not_regular;
+	return r->missing + r->extra + r->size_differs + r->content_differs + r->not_regular +
+	       r->integrity_failed;
 }
 
 uint64_t verify_failures(const struct verify_report *r, unsigned claims)
@@ -142,6 +155,15 @@ static int check_content(const struct check_job *job, size_t j, const struct man
 		r->size_differs++;
 		example(r, "size differs: %s (expected %llu, found %llu)", f->path,
 			(unsigned long long)e->size, (unsigned long long)f->size);
+	} else if (keyed_check(job, e) && !job->keyed->have[e - job->m->entries]) {
+		r->integrity_failed++;
+		example(r, "integrity check failed: %s (the client sent no keyed hash of its content)",
+			f->path);
+	} else if (keyed_check(job, e) &&
+		   !content_mac_equal(job->macs[j], job->keyed->macs[e - job->m->entries])) {
+		r->integrity_failed++;
+		example(r, "integrity check failed: %s is not what the client sent (its keyed hash differs)",
+			f->path);
 	} else if (job->hashes[j] != e->xxh3) {
 		r->content_differs++;
 		example(r, "content differs: %s", f->path);
@@ -272,8 +294,15 @@ int verify_tree(const char *root, const struct manifest *m, unsigned threads,
 int verify_tree_noted(const char *root, const struct manifest *m, unsigned threads,
 		      const struct verify_mode_note *notes, size_t n, struct verify_report *r)
 {
+	return verify_tree_keyed(root, m, threads, notes, n, NULL, r);
+}
+
+int verify_tree_keyed(const char *root, const struct manifest *m, unsigned threads,
+		      const struct verify_mode_note *notes, size_t n, const struct verify_keyed *keyed,
+		      struct verify_report *r)
+{
 	struct tree t;
-	struct check_job job = { .root = root, .m = m, .t = &t };
+	struct check_job job = { .root = root, .m = m, .t = &t, .keyed = keyed };
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -289,7 +318,10 @@ int verify_tree_noted(const char *root, const struct manifest *m, unsigned threa
 	}
 	job.expect = calloc(t.count ? t.count : 1, sizeof(*job.expect));
 	job.hashes = calloc(t.count ? t.count : 1, sizeof(*job.hashes));
-	if (!job.expect || !job.hashes || hash_bufs_init(&job.bufs, threads, HASH_BUF) < 0) {
+	if (keyed)
+		job.macs = calloc(t.count ? t.count : 1, sizeof(*job.macs));
+	if (!job.expect || !job.hashes || (keyed && !job.macs) ||
+	    hash_bufs_init(&job.bufs, threads, HASH_BUF) < 0) {
 		err_set("out of memory verifying '%s'", root);
 		goto out;
 	}
@@ -310,6 +342,7 @@ int verify_tree_noted(const char *root, const struct manifest *m, unsigned threa
 	rc = 0;
 out:
 	hash_bufs_release(&job.bufs);
+	free(job.macs);
 	free(job.hashes);
 	free(job.expect);
 	tree_release(&t);
@@ -358,7 +391,15 @@ void verify_summary(const struct verify_report *r, char *buf, size_t len)
 	uint64_t d = verify_differences(r);
 	int n;
 
-	if (!d)
+	if (r->integrity_failed)
+		n = snprintf(buf, len,
+			     "integrity check failed: %llu file%s not what the client sent (keyed hash); %llu difference%s: %llu missing, %llu extra, %llu size, %llu content, %llu not regular",
+			     (unsigned long long)r->integrity_failed, r->integrity_failed == 1 ? " is" : "s are",
+			     (unsigned long long)d, d == 1 ? "" : "s", (unsigned long long)r->missing,
+			     (unsigned long long)r->extra, (unsigned long long)r->size_differs,
+			     (unsigned long long)r->content_differs,
+			     (unsigned long long)r->not_regular);
+	else if (!d)
 		n = snprintf(buf, len, "%llu files, %s verified", (unsigned long long)r->files_ok,
 			     units_format_bytes(r->bytes_ok, bytes, sizeof(bytes)));
 	else

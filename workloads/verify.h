@@ -1,6 +1,7 @@
 #ifndef XFERCMP_VERIFY_H
 #define XFERCMP_VERIFY_H
 
+#include "content_mac.h"
 #include "manifest.h"
 
 #include <stdint.h>
@@ -45,6 +46,7 @@ struct verify_report {
 	/* content and names: any of these fails every strategy */
 	uint64_t files_ok, bytes_ok;
 	uint64_t missing, extra, size_differs, content_differs, not_regular;
+	uint64_t integrity_failed;	/* keyed hash missing or not the client's (verify_keyed) */
 	/* tree features */
 	uint64_t symlinks_ok, symlinks_differ;
 	uint64_t hardlinks_linked, hardlinks_copied;
@@ -89,6 +91,26 @@ struct verify_mode_note {
 /* verify_tree, taking the n notes' modes for those directories. */
 int verify_tree_noted(const char *root, const struct manifest *m, unsigned threads,
 		      const struct verify_mode_note *notes, size_t n, struct verify_report *r);
+
+/*
+ * The keyed check (content_mac.h) of the files whose content crossed the
+ * network raw (transfer/stream/frames.h): every file that should hold the
+ * content of a manifest entry larger than min_size must have the keyed
+ * hash under key that the client sent for that entry (macs[i], have[i]
+ * non-zero when it was sent, i the entry's index); a missing or different
+ * one counts in integrity_failed, named "integrity check failed".
+ */
+struct verify_keyed {
+	const unsigned char *key;	/* CONTENT_KEY_BYTES */
+	uint64_t min_size;
+	const unsigned char (*macs)[CONTENT_MAC_BYTES];	/* per manifest entry */
+	const unsigned char *have;		/* per manifest entry */
+};
+
+/* verify_tree_noted, with the keyed check when keyed is not NULL. */
+int verify_tree_keyed(const char *root, const struct manifest *m, unsigned threads,
+		      const struct verify_mode_note *notes, size_t n, const struct verify_keyed *keyed,
+		      struct verify_report *r);
 
 /*
  * One line on content: "12000 files, 47.2 MiB verified" or "3 differences:

@@ -8,9 +8,16 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 int main(int argc, char **argv)
 {
+	/*
+	 * The client runs an uploaded agent through the descriptor it checked
+	 * (/proc/self/fd/3, client/ssh_target.c), which names the process "3":
+	 * it keeps its own name for ps, ss and pgrep on the host.
+	 */
+	prctl(PR_SET_NAME, "xfercmp-agent", 0, 0, 0);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("xfercmp-agent %s\n", XFERCMP_VERSION);
 		return EXIT_OK;

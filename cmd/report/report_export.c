@@ -9,6 +9,7 @@
 #include "report/report.h"
 
 #include "err.h"
+#include "text_escape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +101,8 @@ static int export(const struct report *r, const char *path, int markdown)
 	for (size_t k = 0; k < r->nresults; k++) {
 		for (size_t i = 0; i < NCOLUMNS; i++) {
 			cell(r, &r->results[k], i, buf, sizeof(buf));
+			/* errors quote the agent and the tree's names: text_escape.h */
+			text_escape_inplace(buf, sizeof(buf));
 			fputs(markdown ? (i ? " | " : "| ") : (i ? "," : ""), f);
 			(markdown ? md_field : csv_field)(f, buf);
 		}

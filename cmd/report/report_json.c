@@ -213,6 +213,7 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "status", json_object_new_string(status_name(res->status)));
 	json_object_object_add(o, "verified", json_object_new_boolean(res->verified));
 	json_object_object_add(o, "cleartext", json_object_new_boolean(res->cleartext));
+	json_object_object_add(o, "authenticated", json_object_new_boolean(res->authenticated));
 	json_object_object_add(o, "agent_via_ssh", json_object_new_boolean(res->agent_via_ssh));
 	json_object_object_add(o, "preserved", 
 			       res->verify_summary[0] ? report_preserved_json(res) : NULL);

@@ -3,6 +3,7 @@
 #include "report/report_explain.h"
 
 #include "report/text_wrap.h"
+#include "text_escape.h"
 #include "units.h"
 
 #include <stddef.h>
@@ -77,7 +78,8 @@ static void report_flagged(const struct report *r, FILE *out, size_t flag, const
 
 /*
  * Once: which strategies sent their data unencrypted across the network,
- * and which went to the agent through ssh (so measured the cipher too).
+ * which went to the agent through ssh (so measured the cipher too), and
+ * which verified without being authenticated (a cmd: entry's transport).
  */
 static void report_cleartext(const struct report *r, FILE *out)
 {
@@ -86,6 +88,9 @@ static void report_cleartext(const struct report *r, FILE *out)
 	report_flagged(r, out, offsetof(struct strategy_result, agent_via_ssh),
 		       "through ssh to the agent (its port closed to us, or --agent-via-ssh): ",
 		       "; their times include the cipher and the tunnel");
+	report_flagged(r, out, offsetof(struct strategy_result, unauthenticated),
+		       "verified by XXH3 alone, not authenticated (your command's transport): ",
+		       "; XXH3 catches faults, not a forger on the way");
 }
 
 static void report_shares(const struct report *r, FILE *out, bool color)
@@ -257,13 +262,15 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		double t = report_seconds(res);
 
 		if (res->status != RESULT_OK) {
-			char lead[128];
+			char lead[128], why[sizeof(res->error) * 4];
 
 			snprintf(lead, sizeof(lead), "%-17s %s%-7s%s %s", res->strategy->name,
 				 res->status == RESULT_SKIPPED ? dim : red,
 				 res->status == RESULT_SKIPPED ? "skipped" : "FAILED", reset,
 				 res->status == RESULT_SKIPPED ? dim : "");
-			text_wrap(out, lead, ROW_REASON_COLUMN, res->error, TEXT_WIDTH);
+			/* it may quote the agent and the tree's names: text_escape.h */
+			text_escape(why, sizeof(why), res->error);
+			text_wrap(out, lead, ROW_REASON_COLUMN, why, TEXT_WIDTH);
 			fputs(reset, out);
 			continue;
 		}
@@ -298,8 +305,12 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])
 		fprintf(out, "%scompression%s: %s\n", bold, reset, r->compression_hint);
-	if (r->error)
-		fprintf(out, "\n%serror%s: %s\n", red, reset, r->error);
+	if (r->error) {
+		char why[4096];
+
+		text_escape(why, sizeof(why), r->error);
+		fprintf(out, "\n%serror%s: %s\n", red, reset, why);
+	}
 }
 
 /*

@@ -37,11 +37,13 @@ static void fuzz_header(const uint8_t *data)
 		return;
 	if (type < WIRE_HELLO || type > WIRE_TYPE_LAST || (unsigned)type != data[4])
 		violation("wire header: type not the one sent, or unknown");
-	if ((data[5] & ~WIRE_FLAG_MAC) || data[6] || data[7])
+	if ((data[5] & ~(WIRE_FLAG_SEALED | WIRE_FLAG_MORE)) || data[6] || data[7])
 		violation("wire header: unknown flags or reserved bytes not zero");
+	if ((data[5] & WIRE_FLAG_MORE) && type != WIRE_MANIFEST)
+		violation("wire header: more follows a message that is not a manifest's piece");
 	if (wire_header_flags(data) != data[5])
 		violation("wire header: flags not the ones sent");
-	if (len != want || len > (type == WIRE_MANIFEST ? WIRE_MAX_MANIFEST : WIRE_MAX_JSON))
+	if (len != want || len > (type == WIRE_MANIFEST ? WIRE_MAX_FRAME : WIRE_MAX_JSON))
 		violation("wire header: length not the one sent, or beyond its bound");
 }
 

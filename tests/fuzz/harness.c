@@ -7,6 +7,9 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "stream/seal_stream.h"
+#include "stream/wire_auth.h"
+#include "../unit/seal_testutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -333,4 +336,33 @@ void harness_dest_check(const char *dest, int fds_before)
 void harness_dest_check_links(const char *dest, int fds_before)
 {
 	dest_check(dest, fds_before, 1);
+}
+
+const struct recv_opts harness_opts = { .key = { 0xf0, 0x22, 0x2e, 0x5e, 0xed } };
+
+uint8_t *harness_seal(const uint8_t *data, size_t size, size_t seg, size_t *len)
+{
+	uint8_t *out = test_seal_with(harness_opts.key, data, size,
+				      seg < SEAL_SEG_MAX ? seg : SEAL_SEG_MAX, len);
+
+	if (!out)
+		die("cannot seal", "an input");
+	return out;
+}
+
+uint8_t *harness_seal_records(const uint8_t *data, size_t size, size_t *len)
+{
+	uint8_t *out = test_seal_records_with(harness_opts.key, data, size, len);
+
+	if (!out)
+		die("cannot seal", "an input");
+	return out;
+}
+
+void harness_session_key(unsigned char key[32])
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (wire_key_from_token("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+				key) < 0)
+		die("cannot derive", "the session key");
 }

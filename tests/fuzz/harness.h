@@ -9,6 +9,8 @@
  * bugs: they print "harness:" and abort, which libFuzzer reports as a crash.
  */
 
+#include "stream/recv_opts.h"
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,5 +78,27 @@ void harness_dest_check_links(const char *dest, int fds_before);
 int harness_count_fds(void);
 
 void harness_jail_cleanup(void);
+
+/*
+ * Every data connection carries authenticated segments (stream/seal_stream.h):
+ * harness_opts holds the key the receivers are given, harness_seal cuts an
+ * input into segments of seg bytes (0: 1 MiB) under it, the last flagged the
+ * end, so the fuzzed bytes reach the parser behind the check. Returns the
+ * sealed bytes (malloc'd, *len their count); aborts when out of memory.
+ */
+extern const struct recv_opts harness_opts;
+uint8_t *harness_seal(const uint8_t *data, size_t size, size_t seg, size_t *len);
+/*
+ * The same as a sender cuts a record stream (test_seal_records_with): the
+ * content of a record longer than FRAME_RAW_MIN raw after its record's
+ * segment (stream/frames.h).
+ */
+uint8_t *harness_seal_records(const uint8_t *data, size_t size, size_t *len);
+
+/*
+ * For the targets that speak the control protocol: ignores SIGPIPE (a peer
+ * the target closed) and gives the session key of a fixed token.
+ */
+void harness_session_key(unsigned char key[32]);
 
 #endif

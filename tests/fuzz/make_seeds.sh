@@ -7,7 +7,7 @@ set -euo pipefail
 out=tests/fuzz/corpus
 rm -rf "$out"
 mkdir -p "$out"/fuzz_wire "$out"/fuzz_pathcheck "$out"/fuzz_frames_receiver "$out"/fuzz_tar_extract \
-	"$out"/fuzz_manifest
+	"$out"/fuzz_manifest "$out"/fuzz_handshake "$out"/fuzz_session
 
 # big-endian integers as raw bytes
 be() { # bytes value
@@ -118,7 +118,7 @@ rm "$f/truncated.whole"
 	record $DIR ro/empty $((0700)) 0 '' $((-86400))
 	record $HARDLINK early 0 0 ro/f
 	record $FILE ro/f $((0444)) 0 hello 1500000000
-	record $RANGE ro/r $((0640)) 3 def 1500000001
+	record $RANGE ro/r $((0640)) 3 def
 	record $RANGE ro/r $((0640)) 0 abc 1500000001
 	record $SYMLINK ro/up 0 0 ../../etc/passwd
 	record $SYMLINK abs 0 0 /etc/hostname
@@ -226,3 +226,49 @@ printf '# xfercmp-manifest 1\n0123456789abcdef\t5\t0644\ta/b\n' >"$t/v1"
 } >"$t/tree"
 printf '# xfercmp-manifest 2\nh\tmissing\tc\n' >"$t/dangling_hardlink"
 printf '# xfercmp-manifest 2\nd\t0755\t1\tx\nl\tt\tx\n' >"$t/two_kinds"
+
+# the handshake (fuzz_handshake.c): a mode byte, then the input
+h=$out/fuzz_handshake
+nonce=$(printf '%064d' 7)
+printf '\0{"proto":6,"role":"control","nonce":"%s"}\0{"proof":"%064d"}' "$nonce" 0 >"$h/agent_hello_auth"
+printf '\0{"proto":6,"role":"data","job":3,"stream":1,"nonce":"%s"}' "$nonce" >"$h/agent_hello_data"
+{
+	printf '\1'
+	wire 3 "{\"proto\":6,\"nonce\":\"$nonce\",\"proof\":\"$(printf '%064d' 1)\"}"
+	wire 3 '{}'
+} >"$h/client_answers"
+{ printf '\1'; wire 4 '{"error":"wrong proof of the session key"}'; } >"$h/client_error"
+{ printf '\2'; wire 1 "{\"proto\":6,\"role\":\"control\",\"nonce\":\"$nonce\"}"; } >"$h/gate_hello"
+{ printf '\2'; be 4 100; be 1 1; be 3 0; printf 'half'; } >"$h/gate_half"
+{ printf '\2'; wire 2 '{"op":"info"}'; } >"$h/gate_not_hello"
+# the frame reader: an 8-byte header (announced length, type, flags), a 2-byte
+# little-endian length, the payload: sealed TYPE FLAGS PAYLOAD
+sealed() {
+	be 4 ${#3}
+	be 1 "$1"
+	be 1 "$2"
+	be 2 0
+	printf '%b' "\\x$(printf %02x $((${#3} & 255)))\\x$(printf %02x $((${#3} >> 8)))"
+	printf '%s' "$3"
+}
+{
+	printf '\3'
+	sealed 2 1 '{"op":"info"}'
+	sealed 5 3 'piece'
+	sealed 3 1 '{}'
+} >"$h/frames_sealed"
+
+# the session (fuzz_session.c): frames separated by 0x1e, R a request, M/m manifest pieces
+s=$out/fuzz_session
+rs=$'\x1e'
+manifest2=$'# xfercmp-manifest 2\nd\t0755\t1600000000\td\nf\t0123456789abcdef\t5\t0644\t1600000000\td/f\n'
+printf 'R{"op":"info"}%sR{"op":"prepare","strategy":"splice"}%sR{"op":"verify","job":1}%sR{"op":"cleanup","job":1}%sR{"op":"bye"}' \
+	"$rs" "$rs" "$rs" "$rs" >"$s/requests"
+printf 'M%s%sm%s%sR{"op":"prepare","strategy":"zstd"}%sR{"op":"flush","job":1}%sR{"op":"verify","job":1,"claims":31}' \
+	"${manifest2:0:30}" "$rs" "${manifest2:30}" "$rs" "$rs" "$rs" >"$s/manifest_pieces"
+printf 'R{"op":"sample_start","job":0}%sR{"op":"sample_stop"}%sR{"op":"nope"}%sR[1,2]%sm' \
+	"$rs" "$rs" "$rs" "$rs" >"$s/odd_requests"
+manifest_big=$'# xfercmp-manifest 2\nf\t0123456789abcdef\t300000\t0644\t1600000000\tbig\n'
+mac=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+printf 'M%s%sR{"op":"content_macs","macs":[[0,"%s"],[1,"%s"],[0,"zz"],[0]]}%sR{"op":"prepare","strategy":"splice"}%sR{"op":"verify","job":1}' \
+	"$manifest_big" "$rs" "$mac" "$mac" "$rs" "$rs" >"$s/content_macs"

@@ -31,9 +31,9 @@ for wl in "smallfiles --files 3000" "largefile --size 300M" "mixed --files 1000 
 	check "$name: all raw strategies run and verify" \
 		"$xfercmp" "${probes[@]}" -w $wl -s splice,zstd,parallel --json "$json"
 	for s in splice zstd parallel; do
-		v=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='$s'][0]['verified']" 2>&1)
-		[ "$v" = "True" ]
-		ok $? "$name: $s verified ($v)"
+		v=$(json_get "$json" "[(r['verified'], r['authenticated']) for r in d['results'] if r['strategy']=='$s'][0]" 2>&1)
+		[ "$v" = "(True, True)" ]
+		ok $? "$name: $s verified and authenticated ($v)"
 	done
 	files=$(json_get "$json" "d['workload']['files']")
 	sent=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='splice'][0]['files']")
@@ -54,15 +54,31 @@ ok $? "zstd's wire bytes are its sender's count ($from)"
 
 # a tool that counts nothing has the link's count instead of 0, marked so (issue 44, item 6)
 json="$work/cp.json"
-check "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
+check_rc 0 "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
 	-s 'cmd:cp=cp -r {src}/. {dst}' --json "$json"
 got=$(json_get "$json" "(d['results'][0]['wire_bytes_from'], d['results'][0]['wire_bytes'] is not None)")
 [ "$got" = "('link', True)" ]
 ok $? "cmd: cp's wire bytes come from the link's counters ($got)"
+# its transport is the command's: verified by XXH3 alone, never "authenticated" (issue 43)
+got=$(json_get "$json" "(d['results'][0]['verified'], d['results'][0]['authenticated'])")
+[ "$got" = "(True, False)" ]
+ok $? "cmd: cp verified but not authenticated ($got)"
+check_grep "the table names it verified by XXH3 alone" "verified by XXH3 alone, not authenticated" "$LAST_OUT"
 
 # a byte flipped on the receive path (test hook in the agent) fails verification
 check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" "${probes[@]}" -w smallfiles --files 500 -s splice
 check_grep "the failure names the content difference" "content differs" "$LAST_OUT"
+
+# a name from the tree, quoted back by the agent, is shown as text: a file
+# named ESC ] 0 ; ... BEL ESC [ 3 1 m retitles and reddens no terminal
+esc_tree="$work/esc-tree"
+mkdir -p "$esc_tree"
+printf 'payload\n' >"$esc_tree/$(printf 'a\033]0;PWNED\007\033[31mred')"
+check_rc 1 "a corrupted file with ESC in its name fails verification" env XFERCMP_TEST_CORRUPT=1 \
+	"$xfercmp" -w "dir:$esc_tree" -s splice --no-probes
+check_grep "its name is shown escaped" 'content differs: a\\x1b\]0;PWNED\\x07\\x1b\[31mred' "$LAST_OUT"
+! grep -q "$(printf '\033')" <<<"$LAST_OUT"
+ok $? "no ESC byte reaches the terminal"
 
 # JSON to stdout is the whole document, nothing else
 out=$("$xfercmp" "${probes[@]}" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
@@ -120,6 +136,7 @@ fi
 
 # an agent started by hand, as iperf3 -s
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token"
+chmod 600 "$work/token"
 "$xfercmp" serve --listen 127.0.0.1:0 --once --token-file "$work/token" --root "$work/agent-root" >"$work/agent.out" 2>&1 &
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent.out" && break; sleep 0.1; done
@@ -171,12 +188,13 @@ ok $? "nothing was made in it"
 
 # a wrong token is refused
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/token2"
+chmod 600 "$work/token2"
 "$xfercmp" serve --listen 127.0.0.1:0 --once --idle-timeout 5 --token-file "$work/token" >"$work/agent2.out" 2>&1 &
 agent_pid=$!
 for _ in $(seq 50); do grep -q listening "$work/agent2.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*listening 127.0.0.1:\([0-9]*\).*/\1/p' "$work/agent2.out")
 check_rc 1 "wrong token refused" "$xfercmp" "${probes[@]}" -w smallfiles --files 10 -s splice --agent "127.0.0.1:$port" --token-file "$work/token2"
-check_grep "says the key is not proved" "did not prove it holds the session key" "$LAST_OUT"
+check_grep "says the token is not the session's (the hello's tag)" "the hello's tag is not of the session key: not a client of this agent \\(or a wrong --token-file\\)" "$LAST_OUT"
 kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 agent_pid=

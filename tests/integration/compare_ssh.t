@@ -135,6 +135,8 @@ ensure_testbed "the bootstrap runs"
 # (the first run as a user would run it, probes and all; the others without
 # the probes, which take most of a run's time on a busy machine)
 rm -rf "$HOME/.cache/xfercmp"
+# left loose by an older run (or a umask): the client makes it 0700 before it trusts it
+mkdir -p "$HOME/.cache/xfercmp" && chmod 0755 "$HOME/.cache/xfercmp"
 json="$work/small.json"
 check_rc 0 "bootstrap: smallfiles (2000 files), every strategy, nothing installed" \
 	"$xf" -F "$cfg" -v -w smallfiles --files 2000 -s all --json "$json" testbed
@@ -155,6 +157,9 @@ cached=$(cached_agent)
 [ "$(wc -w <<<"$cached")" -eq 1 ] && [ -x "$cached" ] && cmp -s "$cached" "$agent_local"
 ok_or_show_agents $? "bootstrap: ~/.cache/xfercmp holds the agent, executable and identical to ours (${cached:-none})"
 stamp=$(stat -c '%i %s %y' "$cached" 2>/dev/null)
+mode=$(stat -c %a "$HOME/.cache/xfercmp")
+[ "$mode" = 700 ]
+ok $? "bootstrap: the loose ~/.cache/xfercmp was made 0700 (now $mode; the old client used it as it was)"
 
 json="$work/large.json"
 check_rc 0 "bootstrap: largefile (200M), every strategy" \
@@ -356,6 +361,7 @@ ok $? "port 2223: fails fast ($((t1 - t0)) ms, want < 10 s)"
 ensure_testbed "the labeled address"
 ip netns exec "$ns" ip addr add 198.18.0.3/24 dev xfercmp1 label xfercmp1:v
 printf '%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$work/alias.token"
+chmod 600 "$work/alias.token"
 ip netns exec "$ns" "$xf" serve --listen 198.18.0.3:0 --once --idle-timeout 30 \
 	--token-file "$work/alias.token" --root "$work/alias-root" >"$work/alias.out" 2>&1 &
 alias_pid=$!

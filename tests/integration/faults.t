@@ -337,6 +337,7 @@ rm -f "$work/fs.img"
 # ---------------------------------------------------------------- 7. strangers at the agent's door
 echo "# unauthenticated connections to serve, at ${SECONDS} s"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token"
 "$xf" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/serve-root" >"$work/serve.out" 2>&1 &
 serve_pid=$!
 for ((i = 0; i < 50; i++)); do grep -q listening "$work/serve.out" && break; sleep 0.1; done
@@ -349,8 +350,9 @@ for ((i = 0; i < 20; i++)); do
 done
 sleep 0.5
 held=$(ss -Htn state established "( sport = :$port )" 2>/dev/null | wc -l)
-[ "${#idle[@]}" -eq 20 ] && [ "$held" -le 8 ]
-ok $? "serve: 20 idle connections opened, the agent holds at most 8 of them ($held)"
+# its gate holds at most AGENT_GATE_MAX (16, agent/agent_gate.h) that have not proved the key
+[ "${#idle[@]}" -eq 20 ] && [ "$held" -le 16 ]
+ok $? "serve: 20 idle connections opened, the agent holds at most 16 of them ($held)"
 name=serve-client
 t0=$(now_ms)
 timeout 30 "$xf" --agent "127.0.0.1:$port" --token-file "$work/token" --no-probes \

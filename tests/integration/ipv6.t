@@ -83,6 +83,7 @@ check_grep "testbed: env names the IPv6 addresses" "^TESTBED_HOST6=$host6\$" "$(
 # ---------------------------------------------------------------- serve --listen
 # (loopback only: the agent's own parsing of the address it is given)
 printf '%064d\n' 0 >"$work/token"
+chmod 600 "$work/token"
 run timeout 10 "$xf" serve --listen '[::1]:0' --once --idle-timeout 1 --token-file "$work/token"
 check_grep "serve --listen [::1]:0 listens on IPv6 and says so in brackets" \
 	'^xfercmp-agent listening \[::1\]:[1-9][0-9]*$' "$out"

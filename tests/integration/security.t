@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 22's attacks that need a real agent, a real host or another user:
-#  1. a stranger that says a good hello to `xfercmp serve`, takes the agent's
-#     proof and never proves the key: the real client, connecting after it,
-#     still gets in and verifies, and does so while the stranger still waits
-#     (the agent did not sit on the stranger's handshake);
+#  1. strangers that say a hello to `xfercmp serve` without the session
+#     key's tag and then nothing: each refused at once, never given the
+#     agent's proof; the real client, connecting after them, gets in and
+#     verifies;
 #  2. an upload of the agent that fails (the host's ~/.cache/xfercmp on a
 #     full 1 MiB tmpfs): one clear line, and no .tmp file left there;
 #  3. a job directory swapped for a symbolic link by the agent's own user, as
@@ -56,6 +56,7 @@ check_grep "serve --help says the token never crosses the network and every cont
 # ---------------------------------------------------------------- 1. a stalled handshake
 echo "# a stranger that stops after the agent's proof, at ${SECONDS} s"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token"
 "$xf" serve --listen 127.0.0.1:0 --token-file "$work/token" --root "$work/serve-root" \
 	>"$work/serve.out" 2>&1 &
 serve_pid=$!
@@ -64,16 +65,15 @@ port=$(sed -n 's/^xfercmp-agent listening 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/
 [ -n "$port" ]
 ok $? "serve: listening on 127.0.0.1:${port:-?}"
 
-# The stranger: a hello exactly as the client's, the agent's answer read, then
-# nothing. It writes "answered" once the agent proved itself and "closed" when
-# the agent closes the connection.
-# The strangers: $strangers connections, each a hello exactly as the client's,
-# then nothing: never the proof of the key; the first alone, the others once
-# the agent answered it, then at once the client. The log has "answered" once
-# the agent proved itself to one, "closed" when the agent closed one. An agent
-# that waits on each stranger's proof in turn (5 s each, the others queued
-# before the client) keeps the client out for 15 s, past its 10 s wait for
-# the agent's answer: the old agent's client failed here.
+# The strangers: $strangers connections, each a hello as the client's but
+# without the tag only a holder of the session key can make, then nothing;
+# the first alone, the others once the agent answered it, then at once the
+# client. The log has "answered" if the agent proved itself to one (the
+# protocol-2 agent answered every hello with its proof), "refused" when it
+# said no, "closed" when it closed one. An agent that waited on each
+# stranger in turn (5 s each, the others queued before the client) kept the
+# client out past its 10 s wait: an older agent's client failed here. (A
+# key holder that stalls in its handshake: tests/unit/agent/test_agent_gate.c.)
 strangers=3
 cat >"$work/stranger.py" <<'EOF'
 import json, os, select, socket, struct, sys
@@ -83,7 +83,7 @@ def say(w):
         f.write(w + "\n")
 def knock():
     s = socket.create_connection(("127.0.0.1", port))
-    body = json.dumps({"proto": 2, "role": "control", "nonce": os.urandom(32).hex()}).encode()
+    body = json.dumps({"proto": 6, "role": "control", "nonce": os.urandom(32).hex()}).encode()
     s.sendall(struct.pack(">IB3x", len(body), 1) + body)
     return s
 # the first, and once the agent is on it (its answer has come), the others
@@ -108,10 +108,12 @@ while alive:
             continue
         bufs[s] += c
         b = bufs[s]
-        if len(b) >= 8 and len(b) >= 8 + struct.unpack(">I", b[:4])[0] and b[4] == 3:
+        if len(b) >= 8 and len(b) >= 8 + struct.unpack(">I", b[:4])[0] and b[4] in (3, 4):
             p = json.loads(b[8:8 + struct.unpack(">I", b[:4])[0]])
             if "proof" in p and "nonce" in p:
                 say("answered")
+            if b[4] == 4:
+                say("refused")
             bufs[s] = b"\xff" * 4
 EOF
 : >"$work/stranger.log"
@@ -128,8 +130,9 @@ rc=$?
 ok $? "stalled handshakes: the real client, connecting after the strangers, ran and verified (exit $rc)"
 [ "$rc" -eq 0 ] || tail -3 "$work/client.err" | diag
 answered=$(count answered)
-[ "$answered" -eq "$strangers" ]
-ok $? "stalled handshakes: each stranger had the agent's proof meanwhile ($answered of $strangers)"
+refused=$(count refused)
+[ "$answered" -eq 0 ] && [ "$refused" -eq "$strangers" ]
+ok $? "stalled handshakes: no stranger had the agent's proof (their hellos carry no tag of the key): $refused of $strangers refused, $answered answered"
 for ((i = 0; i < 150; i++)); do [ "$(count closed)" -ge "$strangers" ] && break; sleep 0.1; done
 [ "$(count closed)" -eq "$strangers" ]
 ok $? "stalled handshakes: the agent closed every stranger in the end"

@@ -9,6 +9,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "netaddr.h"
+#include "text_escape.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,7 +70,11 @@ static int remove_root(void)
 static void cleanup_and_exit(int code)
 {
 	if (remove_root() < 0) {
-		fprintf(stderr, "xfercmp-agent: %s\n", err_msg());
+		char shown[ERR_MAX * 4];
+
+		/* it may name what a stream made: text_escape.h */
+		text_escape(shown, sizeof(shown), err_msg());
+		fprintf(stderr, "xfercmp-agent: %s\n", shown);
 		if (code == 0)
 			code = 1;
 	}
@@ -114,7 +119,7 @@ static void *watch_stdin(void *arg)
 static int read_token(const char *file, char token[WIRE_TOKEN_HEX + 1])
 {
 	if (!strcmp(file, "-"))
-		return agent_token_read(stdin, file, token);
+		return agent_token_read_fd(0, file, token);
 	return agent_token_load(file, token);
 }
 
@@ -203,26 +208,6 @@ static int control_hello(void *arg, json_object *hello)
 	return 0;
 }
 
-/*
- * Started over SSH, the agent's client connects from the address sshd saw
- * (SSH_CONNECTION's first field): its connections always pass the gate.
- */
-static void prefer_ssh_client(void)
-{
-	const char *env = getenv("SSH_CONNECTION");
-	char ip[64];
-	size_t n;
-
-	if (!env)
-		return;
-	n = strcspn(env, " ");
-	if (n == 0 || n >= sizeof(ip))
-		return;
-	memcpy(ip, env, n);
-	ip[n] = '\0';
-	agent_gate_prefer(ip);
-}
-
 int agent_serve(const struct agent_opts *o)
 {
 	char token[WIRE_TOKEN_HEX + 1], bound[NET_ADDR_TEXT_MAX];
@@ -234,10 +219,13 @@ int agent_serve(const struct agent_opts *o)
 
 	if (!o->token_file)
 		return err_set("no session token: pass --token-file FILE (or - for stdin) holding 64 hex characters");
-	if (read_token(o->token_file, token) < 0 || wire_key_from_token(token, key) < 0)
-		return -1;
+	rc = read_token(o->token_file, token) < 0 || wire_key_from_token(token, key) < 0 ? -1 : 0;
 	/* from here on only the key is used */
 	explicit_bzero(token, sizeof(token));
+	if (rc < 0) {
+		explicit_bzero(key, sizeof(key));
+		return -1;
+	}
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGINT);
 	sigaddset(&stop_signals, SIGTERM);
@@ -245,10 +233,10 @@ int agent_serve(const struct agent_opts *o)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	lfd = open_listener(o->listen ? o->listen : "0.0.0.0:5210", bound, sizeof(bound));
-	if (lfd < 0)
-		return -1;
-	if (prepare_root(o, key) < 0) {
-		close(lfd);
+	if (lfd < 0 || prepare_root(o, key) < 0) {
+		if (lfd >= 0)
+			close(lfd);
+		explicit_bzero(key, sizeof(key));
 		return -1;
 	}
 	if (!strcmp(o->token_file, "-"))
@@ -261,7 +249,6 @@ int agent_serve(const struct agent_opts *o)
 	 * Idle: no authenticated session for that long. Strangers that connect
 	 * and say nothing do not keep the agent alive (agent_gate.h).
 	 */
-	prefer_ssh_client();
 	agent_gate_init(&gate, lfd);
 	for (;;) {
 		int idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : AGENT_DEFAULT_IDLE_S) * 1000;
@@ -292,12 +279,15 @@ int agent_serve(const struct agent_opts *o)
 		s->session_idle_s = o->session_idle_s > 0 ? o->session_idle_s : AGENT_SESSION_IDLE_S;
 		agent_session_run(s);
 		close(cfd);
+		/* the session's keys go with it */
+		explicit_bzero(s, sizeof(*s));
 		free(s);
 		if (o->once)
 			break;
 	}
 	agent_gate_release(&gate);
 	close(lfd);
+	explicit_bzero(key, sizeof(key));
 	if (remove_root() < 0)
 		rc = -1;
 	return rc;

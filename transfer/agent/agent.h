@@ -9,8 +9,10 @@
  * its scratch root and removes what it made when the session ends.
  */
 
+#include "content_mac.h"
 #include "manifest.h"
 #include "stream/wire.h"
+#include "verify.h"
 
 #include <stdint.h>
 
@@ -37,8 +39,8 @@ struct agent_opts {
  * Bounds on what one authenticated session may make the agent hold: the
  * receive buffers of its streams (receiver.stream_memory each) and twice
  * its manifest's text (the parsed entries and their paths), at most
- * AGENT_SESSION_MEM_MAX together: 1 GiB, e.g. 31 streams of "frames"
- * (33 MiB each at worst) where 64 would hold 2.1 GiB.
+ * AGENT_SESSION_MEM_MAX together: 1 GiB, e.g. 30 streams of "frames"
+ * (34 MiB each at worst) where 64 would hold 2.2 GiB.
  */
 #define AGENT_SESSION_MEM_MAX (1ull << 30)
 /*
@@ -64,6 +66,8 @@ struct agent_job {
 	char strategy[64];
 	int removed;
 	int parked;	/* verified and done with, removed when the session ends */
+	int raw_content;	/* a receive brought large files' content raw (stream/frames.h):
+				 * its verify checks their keyed hashes (agent_content.c) */
 };
 
 /* The state of one control session, shared by the request handlers. */
@@ -79,7 +83,12 @@ struct agent_session {
 	struct manifest manifest;
 	int have_manifest;
 	uint64_t manifest_bytes;	/* its text's size, for the memory cap */
+	char *pending;		/* a manifest's pieces so far (WIRE_FLAG_MORE), until the last */
+	size_t pending_len, pending_cap;
 	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of its text: "verify"'s verdict_mac */
+	/* "content_macs": the keyed hash of each large file, by manifest entry; NULL until sent */
+	unsigned char (*content_macs)[CONTENT_MAC_BYTES];
+	unsigned char *content_have;	/* per entry: its hash was sent */
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */
@@ -93,6 +102,19 @@ void agent_session_run(struct agent_session *s);
 struct json_object;
 int agent_receive(struct agent_session *s, struct agent_job *job, json_object *req,
 		  json_object *reply);
+
+/*
+ * "content_macs": {"macs": [[INDEX, "HEX"], ...]}, the keyed hashes
+ * (content_mac.h, under wire_content_key) of manifest entries larger than
+ * FRAME_RAW_MIN, in as many requests as the client needs; a new manifest
+ * drops them (agent_content_release). agent_content_verify verifies a job
+ * whose content came raw: verify_tree_keyed with them.
+ */
+int agent_op_content_macs(struct agent_session *s, json_object *req, json_object *reply);
+int agent_content_verify(struct agent_session *s, const char *root,
+			 const struct verify_mode_note *notes, size_t n, unsigned threads,
+			 struct verify_report *r);
+void agent_content_release(struct agent_session *s);
 
 /* "sample_start" / "sample_stop": the agent's /proc counters while a strategy runs. */
 int agent_op_sample_start(struct agent_session *s, json_object *req, json_object *reply);

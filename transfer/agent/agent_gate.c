@@ -22,26 +22,6 @@ void agent_gate_init(struct agent_gate *g, int lfd)
 	g->lfd = lfd;
 }
 
-static struct sockaddr_storage preferred;
-static int have_preferred;
-
-int agent_gate_prefer(const char *ip)
-{
-	struct sockaddr_in *v4 = (struct sockaddr_in *)&preferred;
-	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&preferred;
-
-	memset(&preferred, 0, sizeof(preferred));
-	have_preferred = 0;
-	if (ip && inet_pton(AF_INET, ip, &v4->sin_addr) == 1) {
-		v4->sin_family = AF_INET;
-		have_preferred = 1;
-	} else if (ip && inet_pton(AF_INET6, ip, &v6->sin6_addr) == 1) {
-		v6->sin6_family = AF_INET6;
-		have_preferred = 1;
-	}
-	return have_preferred;
-}
-
 /* The same host (the port aside); an IPv4-mapped IPv6 address is its IPv4 one. */
 static int same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
@@ -68,11 +48,6 @@ static int same_host(const struct sockaddr_storage *a, const struct sockaddr_sto
 		       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
 }
 
-static int is_preferred(const struct sockaddr_storage *a)
-{
-	return have_preferred && same_host(a, &preferred);
-}
-
 /* Forgets entry i; closes its fd when close_it. */
 static void forget(struct agent_gate *g, unsigned i, int close_it)
 {
@@ -88,35 +63,41 @@ static void drop(struct agent_gate *g, unsigned i)
 }
 
 /*
- * The entry a newcomer from addr may push out: the oldest of its own
- * address when it already holds AGENT_GATE_PER_ADDR, else the oldest
- * stranger once the gate is full; only one at least AGENT_GATE_MIN_AGE_MS
- * old, unless the newcomer is preferred. -1: none needs to go; -2: none
- * may, the newcomer is refused.
+ * The entry a newcomer may push out once the gate is full: never a key
+ * holder (a connection whose hello carried the session key's tag, waiting
+ * for its AUTH), whatever its address; of the others, the oldest of the
+ * address that holds the most places. A flood of silent connections thus
+ * pushes out its own oldest first: a client behind the same address (NAT,
+ * other users of one machine, an agent reached through ssh, where sshd
+ * connects from the host's own address) is the newest of them, and its
+ * hello, which comes within milliseconds, is read before AGENT_GATE_MAX
+ * more newcomers could push it out (each turn of agent_gate_next reads what
+ * is ready before it takes the next connection in). -1: none needs to go;
+ * -2: none may (every place is a key holder's), the newcomer is refused.
  */
-static int victim(const struct agent_gate *g, const struct sockaddr_storage *addr, clock_ns now)
+static int victim(const struct agent_gate *g)
 {
-	clock_ns min_age = (clock_ns)AGENT_GATE_MIN_AGE_MS * 1000000u;
-	int pref = is_preferred(addr), same = 0, oldest_same = -1, oldest = -1;
+	unsigned count[AGENT_GATE_MAX] = { 0 }, most = 0;
+	int pick = -2;
 
-	for (unsigned i = 0; i < g->n; i++) {
-		int old_enough = pref || now - g->e[i].born >= min_age;
-
-		if (same_host(&g->e[i].addr, addr)) {
-			same++;
-			if (oldest_same < 0 && old_enough)
-				oldest_same = (int)i;
-		}
-		if (oldest < 0 && old_enough && !is_preferred(&g->e[i].addr))
-			oldest = (int)i;
-	}
-	if (!pref && same >= AGENT_GATE_PER_ADDR)
-		return oldest_same >= 0 ? oldest_same : -2;
 	if (g->n < AGENT_GATE_MAX)
 		return -1;
-	if (oldest < 0 && pref)
-		return 0;
-	return oldest >= 0 ? oldest : -2;
+	for (unsigned i = 0; i < g->n; i++) {
+		if (g->e[i].stage != AGENT_GATE_HELLO)
+			continue;
+		for (unsigned k = 0; k <= i; k++)
+			if (g->e[k].stage == AGENT_GATE_HELLO && same_host(&g->e[k].addr, &g->e[i].addr)) {
+				count[k]++;	/* counted at the address's oldest entry */
+				break;
+			}
+	}
+	/* entries are in order of arrival: the first of an address is its oldest */
+	for (unsigned i = 0; i < g->n; i++)
+		if (g->e[i].stage == AGENT_GATE_HELLO && count[i] > most) {
+			most = count[i];
+			pick = (int)i;
+		}
+	return pick;
 }
 
 /* Takes a new connection in, or refuses it (victim says which, if any, goes). */
@@ -130,7 +111,7 @@ static void admit(struct agent_gate *g)
 
 	if (fd < 0)
 		return;
-	v = victim(g, &addr, now);
+	v = victim(g);
 	if (v == -2) {
 		close(fd);
 		return;
@@ -263,7 +244,34 @@ static int read_whole_frame(int fd, enum wire_type *type, json_object **o)
 	return wire_recv_json(fd, AGENT_HELLO_TIMEOUT_MS, type, o);
 }
 
-/* The HELLO step: checked, answered, and the connection back in the gate for its AUTH. */
+/*
+ * The client nonces of the last SEEN_MAX hellos that carried a good tag, in
+ * a ring: a hello recorded on the wire and sent again gets no place among
+ * the key holders (its tag is good, but its nonce was seen). One agent
+ * thread runs every gate, one after the other: no lock.
+ */
+#define SEEN_MAX 1024
+static unsigned char seen[SEEN_MAX][WIRE_NONCE_BYTES];
+static unsigned nseen, seen_next;
+
+/* 1 when nonce was seen before; else 0, and it is noted. */
+static int replayed(const unsigned char nonce[WIRE_NONCE_BYTES])
+{
+	for (unsigned i = 0; i < nseen; i++)
+		if (!memcmp(seen[i], nonce, WIRE_NONCE_BYTES))
+			return 1;
+	memcpy(seen[seen_next], nonce, WIRE_NONCE_BYTES);
+	seen_next = (seen_next + 1) % SEEN_MAX;
+	if (nseen < SEEN_MAX)
+		nseen++;
+	return 0;
+}
+
+/*
+ * The HELLO step: its tag checked first (a stranger is refused at once and
+ * learns nothing of the key), then the caller's check; a key holder is
+ * answered and goes back in the gate for its AUTH, never to be pushed out.
+ */
 static void answer_hello(struct agent_gate *g, const unsigned char key[WIRE_KEY_BYTES],
 			 const struct agent_gate_entry *ready, agent_hello_check check, void *arg)
 {
@@ -284,6 +292,10 @@ static void answer_hello(struct agent_gate *g, const unsigned char key[WIRE_KEY_
 		snprintf(msg, sizeof(msg), "protocol version %llu not supported (agent speaks %d)",
 			 (unsigned long long)proto, WIRE_PROTO);
 		wire_send_error(ready->fd, msg);
+	} else if (wire_hello_check(key, hello, &b) < 0) {
+		wire_send_error(ready->fd, err_msg());
+	} else if (replayed(b.client_nonce)) {
+		wire_send_error(ready->fd, "protocol error: a hello seen before (replayed)");
 	} else if (check && check(arg, hello) < 0) {
 		wire_send_error(ready->fd, err_msg());
 	} else if (wire_auth_agent_answer(ready->fd, key, hello, &b) == 0) {

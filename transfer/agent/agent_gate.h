@@ -6,16 +6,19 @@
  * only one whose whole HELLO frame has arrived is handed on, so a stranger
  * that connects and says nothing (or trickles bytes) never holds up the
  * agent. At most AGENT_GATE_MAX connections wait at once, each at most
- * AGENT_HELLO_TIMEOUT_MS; then it is closed. When the gate is full a
- * newcomer pushes out the oldest waiting connection, but never one younger
- * than AGENT_GATE_MIN_AGE_MS (a real client says hello within
- * milliseconds of connecting: seen here, 0.2-2 ms on loopback and the
- * testbed; it must not be pushed out before its hello is read), else the
- * newcomer is closed (the client retries once). One source address holds
- * at most AGENT_GATE_PER_ADDR places, so strangers from one machine cannot
- * fill the gate. A newcomer from the preferred address (the agent's SSH
- * client, SSH_CONNECTION's first field) always gets in, pushing out the
- * oldest stranger of any age.
+ * AGENT_HELLO_TIMEOUT_MS; then it is closed.
+ *
+ * A hello carries a tag made with the session key (wire_auth.h): only a key
+ * holder's hello is answered, and a key holder's connection is never pushed
+ * out, whatever its address. A stranger's hello is refused at once. When
+ * the gate is full, a newcomer pushes out the oldest silent connection of
+ * the address that holds the most places (never a key holder's), so a flood
+ * of silent connections, even from the client's own address (a NAT, other
+ * users of one machine, sshd's own address for a tunnel), pushes out its
+ * own oldest first and never keeps the client out: its hello comes within
+ * milliseconds of its connect (seen here, 0.2-2 ms on loopback and the
+ * testbed) and is read before AGENT_GATE_MAX newcomers could follow it.
+ * Only a gate full of key holders refuses a newcomer.
  *
  * The handshake (wire_auth.h) is made in the gate too, one step at a time
  * as each frame arrives: a peer that sends a good hello and then stalls
@@ -31,7 +34,7 @@
 #include <json-c/json.h>
 #include <sys/socket.h>
 
-#define AGENT_GATE_MAX 8
+#define AGENT_GATE_MAX 16
 #define AGENT_GATE_MAX_HELLO 4096	/* a hello is a short JSON object */
 
 /* What a waiting connection has to send next. */
@@ -50,13 +53,6 @@ struct agent_gate {
 	unsigned n;
 	struct agent_gate_entry e[AGENT_GATE_MAX];
 };
-
-/*
- * The address whose connections always get in, for every gate of this
- * process (the agent's SSH client: SSH_CONNECTION's first field). NULL or
- * an unparsable text: none. Returns 1 when one is set, else 0.
- */
-int agent_gate_prefer(const char *ip);
 
 void agent_gate_init(struct agent_gate *g, int lfd);
 

@@ -47,26 +47,41 @@ static int walk(int fd, const char *rel, unsigned depth, struct opened_dirs *o)
 		return err_errno("cannot read directory '%s'", rel[0] ? rel : ".");
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
-		char sub[4096];
+		char sub[4096], proc[32];
 		struct stat st;
-		int cfd;
+		int pfd, cfd;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) >= (int)sizeof(sub) ||
 		    depth >= OPEN_UP_DEPTH_MAX)
 			continue;
+		/*
+		 * The directory itself, held by a descriptor opened without
+		 * following a link: what is checked is what gets its mode, and a
+		 * name swapped for a link in between is never followed (fchmodat
+		 * by name would follow it).
+		 */
+		pfd = openat(fd, de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0)
+			continue;	/* not a directory (or gone): the walk of verify says what it finds */
+		if (fstat(pfd, &st) < 0) {
+			close(pfd);
+			continue;
+		}
 		if (st.st_uid == geteuid() && (st.st_mode & S_IRWXU) != S_IRWXU) {
+			beneath_proc_name(pfd, proc);
 			if (note(o, sub, st.st_mode) < 0)
 				rc = -1;
-			else if (fchmodat(fd, de->d_name, (st.st_mode & 07777) | S_IRWXU, 0) < 0)
+			else if (chmod(proc, (st.st_mode & 07777) | S_IRWXU) < 0)
 				rc = err_errno("cannot open up directory '%s' to verify it", sub);
-			if (rc < 0)
+			if (rc < 0) {
+				close(pfd);
 				break;
+			}
 		}
-		cfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		cfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(pfd);
 		if (cfd < 0)
 			continue;	/* the walk of verify says what it cannot read */
 		rc = walk(cfd, sub, depth + 1, o);

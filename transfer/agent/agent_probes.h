@@ -8,6 +8,7 @@
  */
 
 #include "stream/probe_limits.h"
+#include "stream/recv_opts.h"
 
 #include <json-c/json.h>
 
@@ -44,13 +45,15 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
  * Receiver "discard": reads sock until EOF and counts st->wire_bytes; writes
  * nothing under dest. Returns 0, or -1 (error set) when a read fails.
  */
-int recv_discard(int sock, int destfd, const char *dest, struct recv_stats *st);
+int recv_discard(int sock, const struct recv_opts *o, int destfd, const char *dest,
+		 struct recv_stats *st);
 
 /*
  * Receiver "echo": writes every byte read back to sock until EOF, counting
  * st->wire_bytes (bytes read); writes nothing under dest. Returns 0, or -1
  * (error set) when a read or write fails.
  */
-int recv_echo(int sock, int destfd, const char *dest, struct recv_stats *st);
+int recv_echo(int sock, const struct recv_opts *o, int destfd, const char *dest,
+	      struct recv_stats *st);
 
 #endif

@@ -36,6 +36,7 @@ struct stream_job {
 	int destfd;		/* the job's directory: everything is written beneath it */
 	const char *dest;	/* its path, for messages */
 	int fd;
+	const struct recv_opts *opts;	/* the stream's key */
 	int rc;
 	struct recv_stats st;
 	struct err_saved error;
@@ -47,9 +48,9 @@ static void *stream_main(void *arg)
 	clock_ns cpu = clock_thread_cpu();
 
 	if (j->rx->begin)
-		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, &j->st);
+		j->rc = j->rx->receive_part(j->shared, j->dest, j->fd, j->opts, &j->st);
 	else
-		j->rc = j->rx->receive(j->fd, j->destfd, j->dest, &j->st);
+		j->rc = j->rx->receive(j->fd, j->opts, j->destfd, j->dest, &j->st);
 	j->st.cpu_s = clock_seconds(cpu, clock_thread_cpu());
 	if (j->rc < 0)
 		err_save(&j->error);
@@ -78,10 +79,13 @@ static int data_hello(void *arg, json_object *hello)
 
 /*
  * Accepts `n` data connections for job into fds[stream], each proving the
- * session key for that job and stream. Strangers are turned away; one
- * that stalls in its handshake holds up none of the others (agent_gate.h).
+ * session key for that job and stream; opts[stream] gets the key its
+ * segments are checked with (the connection's client-to-agent key).
+ * Strangers are turned away; one that stalls in its handshake holds up none
+ * of the others (agent_gate.h).
  */
-static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds)
+static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int *fds,
+			  struct recv_opts *opts)
 {
 	clock_ns deadline = clock_now() + (clock_ns)DATA_ACCEPT_TIMEOUT_MS * 1000000u;
 	struct data_wanted wanted = { .job = job, .n = n, .fds = fds };
@@ -93,8 +97,7 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 	while (have < n) {
 		clock_ns now = clock_now();
 		struct wire_binding b;
-		/* the stream's bytes are not framed: the channel's keys go unused */
-		struct wire_chan data;
+		struct wire_chan data = { .fd = -1 };
 		int fd;
 
 		fd = now >= deadline ? -2 :
@@ -111,10 +114,13 @@ static int accept_streams(struct agent_session *s, uint64_t job, unsigned n, int
 		}
 		/* two that claimed one stream: the first to prove the key has it */
 		if (strcmp(b.role, "data") || b.job != job || b.stream >= n || fds[b.stream] >= 0) {
+			wire_chan_wipe(&data);
 			close(fd);
 			continue;
 		}
 		fds[b.stream] = fd;
+		memcpy(opts[b.stream].key, data.recv_key, sizeof(opts[b.stream].key));
+		wire_chan_wipe(&data);
 		have++;
 	}
 	agent_gate_release(&gate);
@@ -169,7 +175,7 @@ static int receive_request(const struct agent_session *s, json_object *req,
 			   const struct receiver **rx, unsigned *streams)
 {
 	const char *name;
-	uint64_t n;
+	uint64_t n, fixed, mem;
 
 	if (wire_get_str(req, "receiver", &name) < 0 || wire_get_u64(req, "streams", &n) < 0)
 		return -1;
@@ -179,13 +185,20 @@ static int receive_request(const struct agent_session *s, json_object *req,
 		return err_set("receiver '%s' takes 1 to %u streams, not %llu", name,
 			       (*rx)->max_streams < AGENT_MAX_STREAMS ? (*rx)->max_streams : AGENT_MAX_STREAMS,
 			       (unsigned long long)n);
-	if (n * (*rx)->stream_memory + 2 * s->manifest_bytes > AGENT_SESSION_MEM_MAX)
+	if ((*rx)->carries_tree && !s->have_manifest)
+		return err_set("no manifest was sent before a receive of '%s': the agent bounds what a receive may bring by it",
+			       name);
+	/* the manifest (text and entries), and what a frames receive notes for its end */
+	fixed = 2 * s->manifest_bytes;
+	if ((*rx)->carries_tree && (*rx)->kind == RECV_FRAMES)
+		fixed += recv_bounds_tree_memory(&s->manifest, s->manifest_bytes);
+	mem = n * (*rx)->stream_memory + fixed;
+	if (mem > AGENT_SESSION_MEM_MAX)
 		return err_set("%llu streams of receiver '%s' would hold up to %llu MiB with the manifest, over the agent's cap of %llu MiB a session: use -P %llu or fewer",
-			       (unsigned long long)n, name,
-			       (unsigned long long)((n * (*rx)->stream_memory + 2 * s->manifest_bytes) >> 20),
+			       (unsigned long long)n, name, (unsigned long long)(mem >> 20),
 			       (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20),
-			       (unsigned long long)((AGENT_SESSION_MEM_MAX - 2 * s->manifest_bytes) /
-						    (*rx)->stream_memory));
+			       (unsigned long long)(fixed < AGENT_SESSION_MEM_MAX ?
+						    (AGENT_SESSION_MEM_MAX - fixed) / (*rx)->stream_memory : 0));
 	*streams = (unsigned)n;
 	return 0;
 }
@@ -212,7 +225,7 @@ static int send_ready(struct wire_chan *ctl)
  * could not start, or the end). Leaves the fds open.
  */
 static int run_receivers(const struct receiver *rx, int destfd, const char *dest, const int *fds,
-			 unsigned n, struct recv_stats *total)
+			 const struct recv_opts *opts, unsigned n, struct recv_stats *total)
 {
 	struct stream_job *jobs = calloc(n, sizeof(*jobs));
 	pthread_t *tids = calloc(n, sizeof(*tids));
@@ -233,7 +246,7 @@ static int run_receivers(const struct receiver *rx, int destfd, const char *dest
 		int e;
 
 		jobs[i] = (struct stream_job){ .rx = rx, .shared = shared, .destfd = destfd,
-					  .dest = dest, .fd = fds[i] };
+					  .dest = dest, .fd = fds[i], .opts = &opts[i] };
 		if ((e = pthread_create(&tids[i], NULL, stream_main, &jobs[i])) == 0)
 			continue;
 		/*
@@ -279,6 +292,8 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		  json_object *reply)
 {
 	const struct receiver *rx = NULL;
+	struct recv_bounds bounds;
+	struct recv_opts *opts;
 	unsigned streams = 0;
 	int *fds, rc, destfd;
 	struct recv_stats total = { 0 };
@@ -295,6 +310,9 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		return -1;
 	if (null_sink && !null_sink_supports(rx->name))
 		return err_set("receiver '%s' has no null sink", rx->name);
+	/* large files' content comes raw (stream/frames.h): its keyed hashes are checked at verify */
+	if (rx->carries_tree && rx->kind == RECV_FRAMES && !null_sink)
+		job->raw_content = 1;
 	/*
 	 * The job's directory, opened once beneath the root's descriptor with
 	 * no link followed: a job directory swapped for a link (or renamed)
@@ -309,19 +327,29 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 		return -1;
 	}
 	fds = malloc(streams * sizeof(*fds));
-	if (!fds) {
+	opts = calloc(streams, sizeof(*opts));
+	if (!fds || !opts) {
+		free(fds);
+		free(opts);
 		close(destfd);
 		return err_set("out of memory for %u streams", streams);
 	}
 	for (unsigned i = 0; i < streams; i++)
 		fds[i] = -1;
+	/* what the streams may bring, from the manifest: shared by all of them */
+	if (rx->carries_tree) {
+		recv_bounds_set(&bounds, &s->manifest, s->manifest_bytes, rx->kind, streams);
+		for (unsigned i = 0; i < streams; i++)
+			opts[i].bounds = &bounds;
+	}
 	start = clock_now();
-	rc = accept_streams(s, job->id, streams, fds);
+	rc = accept_streams(s, job->id, streams, fds, opts);
 	sized = rc == 0 && size_receive_buffers(req, fds, streams, &lim);
 	if (rc == 0 && null_sink)
-		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, streams, &total);
+		rc = null_sink_receive(s->have_manifest ? &s->manifest : NULL, rx->name, fds, opts, streams,
+				       &total);
 	else if (rc == 0)
-		rc = run_receivers(rx, destfd, job->dest, fds, streams, &total);
+		rc = run_receivers(rx, destfd, job->dest, fds, opts, streams, &total);
 	if (rc == 0) {
 		json_object_object_add(reply, "files", json_object_new_int64((int64_t)total.files));
 		json_object_object_add(reply, "bytes", json_object_new_int64((int64_t)total.bytes));
@@ -332,11 +360,15 @@ int agent_receive(struct agent_session *s, struct agent_job *job, json_object *r
 				       json_object_new_double(clock_seconds(start, clock_now())));
 		if (sized)
 			receive_buffers_reply(fds[0], &lim, reply);
+		if (job->raw_content)
+			json_object_object_add(reply, "raw_content", json_object_new_boolean(1));
 	}
 	for (unsigned i = 0; i < streams; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	explicit_bzero(opts, streams * sizeof(*opts));
+	free(opts);
 	close(destfd);
 	return rc;
 }

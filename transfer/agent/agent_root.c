@@ -24,99 +24,144 @@ static int plain_name(const char *name)
 	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-/* Creates the missing directories of path, outermost first, noting each it made. */
-static int make_parents(struct agent_root *r, const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf))
-		return err_set("scratch parent '%s' is empty or too long", path);
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1;; p++) {
-		int last = *p == '\0';
-
-		if (*p != '/' && !last)
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) == 0) {
-			if (r->nmade < sizeof(r->made_parents) / sizeof(r->made_parents[0]))
-				snprintf(r->made_parents[r->nmade++], sizeof(r->made_parents[0]), "%s", buf);
-		} else if (errno != EEXIST) {
-			return err_errno("cannot create directory '%s'", buf);
-		}
-		if (last)
-			break;
-		*p = '/';
-	}
-	return 0;
-}
-
 static void remove_made_parents(struct agent_root *r)
 {
 	/* innermost first; one that holds something else stays */
-	while (r->nmade)
-		rmdir(r->made_parents[--r->nmade]);
+	while (r->nmade) {
+		struct agent_root_made *m = &r->made[--r->nmade];
+
+		unlinkat(m->dirfd, m->name, AT_REMOVEDIR);
+		close(m->dirfd);
+	}
 }
 
 /*
- * Every directory from / down to the parent (its real path) must be one
- * that only root or the agent's user can change: owned by one of them, and
- * not writable by group or others unless sticky. Otherwise another user
- * could rename a directory on the way and put one of theirs in its place,
- * and every path used under the root by name (the host's own tar and
- * sftp-server for the SSH strategies, the probes, the client's fallback
- * cleanup) would lead into theirs. The agent's own receivers work beneath
- * the root's descriptor whatever happens to the path. OpenSSH's StrictModes
- * walks the same way.
+ * One directory on the way to the parent (its fd, opened without following
+ * a link; shown: its path so far, for messages) must be one that only root
+ * or the agent's user can change: owned by one of them, and not writable by
+ * group or others unless sticky. Otherwise another user could rename a
+ * directory on the way and put one of theirs in its place, and every path
+ * used under the root by name (the host's own tar and sftp-server for the
+ * SSH strategies, the probes, the client's fallback cleanup) would lead into
+ * theirs. The agent's own receivers work beneath the root's descriptor
+ * whatever happens to the path. OpenSSH's StrictModes walks the same way.
  */
-static int check_ancestors(const char *parent)
-{
-	char *real = realpath(parent, NULL), *p;
-	uid_t me = geteuid();
-	int rc = 0;
-
-	if (!real)
-		return err_errno("cannot use scratch parent '%s'", parent);
-	for (p = real;; p++) {
-		char keep = *p;
-		struct stat st;
-
-		if (keep != '/' && keep != '\0')
-			continue;
-		*p = '\0';
-		if (stat(p == real ? "/" : real, &st) < 0) {
-			rc = err_errno("cannot use scratch parent '%s'", parent);
-		} else if (st.st_uid != 0 && st.st_uid != me) {
-			rc = err_set("scratch parent '%s': '%s' belongs to uid %u, who could move it away and put another directory in its place; choose a parent whose directories belong to root or to you (such as /var/tmp)",
-				     parent, p == real ? "/" : real, (unsigned)st.st_uid);
-		} else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-			rc = err_set("scratch parent '%s': '%s' may be written by other users and has no sticky bit, so they could move what is in it away; choose another parent (or chmod +t it)",
-				     parent, p == real ? "/" : real);
-		}
-		*p = keep;
-		if (rc < 0 || keep == '\0')
-			break;
-	}
-	free(real);
-	return rc;
-}
-
-/* Checks the parent: a real directory, not one others may rename things in. */
-static int check_parent(const char *parent)
+static int check_component(int fd, const char *parent, const char *shown)
 {
 	struct stat st;
 
-	if (lstat(parent, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return err_errno("cannot use scratch parent '%s'", parent);
-	if (S_ISLNK(st.st_mode))
-		return err_set("scratch parent '%s' is a symbolic link: name the directory itself", parent);
-	if (!S_ISDIR(st.st_mode))
-		return err_set("scratch parent '%s' is not a directory", parent);
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return err_set("scratch parent '%s': '%s' belongs to uid %u, who could move it away and put another directory in its place; choose a parent whose directories belong to root or to you (such as /var/tmp)",
+			       parent, shown, (unsigned)st.st_uid);
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-		return err_set("scratch parent '%s' may be written by other users and has no sticky bit: they could move the scratch root away; choose another (or chmod +t it)",
-			       parent);
-	return check_ancestors(parent);
+		return err_set(!strcmp(shown, parent) ?
+			       "scratch parent '%s' may be written by other users and has no sticky bit: they could move the scratch root away; choose another (or chmod +t it)%.0s" :
+			       "scratch parent '%s': '%s' may be written by other users and has no sticky bit, so they could move what is in it away; choose another parent (or chmod +t it)",
+			       parent, shown);
+	return 0;
+}
+
+/*
+ * Opens component name of the directory fd without following a link, making
+ * it (0755, noted for removal) when missing. Returns the new fd (O_PATH) or
+ * -1 (error set: a symbolic link, which whoever owns it may retarget
+ * between a check and a use, is refused, naming it).
+ */
+static int open_component(struct agent_root *r, int fd, const char *name, const char *parent,
+			  const char *shown)
+{
+	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int nfd = openat(fd, name, flags);
+	struct stat st;
+
+	if (nfd < 0 && errno == ENOENT) {
+		int made = mkdirat(fd, name, 0755) == 0;
+
+		if (!made && errno != EEXIST)
+			return err_errno("cannot create directory '%s'", shown);
+		if (made && r->nmade < sizeof(r->made) / sizeof(r->made[0])) {
+			struct agent_root_made *m = &r->made[r->nmade];
+
+			m->dirfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (m->dirfd >= 0 && snprintf(m->name, sizeof(m->name), "%s", name) < (int)sizeof(m->name))
+				r->nmade++;
+			else if (m->dirfd >= 0)
+				close(m->dirfd);
+		}
+		nfd = openat(fd, name, flags);
+	}
+	if (nfd >= 0)
+		return nfd;
+	if ((errno == ELOOP || errno == ENOTDIR) && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return err_set(!strcmp(shown, parent) ?
+			       "scratch parent '%s' is a symbolic link: name the directory itself%.0s" :
+			       "scratch parent '%s': '%s' is a symbolic link, which its owner may point elsewhere at any time: name the directory it leads to",
+			       parent, shown);
+	if (errno == ENOTDIR)
+		return err_set(!strcmp(shown, parent) ? "scratch parent '%s' is not a directory%.0s" :
+			       "scratch parent '%s': '%s' is not a directory", parent, shown);
+	return err_errno("cannot use scratch parent '%s'", parent);
+}
+
+/*
+ * Walks the parent from / one component at a time, each opened beneath the
+ * one before with no link followed (O_NOFOLLOW | O_DIRECTORY) and checked
+ * with fstat on that very descriptor (check_component), the missing ones
+ * made: no name is resolved twice, so nothing can be swapped between a
+ * check and the open. Returns the parent's fd (O_PATH) or -1 (error set).
+ */
+static int walk_parent(struct agent_root *r, const char *parent)
+{
+	char shown[4096], name[256];
+	const char *p = parent;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	size_t shown_len = 0;
+
+	if (fd < 0)
+		return err_errno("cannot open '/'");
+	if (check_component(fd, parent, "/") < 0) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		size_t n;
+		int nfd;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return fd;
+		n = strcspn(p, "/");
+		if (n >= sizeof(name) || shown_len + n + 2 > sizeof(shown)) {
+			close(fd);
+			return err_set("scratch parent '%s' is too long", parent);
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			close(fd);
+			return err_set("scratch parent '%s' has a '..': name the directory plainly", parent);
+		}
+		shown[shown_len++] = '/';
+		memcpy(shown + shown_len, name, n + 1);
+		shown_len += n;
+		/* the last component named with a trailing '/' is still the parent */
+		nfd = open_component(r, fd, name, parent, strspn(p, "/") == strlen(p) ? parent : shown);
+		close(fd);
+		if (nfd < 0)
+			return -1;
+		fd = nfd;
+		if (check_component(fd, parent, strspn(p, "/") == strlen(p) ? parent : shown) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
 }
 
 /*
@@ -193,15 +238,13 @@ int agent_root_make(struct agent_root *r, const char *parent, const char *id)
 	memset(r, 0, sizeof(*r));
 	r->fd = r->parent_fd = -1;
 	snprintf(r->parent, sizeof(r->parent), "%s", parent);
+	if (strlen(parent) >= sizeof(r->parent))
+		return err_set("scratch parent '%.200s...' is too long", parent);
 	if (parent[0] != '/')
 		return err_set("scratch parent '%s' is not an absolute path", parent);
-	if (make_parents(r, parent) < 0 || check_parent(parent) < 0)
+	r->parent_fd = walk_parent(r, parent);
+	if (r->parent_fd < 0)
 		goto fail;
-	r->parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->parent_fd < 0) {
-		err_errno("cannot open scratch parent '%s'", parent);
-		goto fail;
-	}
 	if (make_fresh(r) < 0)
 		goto fail;
 	if (snprintf(r->path, sizeof(r->path), "%s%s%s", parent,

@@ -27,7 +27,10 @@ struct agent_root {
 	int fd;			/* the root, open; -1 when there is none */
 	int parent_fd;
 	/* parents the agent created (outermost first), removed at the end when empty */
-	char made_parents[8][4096];
+	struct agent_root_made {
+		int dirfd;		/* the directory it was made in, open */
+		char name[256];
+	} made[8];
 	unsigned nmade;
 };
 

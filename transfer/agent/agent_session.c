@@ -286,7 +286,9 @@ static int op_verify(struct agent_session *s, json_object *req, json_object *rep
 	start = clock_now();
 	/* read from the directory the receivers wrote, by its descriptor */
 	rc = agent_open_up(fd, &opened);
-	if (rc == 0)
+	if (rc == 0 && job->raw_content)
+		rc = agent_content_verify(s, proc, opened.v, opened.n, 2 * parallel_cpus(), &r);
+	else if (rc == 0)
 		rc = verify_tree_noted(proc, &s->manifest, 2 * parallel_cpus(), opened.v, opened.n, &r);
 	if (agent_open_up_restore(fd, &opened) < 0 && rc == 0)
 		rc = -1;
@@ -390,23 +392,71 @@ static const struct {
 	{ "sample_stop", agent_op_sample_stop },
 	{ "probe_disk", agent_op_probe_disk },
 	{ "probe_create", agent_op_probe_create },
+	{ "content_macs", agent_op_content_macs },
 };
 
-static int take_manifest(struct agent_session *s, const char *payload, uint32_t len)
+/*
+ * One MANIFEST frame: its (authenticated) piece is added to the text so far,
+ * held within the session's cap: the pieces themselves and, once parsed, as
+ * much again for the entries (agent.h). The last piece (no WIRE_FLAG_MORE)
+ * parses the whole. *whole: set when it did, so the caller answers once for
+ * the whole manifest. Returns 0 or -1 (error set; what came is dropped).
+ */
+static int take_manifest(struct agent_session *s, const char *payload, uint32_t len, int more,
+			 int *whole)
 {
-	if (s->have_manifest)
+	uint64_t total = s->pending_len + len;
+	int rc = 0;
+
+	*whole = !more;
+	if (s->pending_len == 0 && s->have_manifest) {
+		agent_content_release(s);
 		manifest_release(&s->manifest);
-	s->have_manifest = 0;
-	s->manifest_bytes = 0;
-	if (2 * (uint64_t)len > AGENT_SESSION_MEM_MAX)
-		return err_set("a manifest of %u bytes is over the agent's memory cap of %llu MiB a session",
-			       len, (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20));
-	if (manifest_parse(&s->manifest, payload, len) < 0 ||
-	    wire_sha256(payload, len, s->manifest_sha256) < 0)
-		return -1;
-	s->have_manifest = 1;
-	s->manifest_bytes = len;
-	return 0;
+		s->have_manifest = 0;
+		s->manifest_bytes = 0;
+	}
+	if (total > WIRE_MAX_MANIFEST || 2 * total > AGENT_SESSION_MEM_MAX) {
+		rc = err_set("a manifest of more than %llu bytes is over the agent's cap (%u MiB, and %llu MiB of memory a session)",
+			     (unsigned long long)(total - 1), WIRE_MAX_MANIFEST >> 20,
+			     (unsigned long long)(AGENT_SESSION_MEM_MAX >> 20));
+	} else if (total > s->pending_cap) {
+		size_t cap = s->pending_cap ? s->pending_cap : WIRE_MAX_FRAME;
+		char *grown;
+
+		while (cap < total)
+			cap = cap * 2 < WIRE_MAX_MANIFEST ? cap * 2 : WIRE_MAX_MANIFEST;
+		grown = realloc(s->pending, cap);
+		if (!grown)
+			rc = err_set("out of memory for a manifest of %llu bytes", (unsigned long long)total);
+		else {
+			s->pending = grown;
+			s->pending_cap = cap;
+		}
+	}
+	if (rc == 0 && len > 0) {
+		memcpy(s->pending + s->pending_len, payload, len);
+		s->pending_len = total;
+	}
+	/* (an empty manifest has no buffer: parse "", which manifest_parse refuses) */
+	if (rc == 0 && !more) {
+		const char *text = s->pending ? s->pending : "";
+
+		if (manifest_parse(&s->manifest, text, s->pending_len) < 0 ||
+		    wire_sha256(text, s->pending_len, s->manifest_sha256) < 0)
+			rc = -1;
+		else {
+			s->have_manifest = 1;
+			s->manifest_bytes = s->pending_len;
+		}
+	}
+	if (rc < 0 || !more) {
+		/* a failed piece ends this manifest: its answer is the error */
+		*whole = 1;
+		free(s->pending);
+		s->pending = NULL;
+		s->pending_len = s->pending_cap = 0;
+	}
+	return rc;
 }
 
 static int dispatch(struct agent_session *s, json_object *req, json_object *reply, int *bye)
@@ -462,12 +512,26 @@ void agent_session_run(struct agent_session *s)
 			json_object_put(reply);
 			break;
 		}
-		if (type == WIRE_MANIFEST)
-			rc = take_manifest(s, payload, len);
-		else if (type != WIRE_REQUEST)
+		if (type == WIRE_MANIFEST) {
+			int whole;
+
+			rc = take_manifest(s, payload, len, s->ctl.more, &whole);
+			if (!whole) {
+				/* more of it comes: the answer is for the whole */
+				free(payload);
+				json_object_put(reply);
+				continue;
+			}
+		} else if (s->pending_len) {
+			rc = err_set("protocol error: a request in the middle of a manifest");
+			free(s->pending);
+			s->pending = NULL;
+			s->pending_len = s->pending_cap = 0;
+		} else if (type != WIRE_REQUEST) {
 			rc = err_set("protocol error: expected a request");
-		else if ((rc = wire_parse_json(payload, len, &req)) == 0)
+		} else if ((rc = wire_parse_json(payload, len, &req)) == 0) {
 			rc = dispatch(s, req, reply, &bye);
+		}
 		free(payload);
 		json_object_put(req);
 		if (rc == 0)
@@ -480,6 +544,9 @@ void agent_session_run(struct agent_session *s)
 	}
 	agent_sampling_release(s);
 	remove_jobs(s);
+	agent_content_release(s);
 	if (s->have_manifest)
 		manifest_release(&s->manifest);
+	free(s->pending);
+	s->pending = NULL;
 }

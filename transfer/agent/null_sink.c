@@ -9,6 +9,8 @@
 
 #include "err.h"
 #include "stream/frames.h"
+#include "stream/seal_stream.h"
+#include "stream/tar_source.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -21,7 +23,6 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define NULL_SINK_BUF (1u << 20)
 #define NULL_SINK_DRAIN_MAX (4u << 20)	/* bytes accepted after a tar stream's end marker */
 
 int null_sink_supports(const char *receiver)
@@ -31,61 +32,31 @@ int null_sink_supports(const char *receiver)
 
 struct sink_stream {
 	int fd;
+	const struct recv_opts *opts;
 	const struct manifest *m;
-	unsigned char *buf;
-	size_t start, end;	/* unread bytes buf[start..end) */
+	struct seal_reader in;	/* the stream, checked segment by segment (seal_stream.h) */
 	struct recv_stats st;
 	int rc;
 	struct err_saved error;
 };
 
-/* One read into the buffer's free space; 1 read, 0 end of stream, -1 (error set). */
-static int sink_read(struct sink_stream *s)
-{
-	ssize_t n;
-
-	if (s->start == s->end)
-		s->start = s->end = 0;
-	if (s->end == NULL_SINK_BUF) {
-		memmove(s->buf, s->buf + s->start, s->end - s->start);
-		s->end -= s->start;
-		s->start = 0;
-	}
-	do
-		n = read(s->fd, s->buf + s->end, NULL_SINK_BUF - s->end);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return err_errno("null sink: cannot read the stream");
-	s->end += (size_t)n;
-	s->st.wire_bytes += (uint64_t)n;
-	return n > 0;
-}
-
-/* Makes `want` (<= NULL_SINK_BUF) bytes available; 1, 0 at the end first, -1 (error set). */
+/* Makes `want` (<= SEAL_FILL_MAX) checked bytes available; 1, 0 at the end first, -1 (error set). */
 static int sink_fill(struct sink_stream *s, size_t want)
 {
-	while (s->end - s->start < want) {
-		int rc;
+	int rc = seal_reader_fill(&s->in, want);
 
-		if (s->start && NULL_SINK_BUF - s->start < want) {
-			memmove(s->buf, s->buf + s->start, s->end - s->start);
-			s->end -= s->start;
-			s->start = 0;
-		}
-		if ((rc = sink_read(s)) <= 0)
-			return rc;
-	}
-	return 1;
+	s->st.wire_bytes = s->in.wire;
+	return rc;
 }
 
 /* Hashes (when h) and drops `len` content bytes of the stream. Returns 0 or -1 (error set). */
 static int sink_consume(struct sink_stream *s, uint64_t len, XXH3_state_t *h)
 {
 	while (len) {
-		size_t have = s->end - s->start, take;
+		size_t have = seal_reader_avail(&s->in), take;
 
 		if (!have) {
-			int rc = sink_read(s);
+			int rc = sink_fill(s, 1);
 
 			if (rc <= 0)
 				return rc < 0 ? -1 : err_set("null sink: stream ended inside a record's content");
@@ -93,10 +64,42 @@ static int sink_consume(struct sink_stream *s, uint64_t len, XXH3_state_t *h)
 		}
 		take = have < len ? have : (size_t)len;
 		if (h)
-			XXH3_64bits_update(h, s->buf + s->start, take);
-		s->start += take;
+			XXH3_64bits_update(h, s->in.buf + s->in.start, take);
+		s->in.start += take;
 		len -= take;
 	}
+	return 0;
+}
+
+/*
+ * Hashes (when h) and drops the `len` raw bytes of a large record's content
+ * (frames.h: they follow its segment, unsealed). Returns 0 or -1 (error set).
+ */
+static int sink_consume_raw(struct sink_stream *s, uint64_t len, XXH3_state_t *h)
+{
+	static _Thread_local unsigned char buf[1u << 16];
+
+	if (seal_reader_avail(&s->in))
+		return err_set("null sink: integrity check failed: a large record does not end its segment");
+	while (len) {
+		ssize_t n;
+
+		if (seal_reader_raw_wait(&s->in) < 0)
+			return -1;
+		n = read(s->fd, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return err_errno("null sink: cannot read the stream");
+		if (n == 0)
+			return err_set("null sink: stream ended inside a record's content");
+		if (seal_reader_raw_took(&s->in, (uint64_t)n) < 0)
+			return -1;
+		if (h)
+			XXH3_64bits_update(h, buf, (size_t)n);
+		len -= (uint64_t)n;
+	}
+	s->st.wire_bytes = s->in.wire;
 	return 0;
 }
 
@@ -140,8 +143,8 @@ static int sink_frames(struct sink_stream *s)
 					(unsigned long long)records);
 			break;
 		}
-		memcpy(hdr, s->buf + s->start, FRAME_HEADER);
-		s->start += FRAME_HEADER;
+		memcpy(hdr, s->in.buf + s->in.start, FRAME_HEADER);
+		s->in.start += FRAME_HEADER;
 		if (frame_decode(hdr, &f) < 0)
 			break;
 		if (f.type == FRAME_END) {
@@ -151,23 +154,26 @@ static int sink_frames(struct sink_stream *s)
 					(unsigned long long)records, (unsigned long long)content);
 				break;
 			}
-			/* the sender shuts its side down after the end record */
-			got = s->end > s->start ? 1 : sink_read(s);
-			rc = got == 0 ? 0 : got < 0 ? -1 : err_set("null sink: bytes after the end record");
+			/* the end record ends the sealed stream, and the sender shuts its side down */
+			got = sink_fill(s, 1);
+			rc = got == 0 ? seal_reader_finish(&s->in) : got < 0 ? -1 :
+			     err_set("null sink: bytes after the end record");
+			s->st.wire_bytes = s->in.wire;
 			break;
 		}
 		if (sink_fill(s, f.path_len) <= 0) {
 			err_set("null sink: stream ended inside a record's path");
 			break;
 		}
-		memcpy(path, s->buf + s->start, f.path_len);
+		memcpy(path, s->in.buf + s->in.start, f.path_len);
 		path[f.path_len] = '\0';
-		s->start += f.path_len;
+		s->in.start += f.path_len;
 		records++;
 		content += f.length;
 		if (f.type == FRAME_FILE || f.type == FRAME_RANGE) {
 			XXH3_64bits_reset(h);
-			if (sink_consume(s, f.length, h) < 0)
+			if ((f.length > FRAME_RAW_MIN ? sink_consume_raw(s, f.length, h) :
+			     sink_consume(s, f.length, h)) < 0)
 				break;
 			/* a range's hash is spent work only: its file's whole hash needs every range */
 			if (f.type == FRAME_FILE && sink_check(s->m, path, f.length, XXH3_64bits_digest(h)) < 0)
@@ -183,37 +189,22 @@ static int sink_frames(struct sink_stream *s)
 	return rc;
 }
 
-static la_ssize_t sink_tar_read(struct archive *a, void *ctx, const void **out)
-{
-	struct sink_stream *s = ctx;
-	ssize_t n;
-
-	do
-		n = read(s->fd, s->buf, NULL_SINK_BUF);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		archive_set_error(a, errno, "cannot read the stream: %s", strerror(errno));
-		return -1;
-	}
-	s->st.wire_bytes += (uint64_t)n;
-	*out = s->buf;
-	return n;
-}
-
 /* A tar stream (plain or zstd), every regular file hashed and checked. Returns 0 or -1 (error set). */
 static int sink_tar(struct sink_stream *s)
 {
 	struct archive *a = archive_read_new();
 	XXH3_state_t *h = XXH3_createState();
 	struct archive_entry *e;
+	struct tar_source src;
 	int rc = -1, r;
 
+	/* zstd decompressed by the tar source, in the window the receive accounts for */
+	tar_source_init(&src, &s->in, s->opts->bounds ? s->opts->bounds->max_tar : 0);
 	if (!a || !h)
 		goto out;
 	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	    archive_read_support_filter_none(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
-	    archive_read_open(a, s, NULL, sink_tar_read, NULL) != ARCHIVE_OK) {
+	    archive_read_open(a, &src, NULL, tar_source_read, NULL) != ARCHIVE_OK) {
 		err_set("null sink: cannot read the tar stream: %s", archive_error_string(a));
 		goto out;
 	}
@@ -248,28 +239,29 @@ static int sink_tar(struct sink_stream *s)
 	}
 	/* the bytes after the end marker (a zstd frame's tail, padding), as the extractor reads them */
 	for (uint64_t after = 0;;) {
-		ssize_t n = read(s->fd, s->buf, NULL_SINK_BUF);
+		const void *p;
+		ssize_t n = tar_source_next(&src, &p);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_errno("null sink: cannot read the stream's end");
+		if (n < 0)
 			goto out;
-		}
 		if (n == 0)
 			break;
-		s->st.wire_bytes += (uint64_t)n;
 		if ((after += (uint64_t)n) > NULL_SINK_DRAIN_MAX) {
 			err_set("null sink: more than %u bytes follow the end of the archive", NULL_SINK_DRAIN_MAX);
 			goto out;
 		}
 	}
+	if (seal_reader_finish(&s->in) < 0)
+		goto out;
+	s->st.wire_bytes = s->in.wire;
 	rc = 0;
 out:
 	if (!a || !h)
 		err_set("null sink: out of memory");
 	if (a)
 		archive_read_free(a);
+	tar_source_release(&src);
+	s->st.wire_bytes = s->in.wire;
 	XXH3_freeState(h);
 	return rc;
 }
@@ -283,19 +275,18 @@ static void *sink_main(void *arg)
 {
 	struct sink_job *j = arg;
 
-	j->s.buf = malloc(NULL_SINK_BUF);
-	if (!j->s.buf)
-		j->s.rc = err_set("null sink: out of memory for a buffer");
+	if (seal_reader_init(&j->s.in, j->s.fd, j->s.opts) < 0)
+		j->s.rc = err_wrap("null sink");
 	else
 		j->s.rc = j->tar ? sink_tar(&j->s) : sink_frames(&j->s);
 	if (j->s.rc < 0)
 		err_save(&j->s.error);
-	free(j->s.buf);
+	seal_reader_release(&j->s.in);
 	return NULL;
 }
 
-int null_sink_receive(const struct manifest *m, const char *receiver, const int *fds, unsigned n,
-		      struct recv_stats *total)
+int null_sink_receive(const struct manifest *m, const char *receiver, const int *fds,
+		      const struct recv_opts *opts, unsigned n, struct recv_stats *total)
 {
 	struct sink_job *jobs = calloc(n, sizeof(*jobs));
 	pthread_t *tids = calloc(n, sizeof(*tids));
@@ -309,7 +300,8 @@ int null_sink_receive(const struct manifest *m, const char *receiver, const int 
 	for (unsigned i = 0; rc == 0 && i < n; i++) {
 		int e;
 
-		jobs[i] = (struct sink_job){ .s = { .fd = fds[i], .m = m }, .tar = !strcmp(receiver, "tar") };
+		jobs[i] = (struct sink_job){ .s = { .fd = fds[i], .opts = &opts[i], .m = m },
+					     .tar = !strcmp(receiver, "tar") };
 		if ((e = pthread_create(&tids[i], NULL, sink_main, &jobs[i])) != 0) {
 			/* the streams nobody reads are cut, so their senders fail rather than stall */
 			for (unsigned k = i; k < n; k++)

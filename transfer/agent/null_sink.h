@@ -15,6 +15,7 @@
  */
 
 #include "manifest.h"
+#include "stream/recv_opts.h"
 #include "stream/xfer_stats.h"
 
 /* 1 when receiver has a null-sink form ("frames", "tar"), else 0. */
@@ -22,14 +23,15 @@ int null_sink_supports(const char *receiver);
 
 /*
  * Runs the null form of receiver on the n connections fds[0..n), one
- * thread a stream, adding to *total what they carried: files (whole files
+ * thread a stream, each checked segment by segment with opts[i].key
+ * (seal_stream.h), adding to *total what they carried: files (whole files
  * and first ranges), content bytes, wire bytes. m: the session's manifest,
  * against which every whole file's size and xxh3 are checked (NULL: none
  * sent, no check). Returns 0, or -1 (error set: the first stream that
  * failed, or a file whose content differs from the manifest). Leaves the
  * fds open.
  */
-int null_sink_receive(const struct manifest *m, const char *receiver, const int *fds, unsigned n,
-		      struct recv_stats *total);
+int null_sink_receive(const struct manifest *m, const char *receiver, const int *fds,
+		      const struct recv_opts *opts, unsigned n, struct recv_stats *total);
 
 #endif

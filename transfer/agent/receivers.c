@@ -4,6 +4,7 @@
 #include "stream/frames_receiver.h"
 #include "stream/frames_tree.h"
 #include "agent/agent_probes.h"
+#include "stream/seal_stream.h"
 #include "stream/tar_stream.h"
 
 #include <string.h>
@@ -13,9 +14,10 @@ static void *frames_begin(int destfd, const char *dest)
 	return frames_tree_new_at(destfd, dest);
 }
 
-static int frames_part(void *shared, const char *dest, int sock, struct recv_stats *st)
+static int frames_part(void *shared, const char *dest, int sock, const struct recv_opts *o,
+		       struct recv_stats *st)
 {
-	return frames_receive_part(shared, dest, sock, st);
+	return frames_receive_part(shared, dest, sock, o, st);
 }
 
 static int frames_end(void *shared, int ok)
@@ -24,10 +26,13 @@ static int frames_end(void *shared, int ok)
 }
 
 /*
- * frames_receiver.c holds a 1 MiB read buffer and up to 128 small files'
- * contents (FRAMES_SMALL_MAX each) in flight; tar_extract.c a 1 MiB read
- * block and libarchive's own buffers (a few MiB); recv_probe.c 256 KiB and
- * 64 KiB. Each figure is that stream's worst case, rounded up.
+ * frames_receiver.c holds its stream's segment buffer (SEAL_READER_BUF,
+ * about 2 MiB) and up to 128 small files' contents (FRAMES_SMALL_MAX each)
+ * in flight; tar_extract.c the segment buffer, zstd's window (at most 8 MiB,
+ * tar_source.h) and buffers, and libarchive's own (a few MiB);
+ * recv_probe.c 256 KiB and 64 KiB. Each figure is that stream's worst case,
+ * rounded up. What a frames receive notes for its end is counted apart
+ * (recv_bounds_tree_memory).
  */
 #define MIB (1u << 20)
 static const struct receiver receivers[] = {
@@ -37,9 +42,11 @@ static const struct receiver receivers[] = {
 	 */
 	{ .name = "frames", .receive = frames_receive_at, .begin = frames_begin,
 	  .receive_part = frames_part, .end = frames_end, .max_streams = 64,
-	  .stream_memory = MIB + 128 * (size_t)FRAMES_SMALL_MAX },
+	  .stream_memory = SEAL_READER_BUF + 128 * (size_t)FRAMES_SMALL_MAX, .carries_tree = 1,
+	  .kind = RECV_FRAMES },
 	/* zstd: a tar stream, compressed or not; libarchive detects the filter */
-	{ .name = "tar", .receive = tar_stream_extract_at, .max_streams = 1, .stream_memory = 16 * MIB },
+	{ .name = "tar", .receive = tar_stream_extract_at, .max_streams = 1, .stream_memory = 16 * MIB,
+	  .carries_tree = 1, .kind = RECV_TAR },
 	/* the network probe: a sink, and an echo for round trips */
 	{ .name = "discard", .receive = recv_discard, .max_streams = 64, .stream_memory = MIB / 4 },
 	{ .name = "echo", .receive = recv_echo, .max_streams = 1, .stream_memory = MIB / 16 },

@@ -1,6 +1,7 @@
 #ifndef XFERCMP_RECEIVERS_H
 #define XFERCMP_RECEIVERS_H
 
+#include "stream/recv_opts.h"
 #include "stream/xfer_stats.h"
 
 #include <stddef.h>
@@ -15,8 +16,13 @@
  */
 struct receiver {
 	const char *name;
-	/* Returns 0 when the stream ended cleanly and everything was written, or -1 (error set). */
-	int (*receive)(int sock, int destfd, const char *dest, struct recv_stats *st);
+	/*
+	 * Returns 0 when the stream ended cleanly and everything was written, or
+	 * -1 (error set). o: the stream's key (its segments are checked with it,
+	 * seal_stream.h; the probes' sinks carry no tree and take none).
+	 */
+	int (*receive)(int sock, const struct recv_opts *o, int destfd, const char *dest,
+		       struct recv_stats *st);
 	/*
 	 * Optional, for a receiver whose streams leave work for when all of
 	 * them ended (frames: hard links, mtimes, directory modes). Then begin
@@ -27,9 +33,17 @@ struct receiver {
 	 * it. Each returns as receive does.
 	 */
 	void *(*begin)(int destfd, const char *dest);
-	int (*receive_part)(void *shared, const char *dest, int sock, struct recv_stats *st);
+	int (*receive_part)(void *shared, const char *dest, int sock, const struct recv_opts *o,
+			    struct recv_stats *st);
 	int (*end)(void *shared, int ok);
 	unsigned max_streams;	/* connections one receive may use */
+	/*
+	 * It carries a tree: the receive needs the session's manifest, which
+	 * bounds it (kind: how, recv_opts.h). 0: a probe's sink, unbounded but
+	 * by its budget (it writes nothing).
+	 */
+	int carries_tree;
+	enum recv_kind kind;
 	/* the most memory one stream may hold (its buffers): for the session's cap, agent.h */
 	size_t stream_memory;
 };

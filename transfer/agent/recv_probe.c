@@ -17,10 +17,12 @@
 #define DISCARD_BUF (256u << 10)
 #define ECHO_BUF (64u << 10)
 
-int recv_discard(int sock, int destfd, const char *dest, struct recv_stats *st)
+int recv_discard(int sock, const struct recv_opts *o, int destfd, const char *dest,
+		 struct recv_stats *st)
 {
 	char *buf = malloc(DISCARD_BUF);
 
+	(void)o;
 	(void)destfd;
 	(void)dest;
 	if (!buf)
@@ -43,10 +45,12 @@ int recv_discard(int sock, int destfd, const char *dest, struct recv_stats *st)
 	return 0;
 }
 
-int recv_echo(int sock, int destfd, const char *dest, struct recv_stats *st)
+int recv_echo(int sock, const struct recv_opts *o, int destfd, const char *dest,
+	      struct recv_stats *st)
 {
 	char buf[ECHO_BUF];
 
+	(void)o;
 	(void)destfd;
 	(void)dest;
 	for (;;) {

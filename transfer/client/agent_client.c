@@ -8,6 +8,7 @@
 #include "stream/gate_limits.h"
 #include "netutil.h"
 #include "ssh/ssh_tunnel.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -266,27 +267,6 @@ int agent_client_call_request(struct agent_client *c, json_object *req, json_obj
 }
 
 /*
- * src shown for a message: each control character as \n, \t or \xHH and
- * a backslash doubled, so a hostile value cannot break the message's line
- * or reach the terminal as an escape sequence; cut to fit len.
- */
-static void shown(char *buf, size_t len, const char *src)
-{
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)src; *p && n + 5 < len; p++) {
-		if (*p == '\n' || *p == '\t' || *p == '\\')
-			n += (size_t)snprintf(buf + n, len - n, "\\%c",
-					      *p == '\n' ? 'n' : *p == '\t' ? 't' : '\\');
-		else if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", *p);
-		else
-			buf[n++] = (char)*p;
-	}
-	buf[n] = '\0';
-}
-
-/*
  * The scratch root from the agent's "info": an absolute path with no empty,
  * "." or ".." part and no control character, since every destination is
  * made from it and handed to the host's shell and tools.
@@ -298,7 +278,7 @@ static int take_root(struct agent_client *c)
 
 	if (wire_get_str(c->info, "root", &root) < 0)
 		return err_wrap("agent on %s", c->label);
-	shown(show, sizeof(show), root);
+	text_escape(show, sizeof(show), root);
 	/* first, so that no other message prints the character itself */
 	for (const char *p = root; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -323,15 +303,15 @@ static int take_root(struct agent_client *c)
 /*
  * Connects and makes the handshake for role (job, stream), trying once more
  * when the agent closed or reset the connection before answering: its gate
- * may have been full of strangers younger than it pushes out (agent_gate.h),
- * so the retry waits until they are old enough. Returns the
+ * may have been full of key holders' handshakes (agent_gate.h), which end
+ * within its hello limit. Returns the
  * fd with *chan authenticated, or -1 (error set).
  */
 static int connect_authenticated(struct agent_client *c, const char *role, uint64_t job,
 				 uint64_t stream, struct wire_chan *chan)
 {
-	const struct timespec retry_after = { AGENT_GATE_MIN_AGE_MS / 1000,
-					      (AGENT_GATE_MIN_AGE_MS % 1000 + 100) * 1000000L };
+	const struct timespec retry_after = { AGENT_GATE_RETRY_MS / 1000,
+					      (AGENT_GATE_RETRY_MS % 1000 + 100) * 1000000L };
 
 	for (int attempt = 0;; attempt++) {
 		/* the control connection finds the agent; the others go where it went */
@@ -373,9 +353,26 @@ static int connect_authenticated(struct agent_client *c, const char *role, uint6
 						(unsigned long long)stream);
 			return err_wrap("agent on %s refused the connection", c->label);
 		}
-		/* by then the strangers that filled the gate are old enough to be pushed out */
 		nanosleep(&retry_after, NULL);
 	}
+}
+
+/*
+ * Every string of the agent's "info" escaped (text_escape.h) in place: its
+ * host name, kernel or file system type reach the report and the terminal.
+ * Returns 0.
+ */
+static int escape_info(struct agent_client *c)
+{
+	json_object_object_foreach(c->info, key, v) {
+		char buf[512];
+
+		if (!json_object_is_type(v, json_type_string) || !text_needs_escape(json_object_get_string(v)))
+			continue;
+		text_escape(buf, sizeof(buf), json_object_get_string(v));
+		json_object_object_add(c->info, key, json_object_new_string(buf));
+	}
+	return 0;
 }
 
 int agent_client_connect(struct agent_client *c, const char *host, const char *port,
@@ -416,7 +413,8 @@ int agent_client_connect_ssh(struct agent_client *c, const char *host, const cha
 	net_hostport_format(c->where, sizeof(c->where), c->addr, port);
 	if (c->via_ssh && strlen(c->where) + sizeof(" through ssh") <= sizeof(c->where))
 		strcat(c->where, " through ssh");
-	if (agent_client_call_request(c, agent_client_request("info", 0), &c->info) < 0 || take_root(c) < 0) {
+	if (agent_client_call_request(c, agent_client_request("info", 0), &c->info) < 0 || take_root(c) < 0 ||
+	    escape_info(c) < 0) {
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 		agent_client_close(c);
@@ -500,7 +498,9 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	if (check_alive(c) < 0 || manifest_to_buffer(m, &buf, &len) < 0)
 		return -1;
 	c->have_manifest = wire_sha256(buf, len, c->manifest_sha256) == 0;
-	rc = c->have_manifest ? wire_chan_send(&c->ctl, WIRE_MANIFEST, buf, len) : -1;
+	/* the agent drops the keyed hashes of the manifest before */
+	c->content_macs_sent = false;
+	rc = c->have_manifest ? wire_chan_send_manifest(&c->ctl, buf, len) : -1;
 	free(buf);
 	if (!c->have_manifest)
 		return -1;
@@ -511,13 +511,28 @@ int agent_client_send_manifest(struct agent_client *c, const struct manifest *m)
 	return rc;
 }
 
-int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream)
+void agent_client_set_source(struct agent_client *c, const char *src_root,
+			     const struct manifest *m)
 {
-	struct wire_chan data;	/* the stream's bytes are not framed: its keys go unused */
+	if (c->src_root != src_root || c->src_manifest != m)
+		c->content_macs_sent = false;
+	c->src_root = src_root;
+	c->src_manifest = m;
+}
+
+int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream,
+			   unsigned char key[WIRE_KEY_BYTES])
+{
+	struct wire_chan data = { .fd = -1 };
+	int fd;
 
 	if (check_alive(c) < 0)
 		return -1;
-	return connect_authenticated(c, "data", job, stream, &data);
+	fd = connect_authenticated(c, "data", job, stream, &data);
+	if (fd >= 0 && key)
+		memcpy(key, data.send_key, WIRE_KEY_BYTES);
+	wire_chan_wipe(&data);
+	return fd;
 }
 
 int agent_client_close(struct agent_client *c)
@@ -537,6 +552,7 @@ int agent_client_close(struct agent_client *c)
 		close(c->ctl.fd);
 		c->ctl.fd = -1;
 	}
+	wire_chan_wipe(&c->ctl);
 	agent_client_data_closed(c);
 	free(c->data_tunnels);
 	c->data_tunnels = NULL;

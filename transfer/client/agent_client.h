@@ -33,6 +33,15 @@ struct agent_client {
 	unsigned char manifest_sha256[WIRE_MAC_BYTES];	/* of the manifest sent */
 	struct err_saved lost_why;	/* how the connection was lost, repeated by later calls */
 	/*
+	 * The source the manifest describes (agent_client_set_source), for the
+	 * keyed hashes of the large files (agent_client_send_content_macs):
+	 * raw_content says a receive brought their content raw (stream/frames.h),
+	 * content_macs_sent that the agent has them for the manifest sent.
+	 */
+	const char *src_root;
+	const struct manifest *src_manifest;
+	bool raw_content, content_macs_sent;
+	/*
 	 * Receives go to the agent's null sink (agent/null_sink.h): set only by
 	 * the runner for --explain's "no destination disk" run (runner_opts),
 	 * never by an option; such a run is checked in the stream, not verified.
@@ -107,6 +116,19 @@ json_object *agent_client_request(const char *op, uint64_t job);
 int agent_client_call_request(struct agent_client *c, json_object *req, json_object **reply);
 
 int agent_client_send_manifest(struct agent_client *c, const struct manifest *m);
+
+/*
+ * The tree the manifest sent describes, for the keyed hashes a verify may
+ * need (both must outlive c's use). agent_client_verify sends them
+ * (agent_client_send_content_macs) before it verifies a job whose receive
+ * brought large files' content raw (stream/frames.h), once a manifest:
+ * the keyed hash (workloads/content_mac.h) of each file larger than
+ * FRAME_RAW_MIN, read from the source, its XXH3 checked against the
+ * manifest on the way. Returns 0 or -1 (error set).
+ */
+void agent_client_set_source(struct agent_client *c, const char *src_root,
+			     const struct manifest *m);
+int agent_client_send_content_macs(struct agent_client *c);
 
 /*
  * The requests, one function each (agent_requests.c; the agent's side:
@@ -209,9 +231,12 @@ int agent_client_probe_creates(struct agent_client *c, double seconds, const uns
 
 /*
  * Opens data connection `stream` of job, making the same handshake bound to
- * job and stream; returns the fd or -1 (error set).
+ * job and stream; returns the fd or -1 (error set). key (may be NULL) gets
+ * the connection's client-to-agent key, which tags its segments
+ * (stream/seal_stream.h).
  */
-int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream);
+int agent_client_open_data(struct agent_client *c, uint64_t job, unsigned stream,
+			   unsigned char key[WIRE_KEY_BYTES]);
 
 /*
  * The caller closed every data connection it opened: ends their tunnels

@@ -7,6 +7,7 @@
 #include "client/agent_client.h"
 
 #include "err.h"
+#include "text_escape.h"
 #include "stream/wire_auth.h"
 #include "sample/sampler.h"
 #include "verify.h"
@@ -38,7 +39,7 @@ int agent_client_prepare(struct agent_client *c, const char *strategy, uint64_t 
 	if (rc == 0) {
 		if (dest)
 			snprintf(dest, dest_len, "%s", d);
-		snprintf(fs, fs_len, "%s", f);
+		text_escape(fs, fs_len, f);
 	}
 	json_object_put(reply);
 	return rc;
@@ -75,6 +76,11 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 	const char *summary = "";
 
 	memset(out, 0, sizeof(*out));
+	/* large files came raw: the agent needs their keyed hashes to verify them */
+	if (c->raw_content && !c->content_macs_sent && agent_client_send_content_macs(c) < 0) {
+		json_object_put(req);
+		return -1;
+	}
 	if (claims)
 		json_object_object_add(req, "claims", json_object_new_int64(claims));
 	if (agent_client_call_request(c, req, &reply) < 0)
@@ -88,7 +94,8 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 			  json_object_get_int64(v) == 0 : out->verified;
 	/* lenient: a reply without a summary or examples still says whether it verified */
 	wire_get_str(reply, "summary", &summary);
-	snprintf(out->summary, sizeof(out->summary), "%s", summary);
+	/* the agent's words, with the tree's names in them: shown as text (text_escape.h) */
+	text_escape(out->summary, sizeof(out->summary), summary);
 	out->verified = json_object_object_get_ex(reply, "verified", &v) && json_object_get_boolean(v);
 	if (c->have_manifest && verdict_unbound(c, job, out->verified, reply) < 0) {
 		json_object_put(reply);
@@ -102,8 +109,8 @@ int agent_client_verify(struct agent_client *c, uint64_t job, unsigned claims,
 		out->lifetime_peak_rss_bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "examples", &ex) && json_object_array_length(ex)) {
 		out->has_example = true;
-		snprintf(out->example, sizeof(out->example), "%s",
-			 json_object_get_string(json_object_array_get_idx(ex, 0)));
+		text_escape(out->example, sizeof(out->example),
+			    json_object_get_string(json_object_array_get_idx(ex, 0)));
 	}
 	json_object_put(reply);
 	return 0;
@@ -190,6 +197,9 @@ int agent_client_receive_end(struct agent_client *c, struct recv_stats *got)
 			wire_get_u64(reply, "bytes", &got->bytes) < 0 ||
 			wire_get_u64(reply, "wire_bytes", &got->wire_bytes) < 0))
 		rc = err_wrap("agent");
+	if (rc == 0 && json_object_object_get_ex(reply, "raw_content", &buf) &&
+	    json_object_get_boolean(buf))
+		c->raw_content = true;
 	/* the receiving threads' CPU: absent from an older agent's reply (0) */
 	if (rc == 0 && number_of(reply, "cpu_seconds", &cpu) == 0)
 		got->cpu_s = cpu;
@@ -245,7 +255,7 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 		out->bytes = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(reply, "dest_fs", &v) &&
 	    json_object_is_type(v, json_type_string))
-		snprintf(out->fs, sizeof(out->fs), "%s", json_object_get_string(v));
+		text_escape(out->fs, sizeof(out->fs), json_object_get_string(v));
 	json_object_put(reply);
 	return 0;
 }

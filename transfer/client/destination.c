@@ -22,12 +22,16 @@ void destination_init(struct destination *d)
 static int open_by_hand(struct destination *d)
 {
 	char token[WIRE_TOKEN_HEX + 1], host[256], port[8];
+	int rc;
 
 	if (net_hostport_split(d->o.agent, host, sizeof(host), port, sizeof(port)) < 0 || !host[0])
 		return err_set("--agent '%s': expected ADDR:PORT or [IPV6]:PORT", d->o.agent);
 	if (agent_token_load(d->o.token_file, token) < 0)
 		return -1;
-	return agent_client_connect(&d->agent, host, port, token);
+	rc = agent_client_connect(&d->agent, host, port, token);
+	/* the client keeps the key it derived; the token goes */
+	explicit_bzero(token, sizeof(token));
+	return rc;
 }
 
 /* An agent started on the host over SSH, reached directly or through ssh. */
@@ -38,11 +42,14 @@ static int open_over_ssh(struct destination *d)
 			  .accept_new_hostkey = d->o.accept_new_hostkey, .ciphers = d->o.ciphers },
 		.remote_dir = d->o.scratch_dir,
 	};
+	int rc;
 
 	if (ssh_target_open(&d->ssh, &so) < 0)
 		return -1;
-	if (agent_client_connect_ssh(&d->agent, d->ssh.agent_host, d->ssh.agent_port, d->ssh.token, &so.conn,
-				     d->o.agent_via_ssh) < 0)
+	rc = agent_client_connect_ssh(&d->agent, d->ssh.agent_host, d->ssh.agent_port, d->ssh.token,
+				      &so.conn, d->o.agent_via_ssh);
+	explicit_bzero(d->ssh.token, sizeof(d->ssh.token));
+	if (rc < 0)
 		return err_wrap("the agent started on '%s' cannot be reached", d->o.host);
 	ssh_target_set_agent_root(&d->ssh, d->agent.root);
 	snprintf(d->agent.label, sizeof(d->agent.label), "%s", d->o.host);
@@ -51,6 +58,8 @@ static int open_over_ssh(struct destination *d)
 
 int destination_open(struct destination *d, const struct destination_opts *o)
 {
+	int rc;
+
 	d->o = *o;
 	if (o->agent)
 		return open_by_hand(d);
@@ -58,7 +67,9 @@ int destination_open(struct destination *d, const struct destination_opts *o)
 		return open_over_ssh(d);
 	if (agent_launch_local(&d->proc, o->scratch_dir) < 0)
 		return -1;
-	return agent_client_connect(&d->agent, d->proc.host, d->proc.port, d->proc.token);
+	rc = agent_client_connect(&d->agent, d->proc.host, d->proc.port, d->proc.token);
+	explicit_bzero(d->proc.token, sizeof(d->proc.token));
+	return rc;
 }
 
 int destination_send_manifest(struct destination *d, const struct manifest *m)

@@ -13,9 +13,8 @@
 /*
  * Data connections opened at once. Each costs its TCP handshake and two
  * more round trips (hello, proof: wire_auth.h), so one after another 32
- * streams at 20 ms waited about 2 s. More at once than the agent's gate
- * lets one address hold (AGENT_GATE_PER_ADDR) would have the gate turn the
- * extra ones away, and the client retry each a second later.
+ * streams at 20 ms waited about 2 s. The agent's gate holds more than
+ * AGENT_GATE_PER_ADDR (gate_limits.h): these never push each other out.
  */
 #define RAW_STREAM_OPEN_AT_ONCE AGENT_GATE_PER_ADDR
 
@@ -24,6 +23,7 @@ struct opener {
 	uint64_t job;
 	unsigned n;
 	int *fds;
+	unsigned char (*keys)[WIRE_KEY_BYTES];	/* may be NULL */
 	atomic_uint next;	/* the next stream to open */
 	atomic_bool failed;	/* one failed: the others open no more */
 };
@@ -43,7 +43,7 @@ static void *opener_main(void *p)
 
 	t->rc = 0;
 	while (!atomic_load(&o->failed) && (i = atomic_fetch_add(&o->next, 1)) < o->n) {
-		o->fds[i] = agent_client_open_data(o->agent, o->job, i);
+		o->fds[i] = agent_client_open_data(o->agent, o->job, i, o->keys ? o->keys[i] : NULL);
 		if (o->fds[i] < 0) {
 			t->rc = -1;
 			err_save(&t->error);
@@ -54,9 +54,10 @@ static void *opener_main(void *p)
 }
 
 /* Opens fds[0..n) up to RAW_STREAM_OPEN_AT_ONCE at a time. Returns 0 or -1 (error set; some may be open). */
-static int open_all(struct agent_client *agent, uint64_t job, unsigned n, int *fds)
+static int open_all(struct agent_client *agent, uint64_t job, unsigned n, int *fds,
+		    unsigned char (*keys)[WIRE_KEY_BYTES])
 {
-	struct opener o = { .agent = agent, .job = job, .n = n, .fds = fds };
+	struct opener o = { .agent = agent, .job = job, .n = n, .fds = fds, .keys = keys };
 	struct opener_thread t[RAW_STREAM_OPEN_AT_ONCE];
 	unsigned threads = n < RAW_STREAM_OPEN_AT_ONCE ? n : RAW_STREAM_OPEN_AT_ONCE, started = 0;
 	int rc = 0;
@@ -80,13 +81,13 @@ static int open_all(struct agent_client *agent, uint64_t job, unsigned n, int *f
 }
 
 int raw_stream_open_sized(struct agent_client *agent, uint64_t job, const char *receiver, unsigned n,
-			  double rcvbuf_bdp_bytes, int *fds)
+			  double rcvbuf_bdp_bytes, int *fds, unsigned char (*keys)[WIRE_KEY_BYTES])
 {
 	for (unsigned i = 0; i < n; i++)
 		fds[i] = -1;
 	if (agent_client_receive(agent, job, receiver, n, rcvbuf_bdp_bytes) < 0)
 		return -1;
-	if (open_all(agent, job, n, fds) < 0) {
+	if (open_all(agent, job, n, fds, keys) < 0) {
 		struct err_saved saved;
 		struct recv_stats ignored;
 
@@ -98,9 +99,9 @@ int raw_stream_open_sized(struct agent_client *agent, uint64_t job, const char *
 }
 
 int raw_stream_open(struct agent_client *agent, uint64_t job, const char *receiver, unsigned n,
-		    int *fds)
+		    int *fds, unsigned char (*keys)[WIRE_KEY_BYTES])
 {
-	return raw_stream_open_sized(agent, job, receiver, n, 0, fds);
+	return raw_stream_open_sized(agent, job, receiver, n, 0, fds, keys);
 }
 int raw_stream_finish(struct agent_client *agent, int *fds, unsigned n, int send_rc,
 		      struct recv_stats *received)

@@ -13,10 +13,13 @@
 
 /*
  * Opens n data connections of job (a destination from agent_client_prepare)
- * into fds[], several at once (raw_stream.c says how many). Returns 0 or -1 (error set; nothing left open).
+ * into fds[], several at once (raw_stream.c says how many), and, when keys
+ * is not NULL, each one's client-to-agent key into keys[i]: what its
+ * sender tags its segments with (stream/seal_stream.h). Returns 0 or -1
+ * (error set; nothing left open).
  */
 int raw_stream_open(struct agent_client *agent, uint64_t job, const char *receiver, unsigned n,
-		    int *fds);
+		    int *fds, unsigned char (*keys)[WIRE_KEY_BYTES]);
 
 /*
  * raw_stream_open, with the agent asked to size its receive buffers for a
@@ -25,7 +28,7 @@ int raw_stream_open(struct agent_client *agent, uint64_t job, const char *receiv
  * finish's recv_stats.
  */
 int raw_stream_open_sized(struct agent_client *agent, uint64_t job, const char *receiver, unsigned n,
-			  double rcvbuf_bdp_bytes, int *fds);
+			  double rcvbuf_bdp_bytes, int *fds, unsigned char (*keys)[WIRE_KEY_BYTES]);
 
 /*
  * Closes the fds (the receivers see EOF) and waits for the agent's reply,

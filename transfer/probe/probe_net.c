@@ -133,7 +133,7 @@ static int throughput(const struct probe_job *pj, unsigned n, double seconds, do
 	double took, steady;
 
 	start = clock_now();
-	if (raw_stream_open_sized(pj->agent, pj->job, "discard", n, bdp, fds) < 0)
+	if (raw_stream_open_sized(pj->agent, pj->job, "discard", n, bdp, fds, NULL) < 0)
 		return -1;
 	*open_s = clock_seconds(start, clock_now());
 	if (bdp > 0) {
@@ -254,7 +254,7 @@ static int round_trips(const struct probe_job *pj, double seconds, double *p50, 
 
 	if (!rtt)
 		return err_set("out of memory for %d round-trip times", PROBE_RTT_COUNT);
-	if (raw_stream_open(pj->agent, pj->job, "echo", 1, &fd) < 0) {
+	if (raw_stream_open(pj->agent, pj->job, "echo", 1, &fd, NULL) < 0) {
 		free(rtt);
 		return -1;
 	}

@@ -164,6 +164,8 @@ static int verify(struct xfer_target *t, uint64_t job, struct strategy_result *r
 		return -1;
 	snprintf(r->verify_summary, sizeof(r->verify_summary), "%s", v.summary);
 	r->verified = v.verified;
+	r->authenticated = v.verified && !(r->strategy->flags & STRATEGY_OWN_TRANSPORT);
+	r->unauthenticated = v.verified && !r->authenticated;
 	r->tree_present = v.present;
 	r->tree_kept = v.kept;
 	r->content_ok = v.content_ok;
@@ -517,6 +519,8 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 		rc = err_set("out of memory for %u runs' samples", all.repeat);
 		goto out;
 	}
+	/* the source vouches for the large files' content when it came raw (agent_client.h) */
+	agent_client_set_source(target->agent, src_root, m);
 	for (size_t i = 0; i < n; i++) {
 		const struct strategy *s = list[i];
 		struct strategy_result *r = &results[i];

@@ -56,6 +56,13 @@ struct strategy_result {
 	char dest_fs[32];
 	bool warm_source;	/* the source was read from the page cache (--warm) */
 	bool cleartext;		/* it ran and its data crossed a network unencrypted */
+	/*
+	 * verified, and every byte of the copy proven the client's: through
+	 * ssh, or by the agent's checks (stream/seal_stream.h's tags, the
+	 * large files' keyed hashes: docs/SECURITY.md); unauthenticated: verified
+	 * all the same, by XXH3 alone (a cmd: entry, STRATEGY_OWN_TRANSPORT)
+	 */
+	bool authenticated, unauthenticated;
 	bool agent_via_ssh;	/* a raw-TCP strategy whose streams went through ssh (the
 				 * agent's port closed to us, or --agent-via-ssh): the
 				 * cipher and one more hop were in its path */

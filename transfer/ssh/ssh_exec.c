@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "text_escape.h"
 #include "ssh/ssh_conn.h"
 
 #include <stdio.h>
@@ -79,6 +80,8 @@ static const char *stderr_first_line(const struct ssh_exec *x, char *buf, size_t
 		n = len - 1;
 	memcpy(buf, p, n);
 	buf[n] = '\0';
+	/* the host's words: shown as text (text_escape.h) */
+	text_escape_inplace(buf, len);
 	return buf;
 }
 
@@ -341,4 +344,23 @@ int ssh_shell_quote(const char *in, char *out, size_t len)
 too_long:
 	return err_set("cannot quote '%.60s' for the remote shell: longer than %zu bytes", in,
 		       len ? len - 1 : 0);
+}
+
+int ssh_exec_lines(ssh_session s, const char *command, char lines[][512], int nlines,
+		   int timeout_ms)
+{
+	struct ssh_exec x;
+	int rc = 0;
+
+	if (ssh_exec_start(s, command, &x) < 0) {
+		ssh_exec_release(&x);
+		return -1;
+	}
+	for (int i = 0; i < nlines && rc == 0; i++)
+		if (ssh_exec_read_line(&x, lines[i], sizeof(lines[i]), timeout_ms) < 0)
+			rc = -1;
+	if (rc == 0 && ssh_exec_finish(&x, NULL) < 0)
+		rc = -1;
+	ssh_exec_release(&x);
+	return rc;
 }

@@ -87,6 +87,14 @@ int ssh_exec_read_line(struct ssh_exec *x, char *buf, size_t len, int timeout_ms
 int ssh_exec_finish(struct ssh_exec *x, int *exit_status);
 
 /*
+ * One exec: runs command, reads nlines lines of its output (each within
+ * timeout_ms) into lines[] and waits for it to end well. Returns 0 or -1
+ * (error set).
+ */
+int ssh_exec_lines(ssh_session s, const char *command, char lines[][512], int nlines,
+		   int timeout_ms);
+
+/*
  * Closes and frees the channel and the stderr buffer; safe on a zeroed or
  * released x. Call it before closing the session: ssh_free frees the channel.
  */

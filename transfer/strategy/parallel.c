@@ -22,6 +22,7 @@
 
 struct stream_arg {
 	int fd;
+	const unsigned char *key;	/* its connection's client-to-agent key */
 	const char *src_root;
 	const struct send_plan *plan;
 	bool drop_cache;
@@ -34,7 +35,7 @@ static void *stream_main(void *p)
 {
 	struct stream_arg *a = p;
 
-	a->rc = splice_send(a->fd, a->src_root, a->plan->items, a->plan->count, a->drop_cache,
+	a->rc = splice_send(a->fd, a->key, a->src_root, a->plan->items, a->plan->count, a->drop_cache,
 			    &a->st);
 	if (a->rc < 0)
 		err_save(&a->error);
@@ -48,12 +49,13 @@ static int parallel_run(struct xfer_run *run)
 	struct stream_arg args[STRATEGY_MAX_STREAMS];
 	pthread_t tids[STRATEGY_MAX_STREAMS];
 	int fds[STRATEGY_MAX_STREAMS], rc = 0;
+	unsigned char keys[STRATEGY_MAX_STREAMS][WIRE_KEY_BYTES];
 
 	if (n > STRATEGY_MAX_STREAMS)
 		return err_set("parallel: at most %d streams", STRATEGY_MAX_STREAMS);
 	if (send_plan_split(run->manifest, n, RANGE_THRESHOLD, plans) < 0)
 		return -1;
-	if (raw_stream_open(run->target->agent, run->job, "frames", n, fds) < 0) {
+	if (raw_stream_open(run->target->agent, run->job, "frames", n, fds, keys) < 0) {
 		for (unsigned i = 0; i < n; i++)
 			send_plan_release(&plans[i]);
 		return -1;
@@ -61,7 +63,7 @@ static int parallel_run(struct xfer_run *run)
 	memset(args, 0, sizeof(args));
 	for (unsigned i = 0; i < n; i++) {
 		args[i] = (struct stream_arg){
-			.fd = fds[i], .src_root = run->src_root, .plan = &plans[i],
+			.fd = fds[i], .key = keys[i], .src_root = run->src_root, .plan = &plans[i],
 			.drop_cache = !run->opts->keep_cached,
 		};
 		if (pthread_create(&tids[i], NULL, stream_main, &args[i]) != 0) {
@@ -81,6 +83,7 @@ static int parallel_run(struct xfer_run *run)
 		run->sent.wire_bytes += args[i].st.wire_bytes;
 		send_plan_release(&plans[i]);
 	}
+	explicit_bzero(keys, sizeof(keys));
 	/* the streams counted records, and a file cut into ranges is several: count files */
 	if (rc == 0)
 		run->sent.files = run->manifest->count;

@@ -6,6 +6,7 @@
 #include "strategy/pipeline.h"
 
 #include "err.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,6 +127,8 @@ static void stage_first_line(const struct pipeline_stage *s, char *buf, size_t l
 			while (n > skip && (p[n - 1] == '\r' || p[n - 1] == ' '))
 				n--;
 			snprintf(buf, len, "%.*s", (int)(n - skip), p + skip);
+			/* a remote tool's words (ssh carries the host's stderr): shown as text */
+			text_escape_inplace(buf, len);
 			return;
 		}
 		p += n;

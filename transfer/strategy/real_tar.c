@@ -15,15 +15,27 @@
  * of a migration is typed, so modes are kept for root and users alike,
  * and all five kinds are claimed. real-tar-nc claims the same of the
  * agent's extraction.
+ *
+ * real-tar-nc's `nc` is a relay thread here: it reads what tar writes into
+ * a pipe and sends it into the data connection in authenticated segments
+ * (stream/seal_stream.h), as every data connection to the agent carries:
+ * nc's own work (a read and a write a block) plus a tag a segment.
  */
+#define _GNU_SOURCE
 #include "err.h"
 #include "client/raw_stream.h"
 #include "strategy/host_programs.h"
 #include "strategy/reference.h"
+#include "stream/seal_stream.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static void tar_create(struct pipeline_argv *a, const char *src)
 {
@@ -84,18 +96,88 @@ static int tar_zstd_ssh_run(struct xfer_run *run)
 	return tar_ssh_pipeline(run, 1);
 }
 
-/* GNU tar's stream straight into one of the agent's data connections. */
+#define RELAY_BLOCK (1u << 20)
+
+/* nc's part: what tar writes into `in` goes into the data connection, sealed. */
+struct seal_relay {
+	int in;			/* the pipe's read end; the relay closes it */
+	struct seal_sink *out;
+	int rc;
+	struct err_saved error;
+	pthread_t tid;
+};
+
+static void *relay_main(void *p)
+{
+	struct seal_relay *r = p;
+	char *buf = malloc(RELAY_BLOCK);
+
+	r->rc = buf ? 0 : err_set("out of memory for the relay");
+	while (r->rc == 0) {
+		ssize_t n = read(r->in, buf, RELAY_BLOCK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r->rc = err_errno("cannot read what tar wrote");
+		else if (n == 0)
+			break;
+		else if (seal_sink_as_sink(r->out)->write(r->out, buf, (size_t)n) < 0)
+			r->rc = -1;
+	}
+	/* its end: the sealed end segment, and the write side shut */
+	if (r->rc == 0)
+		r->rc = seal_sink_as_sink(r->out)->close(r->out);
+	if (r->rc < 0)
+		err_save(&r->error);
+	/* a relay that stopped early must not leave tar blocked on a full pipe: it gets EPIPE */
+	close(r->in);
+	free(buf);
+	return NULL;
+}
+
+/* GNU tar's stream into one of the agent's data connections, through the relay. */
 static int tar_nc_run(struct xfer_run *run)
 {
 	struct pipeline_stage st[1] = { 0 };
-	int fd, rc;
+	unsigned char key[WIRE_KEY_BYTES];
+	struct byte_sink fd_sink;
+	struct seal_sink sealed;
+	struct seal_relay relay = { .in = -1 };
+	int fd, rc, p[2] = { -1, -1 };
 
 	tar_create(&st[0].argv, run->src_root);
-	if (raw_stream_open(run->target->agent, run->job, "tar", 1, &fd) < 0) {
+	if (raw_stream_open(run->target->agent, run->job, "tar", 1, &fd,
+			    (unsigned char (*)[WIRE_KEY_BYTES])key) < 0) {
 		pipeline_stages_free(st, 1);
 		return -1;
 	}
-	rc = reference_finish(run, st, 1, fd);
+	byte_sink_fd(&fd_sink, &fd);
+	rc = seal_sink_init(&sealed, &fd_sink, key);
+	explicit_bzero(key, sizeof(key));
+	if (rc == 0 && pipe2(p, O_CLOEXEC) < 0)
+		rc = err_errno("cannot make a pipe for tar");
+	if (rc == 0) {
+		relay = (struct seal_relay){ .in = p[0], .out = &sealed };
+		if (pthread_create(&relay.tid, NULL, relay_main, &relay) != 0) {
+			close(p[0]);
+			relay.tid = 0;
+			rc = err_set("cannot start the relay to the agent");
+		}
+	}
+	if (rc == 0) {
+		rc = reference_finish(run, st, 1, p[1]);
+		close(p[1]);
+		pthread_join(relay.tid, NULL);
+		if (relay.rc < 0 && rc == 0)
+			rc = err_restore(&relay.error);
+	} else {
+		pipeline_stages_free(st, 1);
+		if (p[1] >= 0)
+			close(p[1]);
+	}
+	if (sealed.buf)
+		seal_sink_release(&sealed);
 	rc = raw_stream_finish(run->target->agent, &fd, 1, rc, &run->received);
 	/* every byte tar wrote went through the one connection the agent counted */
 	if (rc == 0)

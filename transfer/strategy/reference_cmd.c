@@ -304,7 +304,8 @@ const struct strategy *reference_cmd_strategy(const char *spec)
 	c->strategy = (struct strategy){
 		.name = c->cmd.name,
 		.summary = c->summary,
-		.flags = STRATEGY_REFERENCE | ((c->cmd.uses & REFERENCE_CMD_HOST) ? STRATEGY_SSH : 0),
+		.flags = STRATEGY_REFERENCE | STRATEGY_OWN_TRANSPORT |
+			 ((c->cmd.uses & REFERENCE_CMD_HOST) ? STRATEGY_SSH : 0),
 		.available = (c->cmd.uses & REFERENCE_CMD_HOST) ? strategy_needs_ssh : NULL,
 		.run = cmd_run,
 		.release = cmd_release,

@@ -11,19 +11,23 @@
 #include "stream/splice_sender.h"
 #include "strategy/strategy.h"
 
+#include <string.h>
+
 static int splice_run(struct xfer_run *run)
 {
 	struct send_plan plan;
+	unsigned char key[WIRE_KEY_BYTES];
 	int fd, rc;
 
 	if (send_plan_whole(run->manifest, &plan) < 0)
 		return -1;
-	if (strategy_open_one_stream(run, "frames", &fd) < 0) {
+	if (strategy_open_one_stream(run, "frames", &fd, key) < 0) {
 		send_plan_release(&plan);
 		return -1;
 	}
-	rc = splice_send(fd, run->src_root, plan.items, plan.count, !run->opts->keep_cached,
+	rc = splice_send(fd, key, run->src_root, plan.items, plan.count, !run->opts->keep_cached,
 			 &run->sent);
+	explicit_bzero(key, sizeof(key));
 	send_plan_release(&plan);
 	strategy_one_stream_sent(run, fd);
 	return raw_stream_finish(run->target->agent, &fd, 1, rc, &run->received);

@@ -12,13 +12,15 @@
 #include <stdio.h>
 #include <string.h>
 
-int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd)
+int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd,
+			     unsigned char key[WIRE_KEY_BYTES])
 {
 	double bdp = net_window_bdp_bytes(run->opts->path_bytes_per_s * 8, run->opts->path_rtt_s);
 	struct sockbuf_limits lim;
 
 	memset(&run->sizing, 0, sizeof(run->sizing));
-	if (raw_stream_open_sized(run->target->agent, run->job, receiver, 1, bdp, fd) < 0)
+	if (raw_stream_open_sized(run->target->agent, run->job, receiver, 1, bdp, fd,
+				  (unsigned char (*)[WIRE_KEY_BYTES])key) < 0)
 		return -1;
 	if (!(bdp > 0))
 		return 0;

@@ -91,6 +91,13 @@ enum strategy_flags {
 	 * report names it
 	 */
 	STRATEGY_CLEARTEXT = 1 << 4,
+	/*
+	 * its transport is the user's own command (a cmd: entry): nothing of
+	 * it is authenticated by xfercmp, so its copy is verified against the
+	 * manifest's XXH3 (which catches faults, not a forger) and runner.c
+	 * never reports it "authenticated"
+	 */
+	STRATEGY_OWN_TRANSPORT = 1 << 5,
 };
 
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
@@ -304,7 +311,8 @@ int strategy_needs_ssh(const struct xfer_target *target, char *why, size_t len);
  * likewise. Records the plan and the granted sizes in run->sizing (and the
  * agent's, once finished, in run->received). Returns 0 or -1 (error set).
  */
-int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd);
+int strategy_open_one_stream(struct xfer_run *run, const char *receiver, int *fd,
+			     unsigned char key[WIRE_KEY_BYTES]);
 
 /*
  * Once the stream has sent everything (fd still open; -1: nothing to read):

@@ -3,31 +3,66 @@
 
 #include "err.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-int agent_token_read(FILE *f, const char *name, char token[WIRE_TOKEN_HEX + 1])
+int agent_token_read_fd(int fd, const char *name, char token[WIRE_TOKEN_HEX + 1])
 {
 	/* longer than a token: a long line is read whole enough to be refused, not cut to fit */
 	char line[256];
+	size_t n = 0;
+	int rc = 0, any = 0;
 
-	if (!fgets(line, sizeof(line), f))
-		return err_set("token file '%s' is empty", name);
-	line[strcspn(line, "\r\n")] = '\0';
-	if (!wire_token_valid(line))
-		return err_set("token in '%s' is not 64 hex characters", name);
-	memcpy(token, line, WIRE_TOKEN_HEX + 1);
-	return 0;
+	for (;;) {
+		char c;
+		ssize_t r = read(fd, &c, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = err_errno("cannot read token file '%s'", name);
+			break;
+		}
+		if (r == 0)
+			break;
+		any = 1;
+		if (c == '\n')
+			break;
+		if (n < sizeof(line) - 1)
+			line[n++] = c;
+	}
+	line[n] = '\0';
+	if (rc == 0 && n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	if (rc == 0 && !any)
+		rc = err_set("token file '%s' is empty", name);
+	else if (rc == 0 && !wire_token_valid(line))
+		rc = err_set("token in '%s' is not 64 hex characters", name);
+	if (rc == 0)
+		memcpy(token, line, WIRE_TOKEN_HEX + 1);
+	explicit_bzero(line, sizeof(line));
+	return rc;
 }
 
 int agent_token_load(const char *path, char token[WIRE_TOKEN_HEX + 1])
 {
-	FILE *f = fopen(path, "r");
-	int rc;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc;
+	struct stat st;
 
-	if (!f)
+	if (fd < 0)
 		return err_errno("cannot open token file '%s'", path);
-	rc = agent_token_read(f, path, token);
-	fclose(f);
+	if (fstat(fd, &st) < 0) {
+		rc = err_errno("cannot open token file '%s'", path);
+	} else if (st.st_mode & 077) {
+		rc = err_set("token file '%s' may be read or changed by other users (mode %04o): the token is the key to the agent; run: chmod 600 '%s'",
+			     path, (unsigned)(st.st_mode & 07777), path);
+	} else {
+		rc = agent_token_read_fd(fd, path, token);
+	}
+	close(fd);
 	return rc;
 }
 

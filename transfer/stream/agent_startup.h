@@ -14,7 +14,6 @@
 #include "stream/wire.h"
 
 #include <stddef.h>
-#include <stdio.h>
 
 /*
  * The file in every scratch root the agent made, holding the session id
@@ -28,15 +27,23 @@
 #define AGENT_LISTENING_PREFIX "xfercmp-agent listening "
 
 /*
- * Reads the token from the first line of f (name is the file's name for
- * messages: "-" for stdin). The line is the 64 hex characters of
- * wire_token_valid, a trailing "\n" or "\r\n" ignored. Returns 0 or -1 (error
+ * Reads the token from the first line of the file descriptor fd (name is the
+ * file's name for messages: "-" for stdin), one byte at a time with read(2):
+ * no stdio buffer keeps a copy of the token, and nothing after the line is
+ * taken from fd (the agent goes on reading its stdin for the client's end).
+ * The line is the 64 hex characters of wire_token_valid, a trailing "\n" or
+ * "\r\n" ignored. Every copy but token is wiped. Returns 0 or -1 (error
  * set: "token file 'NAME' is empty", "token in 'NAME' is not 64 hex
- * characters"). Does not close f.
+ * characters"). Does not close fd.
  */
-int agent_token_read(FILE *f, const char *name, char token[WIRE_TOKEN_HEX + 1]);
+int agent_token_read_fd(int fd, const char *name, char token[WIRE_TOKEN_HEX + 1]);
 
-/* Opens path and reads its token as agent_token_read does. Returns 0 or -1 (error set). */
+/*
+ * Opens path (never through a symbolic link) and reads its token as
+ * agent_token_read_fd does. A file that others may read or change (any bit
+ * of 077: the token is the key to the agent) is refused, naming the chmod
+ * to run. Returns 0 or -1 (error set).
+ */
 int agent_token_load(const char *path, char token[WIRE_TOKEN_HEX + 1]);
 
 /*

@@ -76,6 +76,9 @@ int frame_decode(const unsigned char in[FRAME_HEADER], struct frame *f)
 		if (f->length > FRAME_MAX_LENGTH || f->offset > FRAME_MAX_LENGTH)
 			return err_set("bad record: length %llu at offset %llu too large",
 				       (unsigned long long)f->length, (unsigned long long)f->offset);
+		/* a file's mtime comes once: with its first range, so the end notes it once */
+		if (f->type == FRAME_RANGE && f->offset != 0 && (f->flags & FRAME_F_MTIME))
+			return err_set("bad record: an mtime on a range that does not start its file");
 		if (f->type != FRAME_RANGE && f->offset != 0)
 			return err_set("bad record: %s record with offset %llu",
 				       f->type == FRAME_DIR ? "directory" : "file",

@@ -20,8 +20,9 @@
  *               END: the number of records before it, of every type
  *       24    8 length: content bytes that follow the path;
  *               END: the sum of the length fields of the records before it
- *       32    8 mtime: seconds since the epoch, signed (FILE, RANGE, DIR with
- *               FRAME_F_MTIME; otherwise zero)
+ *       32    8 mtime: seconds since the epoch, signed (FILE, DIR, and the
+ *               RANGE at offset 0, with FRAME_F_MTIME; otherwise zero: a
+ *               file's mtime comes once)
  *
  * All integers big-endian. The types:
  *   FILE      creates the file (it must not exist) with the content.
@@ -43,6 +44,18 @@
  * before the files inside them, and links after the files (links on stream
  * 0 when a tree is spread over several: send_plan.h).
  */
+
+/*
+ * On a data connection the records travel in authenticated segments
+ * (seal_stream.h), but for the content of a FILE or RANGE record longer
+ * than FRAME_RAW_MIN: it follows, unsealed, the segment whose last bytes are
+ * its record's header and path (then segments go on), so that it can go
+ * file -> pipe -> socket -> pipe -> file without passing through memory on
+ * either end; its integrity is checked at verify with a keyed hash the
+ * client sends (content_mac.h). Everything else (every header, path and link
+ * text, every smaller file) is checked before it is used.
+ */
+#define FRAME_RAW_MIN (256u << 10)
 
 #define FRAME_MAGIC 0x58465232u
 #define FRAME_HEADER 40

@@ -1,6 +1,8 @@
 #ifndef XFERCMP_FRAMES_RECEIVER_H
 #define XFERCMP_FRAMES_RECEIVER_H
 
+#include "stream/frames.h"
+#include "stream/recv_opts.h"
 #include "stream/xfer_stats.h"
 
 /*
@@ -19,13 +21,17 @@
  * it): the end of the receive, 20,000 utimensat and 21 directories, took
  * 0.041 s of the 1.2-6 s receive; the small-file creates stay batched.
  *
- * Whole files of at most FRAMES_SMALL_MAX bytes are read into memory and
- * created many at once through io_uring (creating 120,000 files is
- * metadata-bound); larger content goes socket -> pipe -> file by splice, so
+ * The stream comes in authenticated segments (seal_stream.h), each checked
+ * with o->key before any byte of it is used: a byte changed on the way fails
+ * the receive ("integrity check failed: ...") before it is written. Whole
+ * files of at most FRAMES_SMALL_MAX bytes are read into memory and created
+ * many at once through io_uring (creating 120,000 files is metadata-bound);
+ * larger content is written from the checked segments as they come, so
  * memory stays bounded whatever the stream claims.
  */
 
-#define FRAMES_SMALL_MAX (256u << 10)
+/* = FRAME_RAW_MIN: smaller content comes in checked segments, larger raw (frames.h) */
+#define FRAMES_SMALL_MAX FRAME_RAW_MIN
 
 struct frames_tree;
 
@@ -59,15 +65,16 @@ struct frames_tree;
  * may be NULL. Returns 0 or -1 (error set).
  */
 int frames_receive_part(struct frames_tree *tree, const char *dest, int sock,
-			struct recv_stats *st);
+			const struct recv_opts *o, struct recv_stats *st);
 
 /*
  * One stream alone: frames_receive_part into a tree of its own, then
  * frames_tree_finish (hard links, mtimes, directory modes) when it succeeded.
  * Returns 0 or -1 (error set).
  */
-int frames_receive_at(int sock, int dirfd, const char *dest, struct recv_stats *st);
+int frames_receive_at(int sock, const struct recv_opts *o, int dirfd, const char *dest,
+		      struct recv_stats *st);
 /* The same into a path the caller trusts (tests, local use), opened once here. */
-int frames_receive(int sock, const char *dest, struct recv_stats *st);
+int frames_receive(int sock, const struct recv_opts *o, const char *dest, struct recv_stats *st);
 
 #endif

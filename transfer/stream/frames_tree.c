@@ -293,8 +293,10 @@ static int apply_all(struct frames_tree *t, int dirfd)
 			dirs[ndirs++] = &l->v[i];
 	if (ndirs > 1)
 		qsort(dirs, ndirs, sizeof(*dirs), dir_deeper_first);
+	/* a directory named twice is set once (the first of them in the sort) */
 	for (size_t i = 0; i < ndirs && rc == 0; i++)
-		rc = apply_dir(dirfd, t->dest, dirs[i]);
+		if (i == 0 || strcmp(dirs[i]->path, dirs[i - 1]->path))
+			rc = apply_dir(dirfd, t->dest, dirs[i]);
 	free(dirs);
 	return rc;
 }

@@ -2,12 +2,14 @@
 #define XFERCMP_GATE_LIMITS_H
 
 /*
- * What the agent's gate (agent/agent_gate.h, which explains them) promises
- * a client, so both ends agree without the client reaching into the agent:
- * one source address holds at most GATE_PER_ADDR waiting places, and a
- * waiting connection younger than GATE_MIN_AGE_MS is never pushed out.
+ * What the agent's gate (agent/agent_gate.h) and its client agree on,
+ * without the client reaching into the agent: the client opens at most
+ * AGENT_GATE_PER_ADDR connections at once (the gate holds more: they never
+ * push each other out), and tries a connection the agent closed before
+ * answering once more, AGENT_GATE_RETRY_MS later (a gate whose every place
+ * a key holder's handshake took frees within the agent's 5 s hello limit).
  */
 #define AGENT_GATE_PER_ADDR 4
-#define AGENT_GATE_MIN_AGE_MS 1000
+#define AGENT_GATE_RETRY_MS 1000
 
 #endif

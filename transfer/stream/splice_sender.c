@@ -1,7 +1,7 @@
 /*
  * The sending half of the `splice` strategy; frames_receiver.c mirrors it.
  *
- * One io_uring drives two things from its completions:
+ * One io_uring (splice_window.c) drives two things from its completions:
  *  - read-ahead of small files: for up to WINDOW items past the one being
  *    sent, a hard-linked chain openat_direct -> read -> fadvise(DONTNEED) ->
  *    close_direct runs in the kernel, so many cold opens and reads wait on
@@ -12,15 +12,25 @@
  * Records go out in plan order; ready small files, directories and links
  * (whose records hold only their path and text) are batched several records
  * per sendmsg.
+ *
+ * The records go in authenticated segments (seal_stream.h): a batch of
+ * records is one segment, its tag computed over the buffers it is sent
+ * from. A large file's (or range's) record ends its segment, and its
+ * content follows raw, file -> pipe -> socket, never through user memory
+ * (frames.h: checked at verify with a keyed hash); content no longer than
+ * FRAME_RAW_MIN of a range goes in a segment of its own, read once with
+ * pread for its tag and then spliced.
  */
 #define _GNU_SOURCE
 #include "stream/splice_sender.h"
+#include "stream/splice_window.h"
 
 #include "cache_behind.h"
 #include "err.h"
 #include "sent_progress.h"
 #include "pipeutil.h"
 #include "stream/frames.h"
+#include "stream/seal_stream.h"
 #include "stream/uring_util.h"
 
 #include <errno.h>
@@ -36,211 +46,6 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-/*
- * Small files read ahead of the one being sent, and at most this much of
- * their content held. Measured sending 120,000 cold files (467 MiB) to a
- * sink on this VM while other jobs loaded it, 3 rounds each: windows of
- * 64, 128 and 256 took 9.3-11.7, 12.3-14.8 and 7.8-9.0 s (the noise is
- * large: other jobs shared the disk). With 16 io-wq workers instead of 64,
- * window 128: 11.6-13.7 s, no clear difference. tar's own cold read of the
- * tree: 39-49 s.
- */
-#define WINDOW 256
-#define WINDOW_BYTES (32u << 20)
-#define BATCH_FILES 64			/* records per sendmsg at most */
-#define BATCH_BYTES (1u << 20)		/* a batch is sent once it holds this much */
-/*
- * Cold opens and reads block in io-wq workers; the default bound (4 per CPU)
- * would let only 8 wait on the disk at once on this 2-core machine.
- */
-#define IOWQ_WORKERS 64
-
-enum sender_op {
-	OP_OPEN,
-	OP_READ,
-	OP_FADVISE,
-	OP_CLOSE,
-	OP_SPLICE,
-};
-
-#define OP_BITS 3
-
-enum entry_state {
-	ENTRY_FREE,		/* not read ahead (yet), or released */
-	ENTRY_LARGE,		/* sent by splice when its turn comes */
-	ENTRY_META,		/* a directory or link: nothing to read */
-	ENTRY_READING,		/* chain in flight */
-	ENTRY_READY,		/* every completion of its chain arrived */
-};
-
-struct entry {
-	enum entry_state state;
-	unsigned pending;	/* completions still to come */
-	int open_res, read_res;
-	unsigned char *buf;	/* file_size + 1 bytes: a longer file shows as a long read */
-	size_t cap;
-	unsigned char hdr[FRAME_HEADER];
-};
-
-struct sender {
-	int sock, dirfd, sock_nonblock;
-	bool drop_cache;	/* drop what is read from the page cache */
-	const char *root;
-	struct io_uring ring;
-	int pipefd[2];
-	size_t pipe_size;
-	const struct send_item *items;
-	size_t n;
-	size_t held;		/* first item whose entry is not released */
-	size_t cursor;		/* next item to send or batch */
-	size_t fetch;		/* next item to consider for read-ahead */
-	size_t window_bytes;
-	unsigned inflight;	/* submitted requests whose completion has not arrived */
-	int splice_done, splice_res;
-	uint64_t records, content, wire;	/* every record: what END says */
-	uint64_t files, file_bytes;		/* FILE and RANGE records, and their content */
-	struct iovec iov[BATCH_FILES * 3];
-	unsigned niov;
-	size_t batch_bytes;
-	struct entry ents[WINDOW];
-};
-
-static struct entry *entry_of(struct sender *s, size_t item)
-{
-	return &s->ents[item % WINDOW];
-}
-
-static int is_small(const struct send_item *it)
-{
-	return it->kind == SEND_FILE && it->file_size <= SPLICE_SMALL_MAX;
-}
-
-static int is_meta(const struct send_item *it)
-{
-	return it->kind != SEND_FILE && it->kind != SEND_RANGE;
-}
-
-static void handle_cqe(void *ctx, uint64_t data, int res)
-{
-	struct sender *s = ctx;
-	enum sender_op op = (enum sender_op)(data & ((1u << OP_BITS) - 1));
-	struct entry *e = &s->ents[data >> OP_BITS];
-
-	s->inflight--;
-	if (op == OP_SPLICE) {
-		s->splice_done = 1;
-		s->splice_res = res;
-		return;
-	}
-	if (op == OP_OPEN)
-		e->open_res = res;
-	else if (op == OP_READ)
-		e->read_res = res;
-	/* fadvise and close results do not matter: the bytes are already in e->buf */
-	if (--e->pending == 0)
-		e->state = ENTRY_READY;
-}
-
-static void reap(struct sender *s)
-{
-	uring_reap(&s->ring, handle_cqe, s);
-}
-
-/* Submits what is queued and waits for at least one completion. Returns 0 or -1. */
-static int wait_some(struct sender *s)
-{
-	if (uring_submit_wait(&s->ring) < 0)
-		return err_errno("io_uring wait failed");
-	reap(s);
-	return 0;
-}
-
-static struct io_uring_sqe *get_sqe(struct sender *s)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
-
-	while (!sqe) {
-		io_uring_submit(&s->ring);
-		reap(s);
-		sqe = io_uring_get_sqe(&s->ring);
-	}
-	return sqe;
-}
-
-/*
- * Queues the open -> read -> [fadvise ->] close chain of item i into fixed
- * slot i % WINDOW. Returns 0 or -1 (error set).
- */
-static int read_ahead(struct sender *s, size_t i)
-{
-	const struct send_item *it = &s->items[i];
-	struct entry *e = entry_of(s, i);
-	unsigned slot = (unsigned)(i % WINDOW);
-	struct io_uring_sqe *sqe;
-
-	e->cap = (size_t)it->file_size + 1;
-	e->buf = malloc(e->cap);
-	if (!e->buf)
-		return err_set("out of memory reading '%s'", it->path);
-	e->open_res = e->read_res = 0;
-	e->pending = s->drop_cache ? 4 : 3;
-	e->state = ENTRY_READING;
-	s->window_bytes += e->cap;
-
-	/* the open fails the chain (IO_LINK); the expected short read must not (HARDLINK) */
-	sqe = get_sqe(s);
-	io_uring_prep_openat_direct(sqe, s->dirfd, it->path, O_RDONLY | O_NOFOLLOW, 0, slot);
-	sqe->flags |= IOSQE_IO_LINK;
-	io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_OPEN);
-	sqe = get_sqe(s);
-	io_uring_prep_read(sqe, (int)slot, e->buf, (unsigned)e->cap, 0);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
-	io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_READ);
-	if (s->drop_cache) {
-		sqe = get_sqe(s);
-		io_uring_prep_fadvise(sqe, (int)slot, 0, 0, POSIX_FADV_DONTNEED);
-		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
-		io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_FADVISE);
-	}
-	sqe = get_sqe(s);
-	io_uring_prep_close_direct(sqe, slot);
-	io_uring_sqe_set_data64(sqe, (uint64_t)slot << OP_BITS | OP_CLOSE);
-	s->inflight += e->pending;
-	return 0;
-}
-
-/* Starts read-ahead for items up to WINDOW past the oldest one still held. */
-static int refill(struct sender *s)
-{
-	while (s->fetch < s->n && s->fetch < s->held + WINDOW) {
-		const struct send_item *it = &s->items[s->fetch];
-
-		if (is_meta(it)) {
-			entry_of(s, s->fetch)->state = ENTRY_META;
-		} else if (!is_small(it)) {
-			entry_of(s, s->fetch)->state = ENTRY_LARGE;
-		} else {
-			if (s->fetch > s->cursor && s->window_bytes + it->file_size + 1 > WINDOW_BYTES)
-				break;
-			if (read_ahead(s, s->fetch) < 0)
-				return -1;
-		}
-		s->fetch++;
-	}
-	io_uring_submit(&s->ring);
-	return 0;
-}
-
-static void release(struct sender *s, struct entry *e)
-{
-	if (e->buf) {
-		s->window_bytes -= e->cap;
-		free(e->buf);
-		e->buf = NULL;
-	}
-	e->state = ENTRY_FREE;
-}
 
 static int wait_writable(struct sender *s)
 {
@@ -310,14 +115,15 @@ static int make_header(struct sender *s, const struct send_item *it,
 	if (len == 0 || len > FRAME_PATH_MAX)
 		return err_set("cannot send '%s/%s': a path of %zu bytes (records carry 1..%d)",
 			       s->root, it->path, len, FRAME_PATH_MAX);
-	if (is_meta(it) && it->kind != SEND_DIR) {
+	if (splice_item_is_meta(it) && it->kind != SEND_DIR) {
 		if (it->length == 0 || it->length > FRAME_PATH_MAX)
 			return err_set("cannot send '%s/%s': a link of %llu bytes (records carry 1..%d)",
 				       s->root, it->path, (unsigned long long)it->length,
 				       FRAME_PATH_MAX);
 	} else {
 		f.mode = it->mode & 07777;
-		if (it->mtime != MANIFEST_NO_MTIME) {
+		/* a file cut into ranges gives its mtime once, with the first (frames.h) */
+		if (it->mtime != MANIFEST_NO_MTIME && (it->kind != SEND_RANGE || it->offset == 0)) {
 			f.flags = FRAME_F_MTIME;
 			f.mtime = it->mtime;
 		}
@@ -326,16 +132,39 @@ static int make_header(struct sender *s, const struct send_item *it,
 	return 0;
 }
 
-/* Sends the batched records and releases their buffers. Returns 0 or -1 (error set). */
-static int flush_batch(struct sender *s)
+/*
+ * Sends the batched records as one segment (end: the stream's last) and
+ * releases their buffers. Returns 0 or -1 (error set).
+ */
+static int flush_segment(struct sender *s, int end)
 {
-	if (s->niov > 0 && send_iov(s, s->iov, s->niov, 1) < 0)
-		return err_errno("cannot send '%s' and the files before it",
-				 s->items[s->cursor - 1].path);
+	if (s->niov == 0 && !end)
+		return 0;
+	seal_segment_header(s->seg_hdr, s->batch_bytes, end);
+	set_iov(&s->iov[0], s->seg_hdr, SEAL_SEG_HEADER);
+	if (seal_writer_tag(&s->seal, s->iov, (int)s->niov + 1, s->seg_tag) < 0)
+		return -1;
+	set_iov(&s->iov[1 + s->niov], s->seg_tag, SEAL_TAG_BYTES);
+	if (send_iov(s, s->iov, s->niov + 2, !end) < 0)
+		return err_errno(s->cursor ? "cannot send '%s' and the files before it" : "cannot send%.0s",
+				 s->cursor ? s->items[s->cursor - 1].path : "");
 	s->niov = 0;
 	s->batch_bytes = 0;
 	for (; s->held < s->cursor; s->held++)
-		release(s, entry_of(s, s->held));
+		splice_window_release(s, splice_window_entry(s, s->held));
+	return 0;
+}
+
+static int flush_batch(struct sender *s)
+{
+	return flush_segment(s, 0);
+}
+
+/* Room in the batch for a record of that many bytes: else it goes out first. */
+static int batch_room(struct sender *s, uint64_t bytes)
+{
+	if (s->batch_bytes + bytes > SEAL_SEG_MAX || s->niov + 3 > BATCH_FILES * 3)
+		return flush_batch(s);
 	return 0;
 }
 
@@ -354,12 +183,13 @@ static int batch_small(struct sender *s, const struct send_item *it, struct entr
 		return err_set("'%s/%s' changed during the transfer: planned %llu bytes, found %s%d",
 			       s->root, it->path, (unsigned long long)it->file_size,
 			       (uint64_t)e->read_res > it->file_size ? "more than " : "", e->read_res);
-	if (make_header(s, it, e->hdr) < 0)
+	if (make_header(s, it, e->hdr) < 0 ||
+	    batch_room(s, FRAME_HEADER + strlen(it->path) + it->file_size) < 0)
 		return -1;
-	set_iov(&s->iov[s->niov++], e->hdr, FRAME_HEADER);
-	set_iov(&s->iov[s->niov++], it->path, strlen(it->path));
+	set_iov(&s->iov[1 + s->niov++], e->hdr, FRAME_HEADER);
+	set_iov(&s->iov[1 + s->niov++], it->path, strlen(it->path));
 	if (it->file_size > 0)
-		set_iov(&s->iov[s->niov++], e->buf, (size_t)it->file_size);
+		set_iov(&s->iov[1 + s->niov++], e->buf, (size_t)it->file_size);
 	s->batch_bytes += FRAME_HEADER + strlen(it->path) + (size_t)it->file_size;
 	s->records++;
 	s->content += it->file_size;
@@ -373,41 +203,24 @@ static int batch_small(struct sender *s, const struct send_item *it, struct entr
 /* Adds a directory's or link's record to the batch: its content is the link text. */
 static int batch_meta(struct sender *s, const struct send_item *it, struct entry *e)
 {
-	if (make_header(s, it, e->hdr) < 0)
+	if (make_header(s, it, e->hdr) < 0 ||
+	    batch_room(s, FRAME_HEADER + strlen(it->path) + it->length) < 0)
 		return -1;
-	set_iov(&s->iov[s->niov++], e->hdr, FRAME_HEADER);
-	set_iov(&s->iov[s->niov++], it->path, strlen(it->path));
+	set_iov(&s->iov[1 + s->niov++], e->hdr, FRAME_HEADER);
+	set_iov(&s->iov[1 + s->niov++], it->path, strlen(it->path));
 	if (it->length > 0)
-		set_iov(&s->iov[s->niov++], it->link, (size_t)it->length);
+		set_iov(&s->iov[1 + s->niov++], it->link, (size_t)it->length);
 	s->batch_bytes += FRAME_HEADER + strlen(it->path) + (size_t)it->length;
 	s->records++;
 	s->content += it->length;
 	return 0;
 }
 
-/* One splice through the ring, waiting for it while read-ahead completions come in. */
-static int splice_once(struct sender *s, int in, int64_t off_in, int out, unsigned len,
-		       unsigned flags)
-{
-	struct io_uring_sqe *sqe = get_sqe(s);
-
-	io_uring_prep_splice(sqe, in, off_in, out, -1, len, flags);
-	io_uring_sqe_set_data64(sqe, OP_SPLICE);
-	s->inflight++;
-	s->splice_done = 0;
-	while (!s->splice_done)
-		if (wait_some(s) < 0)
-			return INT_MIN;
-	if (refill(s) < 0)
-		return INT_MIN;
-	return s->splice_res;
-}
-
 /* Moves exactly len bytes from the pipe to the socket. Returns 0 or -1 (error set). */
 static int drain_pipe(struct sender *s, const struct send_item *it, size_t len)
 {
 	while (len > 0) {
-		int res = splice_once(s, s->pipefd[0], -1, s->sock, (unsigned)len,
+		int res = splice_window_splice(s, s->pipefd[0], -1, s->sock, (unsigned)len,
 				      SPLICE_F_MOVE | SPLICE_F_MORE);
 
 		if (res == INT_MIN)
@@ -452,17 +265,73 @@ static int open_large(struct sender *s, const struct send_item *it)
 	return fd;
 }
 
-static int splice_content(struct sender *s, const struct send_item *it, int fd)
+/* Reads len bytes at off into s->chunk, for the segment's tag. Returns 0 or -1 (error set). */
+static int read_chunk(struct sender *s, const struct send_item *it, int fd, uint64_t off, size_t len)
 {
-	uint64_t off = it->offset, end = it->offset + it->length;
-	struct read_behind rb;
+	size_t got = 0;
 
-	read_behind_init(&rb, fd, it->offset);
+	while (got < len) {
+		ssize_t n = pread(fd, s->chunk + got, len - got, (off_t)(off + got));
 
-	while (off < end) {
-		uint64_t left = end - off;
-		unsigned len = (unsigned)(left < s->pipe_size ? left : s->pipe_size);
-		int res = splice_once(s, fd, (int64_t)off, s->pipefd[1], len, SPLICE_F_MOVE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_errno("cannot read '%s/%s'", s->root, it->path);
+		if (n == 0)
+			return err_set("'%s/%s' changed during the transfer: ended at byte %llu of %llu",
+				       s->root, it->path, (unsigned long long)(off + got),
+				       (unsigned long long)it->file_size);
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* Sends the segment header or tag in s->seg_hdr / s->seg_tag. Returns 0 or -1 (error set). */
+static int send_small_part(struct sender *s, const struct send_item *it, const void *p, size_t len)
+{
+	struct iovec v;
+
+	set_iov(&v, p, len);
+	if (send_iov(s, &v, 1, 1) < 0)
+		return err_errno("cannot send '%s/%s'", s->root, it->path);
+	return 0;
+}
+
+/*
+ * The content of a record no longer than FRAME_RAW_MIN, as one segment:
+ * read for its tag, then its header, the bytes file -> pipe -> socket, the
+ * tag. (A range of a file cut into ranges may be that short; whole files
+ * that short are read ahead and batched instead.)
+ */
+static int splice_raw(struct sender *s, const struct send_item *it, int fd, uint64_t off,
+		      unsigned len);
+
+static int splice_segment(struct sender *s, const struct send_item *it, int fd, uint64_t off,
+			  unsigned chunk)
+{
+	struct iovec parts[2];
+
+	if (read_chunk(s, it, fd, off, chunk) < 0)
+		return -1;
+	seal_segment_header(s->seg_hdr, chunk, 0);
+	set_iov(&parts[0], s->seg_hdr, SEAL_SEG_HEADER);
+	set_iov(&parts[1], s->chunk, chunk);
+	if (seal_writer_tag(&s->seal, parts, 2, s->seg_tag) < 0 ||
+	    send_small_part(s, it, s->seg_hdr, SEAL_SEG_HEADER) < 0 || splice_raw(s, it, fd, off, chunk) < 0)
+		return -1;
+	sent_progress_bytes(chunk);
+	return send_small_part(s, it, s->seg_tag, SEAL_TAG_BYTES);
+}
+
+/* Moves exactly len bytes of fd at off file -> pipe -> socket. Returns 0 or -1 (error set). */
+static int splice_raw(struct sender *s, const struct send_item *it, int fd, uint64_t off,
+		      unsigned len)
+{
+	unsigned moved = 0;
+
+	while (moved < len) {
+		int res = splice_window_splice(s, fd, (int64_t)(off + moved), s->pipefd[1], len - moved,
+					       SPLICE_F_MOVE);
 
 		if (res == INT_MIN)
 			return -1;
@@ -474,12 +343,36 @@ static int splice_content(struct sender *s, const struct send_item *it, int fd)
 		}
 		if (res == 0)
 			return err_set("'%s/%s' changed during the transfer: ended at byte %llu of %llu",
-				       s->root, it->path, (unsigned long long)off,
+				       s->root, it->path, (unsigned long long)(off + moved),
 				       (unsigned long long)it->file_size);
-		off += (uint64_t)res;
-		sent_progress_bytes((uint64_t)res);
 		if (drain_pipe(s, it, (size_t)res) < 0)
 			return -1;
+		moved += (unsigned)res;
+	}
+	return 0;
+}
+
+/*
+ * The content of a large file or range: raw after its record's segment
+ * when longer than FRAME_RAW_MIN (frames.h), in pipe-sized splices, else
+ * one segment of its own.
+ */
+static int splice_content(struct sender *s, const struct send_item *it, int fd)
+{
+	uint64_t off = it->offset, end = it->offset + it->length;
+	struct read_behind rb;
+
+	if (it->length <= FRAME_RAW_MIN)
+		return splice_segment(s, it, fd, off, (unsigned)it->length);
+	read_behind_init(&rb, fd, it->offset);
+	while (off < end) {
+		uint64_t left = end - off;
+		unsigned len = (unsigned)(left < s->pipe_size ? left : s->pipe_size);
+
+		if (splice_raw(s, it, fd, off, len) < 0)
+			return -1;
+		off += len;
+		sent_progress_bytes(len);
 		/* pages still in flight on the socket are skipped: the final drop gets them */
 		if (s->drop_cache && off - it->offset > s->pipe_size)
 			read_behind_done(&rb, off - s->pipe_size);
@@ -487,21 +380,21 @@ static int splice_content(struct sender *s, const struct send_item *it, int fd)
 	return 0;
 }
 
-/* Sends a large file or range: header and path by sendmsg, the content by splice. */
+/*
+ * Sends a large file or range: its header and path end a segment, the
+ * content follows by splice (splice_content: raw, or a segment of its own).
+ */
 static int send_large(struct sender *s, const struct send_item *it)
 {
-	unsigned char hdr[FRAME_HEADER];
-	struct iovec iov[2];
 	int fd, rc;
 
-	if (make_header(s, it, hdr) < 0 || (fd = open_large(s, it)) < 0)
+	if (make_header(s, it, s->large_hdr) < 0 || (fd = open_large(s, it)) < 0)
 		return -1;
-	set_iov(&iov[0], hdr, FRAME_HEADER);
-	set_iov(&iov[1], it->path, strlen(it->path));
-	rc = send_iov(s, iov, 2, 1);
-	if (rc < 0)
-		err_errno("cannot send '%s/%s'", s->root, it->path);
-	else
+	set_iov(&s->iov[1 + s->niov++], s->large_hdr, FRAME_HEADER);
+	set_iov(&s->iov[1 + s->niov++], it->path, strlen(it->path));
+	s->batch_bytes += FRAME_HEADER + strlen(it->path);
+	rc = flush_batch(s);
+	if (rc == 0)
 		rc = splice_content(s, it, fd);
 	if (s->drop_cache)
 		posix_fadvise(fd, (off_t)it->offset, (off_t)it->length, POSIX_FADV_DONTNEED);
@@ -518,16 +411,16 @@ static int send_large(struct sender *s, const struct send_item *it)
 	return rc;
 }
 
+/* The end record, in the stream's last segment. */
 static int send_end(struct sender *s)
 {
 	struct frame f = { .type = FRAME_END, .offset = s->records, .length = s->content };
-	unsigned char hdr[FRAME_HEADER];
-	struct iovec iov;
 
-	frame_encode(&f, hdr);
-	set_iov(&iov, hdr, FRAME_HEADER);
-	if (send_iov(s, &iov, 1, 0) < 0)
-		return err_errno("cannot send the end record");
+	frame_encode(&f, s->large_hdr);
+	set_iov(&s->iov[1 + s->niov++], s->large_hdr, FRAME_HEADER);
+	s->batch_bytes += FRAME_HEADER;
+	if (flush_segment(s, 1) < 0)
+		return err_wrap("cannot send the end record");
 	return 0;
 }
 
@@ -537,9 +430,9 @@ static int send_all(struct sender *s)
 		const struct send_item *it = &s->items[s->cursor];
 		struct entry *e;
 
-		if (refill(s) < 0)
+		if (splice_window_refill(s) < 0)
 			return -1;
-		e = entry_of(s, s->cursor);
+		e = splice_window_entry(s, s->cursor);
 		if (e->state == ENTRY_LARGE) {
 			if (flush_batch(s) < 0 || send_large(s, it) < 0)
 				return -1;
@@ -548,7 +441,7 @@ static int send_all(struct sender *s)
 			s->held = s->cursor;
 		} else if (e->state == ENTRY_READING) {
 			/* send what is ready before sleeping on the disk */
-			if (flush_batch(s) < 0 || wait_some(s) < 0)
+			if (flush_batch(s) < 0 || splice_window_wait(s) < 0)
 				return -1;
 		} else {
 			if ((e->state == ENTRY_META ? batch_meta(s, it, e) : batch_small(s, it, e)) < 0)
@@ -559,24 +452,13 @@ static int send_all(struct sender *s)
 					return -1;
 		}
 	}
-	if (flush_batch(s) < 0)
-		return -1;
+	/* the end record rides with the last batch, in the stream's last segment */
 	return send_end(s);
 }
 
 
-/* Waits for every request in flight: the kernel may still write into entry buffers. */
-static void drain(struct sender *s)
-{
-	while (s->inflight > 0)
-		if (wait_some(s) < 0)
-			return;	/* leaking the buffers beats freeing memory the kernel may write */
-	for (unsigned i = 0; i < WINDOW; i++)
-		release(s, &s->ents[i]);
-}
-
-int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
-		bool drop_cache, struct send_stats *st)
+int splice_send(int sock, const unsigned char key[SEAL_KEY_BYTES], const char *src_root,
+		const struct send_item *items, size_t n, bool drop_cache, struct send_stats *st)
 {
 	struct sender *s = calloc(1, sizeof(*s));
 	int rc = -1, fl;
@@ -596,16 +478,27 @@ int splice_send(int sock, const char *src_root, const struct send_item *items, s
 		return -1;
 	}
 	s->sock_nonblock = !!(fl & O_NONBLOCK);
+	if (seal_writer_init(&s->seal, key) < 0) {
+		free(s);
+		return -1;
+	}
 	s->dirfd = open(src_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dirfd < 0) {
 		err_errno("cannot open source directory '%s'", src_root);
+		seal_writer_release(&s->seal);
 		free(s);
 		return -1;
 	}
 	if (pipe_open_large(s->pipefd, &s->pipe_size) == 0) {
-		if (uring_setup(&s->ring, WINDOW * 4, WINDOW * 8, WINDOW, IOWQ_WORKERS) == 0) {
+		/* a segment is at most one pipe's size, and at most SEAL_SEG_MAX */
+		if (s->pipe_size > SEAL_SEG_MAX)
+			s->pipe_size = SEAL_SEG_MAX;
+		s->chunk = malloc(FRAME_RAW_MIN);
+		if (!s->chunk)
+			err_set("out of memory for a segment");
+		else if (uring_setup(&s->ring, WINDOW * 4, WINDOW * 8, WINDOW, IOWQ_WORKERS) == 0) {
 			rc = send_all(s);
-			drain(s);
+			splice_window_drain(s);
 			io_uring_queue_exit(&s->ring);
 		}
 		close(s->pipefd[0]);
@@ -618,6 +511,8 @@ int splice_send(int sock, const char *src_root, const struct send_item *items, s
 		st->bytes_read = s->file_bytes;
 		st->wire_bytes = s->wire;
 	}
+	seal_writer_release(&s->seal);
+	free(s->chunk);
 	free(s);
 	return rc;
 }

@@ -1,6 +1,8 @@
 #ifndef XFERCMP_SPLICE_SENDER_H
 #define XFERCMP_SPLICE_SENDER_H
 
+#include "stream/frames.h"
+#include "stream/seal.h"
 #include "stream/send_plan.h"
 #include "stream/xfer_stats.h"
 
@@ -12,14 +14,18 @@
  * Whole files of at most SPLICE_SMALL_MAX bytes are opened and read ahead of
  * the one being sent, many at once through io_uring (a single reader of cold
  * small files would spend its time waiting on the disk), and go out in
- * batches of records per syscall. Larger files and ranges go
- * file -> pipe -> socket with io_uring splice, never through user memory.
+ * batches of records per syscall, in authenticated segments. Larger files
+ * and ranges go file -> pipe -> socket with io_uring splice, raw after the
+ * segment that ends with their record (frames.h).
  */
 
-#define SPLICE_SMALL_MAX (256u << 10)
+/* = FRAME_RAW_MIN: what is larger goes raw after its record (frames.h) */
+#define SPLICE_SMALL_MAX FRAME_RAW_MIN
 
 /*
- * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h):
+ * Sends items[0..n) from src_root on sock as records (transfer/stream/frames.h)
+ * in authenticated segments (seal_stream.h) tagged with key, the
+ * connection's client-to-agent key:
  * FILE for whole files, RANGE for ranges, each followed by its content read
  * from the file, DIR, SYMLINK and HARDLINK records from the plan alone (the
  * manifest's modes, mtimes and link text: nothing is read for them), then an
@@ -33,7 +39,7 @@
  * stream is unusable and the caller should close sock. Either way sock stays
  * open: the receiver (frames_receive) returns once the caller shuts it down.
  */
-int splice_send(int sock, const char *src_root, const struct send_item *items, size_t n,
-		bool drop_cache, struct send_stats *st);
+int splice_send(int sock, const unsigned char key[SEAL_KEY_BYTES], const char *src_root,
+		const struct send_item *items, size_t n, bool drop_cache, struct send_stats *st);
 
 #endif

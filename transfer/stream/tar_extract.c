@@ -10,6 +10,8 @@
 
 #include "err.h"
 #include "stream/pathcheck.h"
+#include "stream/seal_stream.h"
+#include "stream/tar_source.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -24,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TAR_READ_BLOCK (1u << 20)
 #define TAR_DRAIN_MAX (4u << 20)	/* bytes accepted after the end marker */
 
 /*
@@ -54,68 +55,47 @@
 	(ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT)
 
 struct tar_reader {
-	int fd;
-	void *buf;
+	struct seal_reader in;	/* the stream, checked segment by segment (seal_stream.h) */
+	struct tar_source src;	/* its tar bytes, zstd decompressed in a bounded window */
 	struct recv_stats *st;
 };
-
-/* One read() of up to a block into r->buf, counted; 0 at the end, -1 (errno set). */
-static ssize_t tar_reader_fill(struct tar_reader *r)
-{
-	for (;;) {
-		ssize_t n = read(r->fd, r->buf, TAR_READ_BLOCK);
-
-		if (n >= 0) {
-			r->st->wire_bytes += (uint64_t)n;
-			return n;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
-
-			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-				return -1;
-			continue;
-		}
-		return -1;
-	}
-}
 
 static la_ssize_t tar_extract_read(struct archive *a, void *ctx, const void **out)
 {
 	struct tar_reader *r = ctx;
-	ssize_t n = tar_reader_fill(r);
+	la_ssize_t n = tar_source_read(a, &r->src, out);
 
-	if (n < 0) {
-		archive_set_error(a, errno, "cannot read the stream: %s", strerror(errno));
-		return -1;
-	}
-	*out = r->buf;
+	r->st->wire_bytes = r->in.wire;
 	return n;
 }
 
 /*
- * Reads fd to its end. libarchive stops at the end marker, which can come
- * before the last bytes of a zstd frame or the padding of a tar record;
+ * Reads the stream to its end. libarchive stops at the end marker, which can
+ * come before the last bytes of a zstd frame or the padding of a tar record;
  * left unread, they make the sender's last write fail (EPIPE, or a reset
- * on TCP) and the wire count short. Returns 0 or -1 (error set).
+ * on TCP) and the wire count short. Then the sealed end must have come and
+ * nothing after it. Returns 0 or -1 (error set).
  */
 static int tar_extract_drain(struct tar_reader *r)
 {
-	uint64_t start = r->st->wire_bytes;
+	uint64_t after = 0;
 
 	for (;;) {
-		ssize_t n = tar_reader_fill(r);
+		const void *p;
+		ssize_t n = tar_source_next(&r->src, &p);
 
 		if (n == 0)
-			return 0;
+			break;
 		if (n < 0)
-			return err_errno("tar stream: cannot read the stream's end");
-		if (r->st->wire_bytes - start > TAR_DRAIN_MAX)
+			return err_wrap("tar stream: cannot read the stream's end");
+		if ((after += (uint64_t)n) > TAR_DRAIN_MAX)
 			return err_set("tar stream: more than %u bytes follow the end of the archive",
 				       TAR_DRAIN_MAX);
 	}
+	if (seal_reader_finish(&r->in) < 0)
+		return err_wrap("tar stream");
+	r->st->wire_bytes = r->in.wire;
+	return 0;
 }
 
 /*
@@ -418,7 +398,7 @@ static int tar_extract_entries(struct tar_extract *x)
 	}
 }
 
-int tar_stream_extract(int fd, const char *dest, struct recv_stats *st)
+int tar_stream_extract(int fd, const struct recv_opts *o, const char *dest, struct recv_stats *st)
 {
 	int dirfd = open(dest, O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
 
@@ -426,14 +406,15 @@ int tar_stream_extract(int fd, const char *dest, struct recv_stats *st)
 		memset(st, 0, sizeof(*st));
 		return err_errno("tar stream: cannot open '%s'", dest);
 	}
-	rc = tar_stream_extract_at(fd, dirfd, dest, st);
+	rc = tar_stream_extract_at(fd, o, dirfd, dest, st);
 	close(dirfd);
 	return rc;
 }
 
-int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats *st)
+int tar_stream_extract_at(int fd, const struct recv_opts *o, int dirfd, const char *dest,
+			  struct recv_stats *st)
 {
-	struct tar_reader rd = { .fd = fd, .st = st };
+	struct tar_reader rd = { .st = st };
 	struct tar_extract x = { .st = st, .rootfd = -1, .dest = dest };
 	struct archive *a = NULL, *w = NULL;
 	int rc = -1;
@@ -443,10 +424,14 @@ int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats
 	if (x.rootfd < 0)
 		return err_errno("tar stream: cannot duplicate the descriptor of '%s'", dest);
 	snprintf(x.root, sizeof(x.root), "/proc/self/fd/%d", x.rootfd);
-	rd.buf = malloc(TAR_READ_BLOCK);
+	if (seal_reader_init(&rd.in, fd, o) < 0) {
+		close(x.rootfd);
+		return err_wrap("tar stream");
+	}
+	tar_source_init(&rd.src, &rd.in, o->bounds ? o->bounds->max_tar : 0);
 	a = archive_read_new();
 	w = archive_write_disk_new();
-	if (!rd.buf || !a || !w) {
+	if (!a || !w) {
 		err_set("tar stream: out of memory");
 		goto out;
 	}
@@ -454,9 +439,9 @@ int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats
 		tar_extract_error(w, NULL);
 		goto out;
 	}
+	/* zstd is decompressed by the tar source, in a window the receive accounts for */
 	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	    archive_read_support_filter_none(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
 	    archive_read_open(a, &rd, NULL, tar_extract_read, NULL) != ARCHIVE_OK) {
 		tar_extract_error(a, NULL);
 		goto out;
@@ -474,7 +459,8 @@ int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats
 out:
 	archive_read_free(a);
 	archive_write_free(w);
-	free(rd.buf);
+	tar_source_release(&rd.src);
+	seal_reader_release(&rd.in);
 	close(x.rootfd);
 	return rc;
 }

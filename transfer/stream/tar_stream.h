@@ -10,6 +10,7 @@
  */
 
 #include "manifest.h"
+#include "stream/recv_opts.h"
 #include "stream/xfer_stats.h"
 
 #include <stdbool.h>
@@ -62,8 +63,10 @@ int tar_stream_write(const char *src_root, const struct manifest *m, bool drop_c
 		     struct byte_sink *out, struct send_stats *st);
 
 /*
- * Reads a tar stream (plain or zstd-compressed) from fd and extracts it
- * under dest, which must exist. Accepted: regular files, directories,
+ * Reads a tar stream (plain or zstd-compressed) from fd, in authenticated
+ * segments checked with o->key (seal_stream.h: a changed byte fails the
+ * extraction, "integrity check failed", before it is written), and extracts
+ * it under dest, which must exist. Accepted: regular files, directories,
  * symbolic links and hard links with relative names free of "." and ".."
  * components (a leading "./" is dropped; the "." entry itself is skipped).
  * A symbolic link's text is data (".." allowed) and is never followed: an
@@ -75,13 +78,13 @@ int tar_stream_write(const char *src_root, const struct manifest *m, bool drop_c
  * are kept, a directory's applied after its contents (a 0555 directory
  * gets its files). The stream must end with its end-of-archive marker (a
  * stream cut anywhere, even between entries, is an error); after it, fd is
- * read to its end, at most 4 MiB more, so the sender must end the stream
- * (close, or shut down its write side). fd stays open. st (zeroed here):
+ * read to its sealed end (at most 4 MiB more) and its end of file, so the
+ * sender must end the stream (close, or shut down its write side). fd stays open. st (zeroed here):
  * files (regular files with content; hard links not counted), bytes
  * (content), wire_bytes (bytes read from fd). On failure, what was
  * extracted stays. Returns 0 or -1 (error set, starting "tar stream: ").
  */
-int tar_stream_extract(int fd, const char *dest, struct recv_stats *st);
+int tar_stream_extract(int fd, const struct recv_opts *o, const char *dest, struct recv_stats *st);
 
 /*
  * The same beneath the directory dirfd (kept open by the caller; dest names
@@ -90,6 +93,7 @@ int tar_stream_extract(int fd, const char *dest, struct recv_stats *st);
  * opened changes nothing. Needs /proc (the names libarchive is given start
  * at /proc/self/fd/N).
  */
-int tar_stream_extract_at(int fd, int dirfd, const char *dest, struct recv_stats *st);
+int tar_stream_extract_at(int fd, const struct recv_opts *o, int dirfd, const char *dest,
+			  struct recv_stats *st);
 
 #endif

@@ -1,10 +1,12 @@
 #define _GNU_SOURCE
 #include "stream/wire.h"
+#include "stream/seal.h"
 #include "stream/wire_auth.h"
 
 #include "err.h"
 #include "fsutil.h"
 #include "netutil.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -34,7 +36,7 @@ static int conn_errno(const char *what)
 
 static uint32_t max_payload(enum wire_type type)
 {
-	return type == WIRE_MANIFEST ? WIRE_MAX_MANIFEST : WIRE_MAX_JSON;
+	return type == WIRE_MANIFEST ? WIRE_MAX_FRAME : WIRE_MAX_JSON;
 }
 
 int wire_header_decode(const unsigned char h[WIRE_HEADER], enum wire_type *type, uint32_t *len)
@@ -43,8 +45,10 @@ int wire_header_decode(const unsigned char h[WIRE_HEADER], enum wire_type *type,
 
 	if (h[4] < WIRE_HELLO || h[4] > WIRE_TYPE_LAST)
 		return err_set("protocol error: unknown message type %u", h[4]);
-	if (h[5] & ~WIRE_FLAG_MAC)
+	if (h[5] & ~(WIRE_FLAG_SEALED | WIRE_FLAG_MORE))
 		return err_set("protocol error: unknown header flags 0x%02x", h[5]);
+	if ((h[5] & WIRE_FLAG_MORE) && h[4] != WIRE_MANIFEST)
+		return err_set("protocol error: a message of type %u said more follows", h[4]);
 	if (h[6] || h[7])
 		return err_set("protocol error: reserved header bytes not zero");
 	*type = (enum wire_type)h[4];
@@ -66,6 +70,14 @@ void wire_chan_init(struct wire_chan *c, int fd)
 	c->fd = fd;
 }
 
+void wire_chan_wipe(struct wire_chan *c)
+{
+	int fd = c->fd;
+
+	explicit_bzero(c, sizeof(*c));
+	c->fd = fd;
+}
+
 static int send_all(int fd, const void *buf, size_t len, int more)
 {
 	for (size_t done = 0; done < len;) {
@@ -82,12 +94,15 @@ static int send_all(int fd, const void *buf, size_t len, int more)
 	return 0;
 }
 
-/* One frame; with c authenticated, MAC'd with its send key and number. */
+/*
+ * One frame; with c authenticated, sealed with its send key and number.
+ * flags: WIRE_FLAG_MORE or 0. The payload is copied to be encrypted.
+ */
 static int frame_send(int fd, struct wire_chan *c, enum wire_type type, const void *payload,
-		      size_t len)
+		      size_t len, int flags)
 {
-	unsigned char h[WIRE_HEADER] = { 0 }, mac[WIRE_MAC_BYTES];
-	int authed = c && c->authenticated;
+	unsigned char h[WIRE_HEADER] = { 0 }, tag[SEAL_TAG_BYTES], *sealed = NULL;
+	int authed = c && c->authenticated, rc = 0;
 
 	last_fault = WIRE_FAULT_NONE;
 	if (len > max_payload(type))
@@ -97,26 +112,61 @@ static int frame_send(int fd, struct wire_chan *c, enum wire_type type, const vo
 	h[2] = (unsigned char)(len >> 8);
 	h[3] = (unsigned char)len;
 	h[4] = (unsigned char)type;
-	h[5] = authed ? WIRE_FLAG_MAC : 0;
-	if (authed && wire_frame_mac(c->send_key, c->send_seq, h, sizeof(h), payload, len, mac) < 0)
-		return -1;
-	if (send_all(fd, h, sizeof(h), len || authed) < 0 ||
-	    (len && send_all(fd, payload, len, authed) < 0) ||
-	    (authed && send_all(fd, mac, sizeof(mac), 0) < 0))
-		return -1;
-	if (authed)
+	h[5] = (unsigned char)((authed ? WIRE_FLAG_SEALED : 0) | flags);
+	if (authed) {
+		struct seal s;
+
+		sealed = malloc(len ? len : 1);
+		if (!sealed)
+			return err_set("out of memory sealing a %zu-byte message", len);
+		if (len)
+			memcpy(sealed, payload, len);
+		rc = seal_init(&s, c->send_key);
+		if (rc == 0)
+			rc = seal_encrypt(&s, c->send_seq, h, sizeof(h), sealed, len, tag);
+		seal_release(&s);
+		payload = sealed;
+	}
+	if (rc == 0 && (send_all(fd, h, sizeof(h), len || authed) < 0 ||
+			(len && send_all(fd, payload, len, authed) < 0) ||
+			(authed && send_all(fd, tag, sizeof(tag), 0) < 0)))
+		rc = -1;
+	free(sealed);
+	if (rc == 0 && authed)
 		c->send_seq++;
-	return 0;
+	return rc;
 }
 
 int wire_send(int fd, enum wire_type type, const void *payload, size_t len)
 {
-	return frame_send(fd, NULL, type, payload, len);
+	return frame_send(fd, NULL, type, payload, len, 0);
 }
 
 int wire_chan_send(struct wire_chan *c, enum wire_type type, const void *payload, size_t len)
 {
-	return frame_send(c->fd, c, type, payload, len);
+	return frame_send(c->fd, c, type, payload, len, 0);
+}
+
+int wire_chan_send_manifest(struct wire_chan *c, const void *text, size_t len)
+{
+	size_t done = 0;
+
+	if (len > WIRE_MAX_MANIFEST)
+		return err_set("a manifest of %zu bytes is over the limit of %u MiB", len,
+			       WIRE_MAX_MANIFEST >> 20);
+	do {
+		size_t now = len - done < WIRE_MAX_FRAME ? len - done : WIRE_MAX_FRAME;
+
+		if (wire_chan_send_manifest_piece(c, (const char *)text + done, now, done + now < len) < 0)
+			return -1;
+		done += now;
+	} while (done < len);
+	return 0;
+}
+
+int wire_chan_send_manifest_piece(struct wire_chan *c, const void *piece, size_t len, int more)
+{
+	return frame_send(c->fd, c, WIRE_MANIFEST, piece, len, more ? WIRE_FLAG_MORE : 0);
 }
 
 int wire_chan_send_json(struct wire_chan *c, enum wire_type type, json_object *o)
@@ -193,47 +243,32 @@ static int read_exact(int fd, void *buf, size_t len, int timeout_ms, int *eof_at
 	return 0;
 }
 
-/*
- * The memory a frame's payload gets before its bytes arrive: a header may
- * announce up to WIRE_MAX_MANIFEST (512 MiB), and a peer that sends the
- * header alone must not make the agent hold that. Beyond this the buffer
- * doubles as the bytes come.
- */
-#define PAYLOAD_FIRST_ALLOC (1u << 20)
-
-/* Reads len payload bytes into *out (malloc'd, NUL-terminated), growing as they arrive. */
+/* Reads len (<= WIRE_MAX_FRAME) payload bytes into *out (malloc'd, NUL-terminated). */
 static int read_payload(int fd, uint32_t len, int timeout_ms, char **out)
 {
-	size_t cap = len < PAYLOAD_FIRST_ALLOC ? len : PAYLOAD_FIRST_ALLOC, got = 0;
-	char *buf = malloc(cap + 1);
+	char *buf = malloc((size_t)len + 1);
 	int eof;
 
 	*out = NULL;
 	if (!buf)
 		return err_set("out of memory for a %u-byte message", len);
-	while (got < len) {
-		if (got == cap) {
-			size_t bigger = cap * 2 < len ? cap * 2 : len;
-			char *p = realloc(buf, bigger + 1);
-
-			if (!p) {
-				free(buf);
-				return err_set("out of memory for a %u-byte message", len);
-			}
-			buf = p;
-			cap = bigger;
-		}
-		if (read_exact(fd, buf + got, cap - got, timeout_ms, &eof) < 0) {
-			if (eof)
-				err_set("connection closed in the middle of a message");
-			free(buf);
-			return -1;
-		}
-		got = cap;
+	if (read_exact(fd, buf, len, timeout_ms, &eof) < 0) {
+		if (eof && len)
+			err_set("connection closed in the middle of a message");
+		free(buf);
+		return -1;
 	}
 	buf[len] = '\0';
 	*out = buf;
 	return 0;
+}
+
+/* 1 when this end of an authenticated channel ever receives type. */
+static int type_expected(const struct wire_chan *c, enum wire_type type)
+{
+	if (c->is_agent)
+		return type == WIRE_REQUEST || type == WIRE_MANIFEST;
+	return type == WIRE_OK || type == WIRE_ERROR;
 }
 
 /* Fails the connection for a frame that is not authenticated as it must be. */
@@ -247,9 +282,10 @@ static int auth_failed(const struct wire_chan *c, const char *why)
 static int frame_recv(int fd, struct wire_chan *c, int timeout_ms, enum wire_type *type,
 		      char **payload, uint32_t *len)
 {
-	unsigned char h[WIRE_HEADER], mac[WIRE_MAC_BYTES], want[WIRE_MAC_BYTES];
-	int eof, authed = c && c->authenticated;
+	unsigned char h[WIRE_HEADER], tag[SEAL_TAG_BYTES];
+	int eof, authed = c && c->authenticated, rc;
 	char *buf = NULL;
+	struct seal s;
 
 	*payload = NULL;
 	last_fault = WIRE_FAULT_NONE;
@@ -257,29 +293,35 @@ static int frame_recv(int fd, struct wire_chan *c, int timeout_ms, enum wire_typ
 		return -1;
 	if (wire_header_decode(h, type, len) < 0)
 		return -1;
-	if (!authed && (h[5] & WIRE_FLAG_MAC))
-		return err_set("protocol error: an authenticated message before the handshake");
-	if (authed && !(h[5] & WIRE_FLAG_MAC))
-		return auth_failed(c, "carries no MAC");
+	if (!authed && (h[5] & WIRE_FLAG_SEALED))
+		return err_set("protocol error: a sealed message before the handshake");
+	if (authed && !(h[5] & WIRE_FLAG_SEALED))
+		return auth_failed(c, "is not sealed");
+	/* refused by its header: nothing of a frame this end never takes is read */
+	if (authed && !type_expected(c, *type))
+		return auth_failed(c, "is of a type never sent this way");
 	if (read_payload(fd, *len, timeout_ms, &buf) < 0)
 		return -1;
-	if (authed && read_exact(fd, mac, sizeof(mac), timeout_ms, &eof) < 0) {
+	if (!authed) {
+		*payload = buf;
+		return 0;
+	}
+	if (read_exact(fd, tag, sizeof(tag), timeout_ms, &eof) < 0) {
 		if (eof)
 			err_set("connection closed in the middle of a message");
 		free(buf);
 		return -1;
 	}
-	if (authed) {
-		if (wire_frame_mac(c->recv_key, c->recv_seq, h, sizeof(h), buf, *len, want) < 0) {
-			free(buf);
-			return -1;
-		}
-		if (!wire_mac_equal(mac, want)) {
-			free(buf);
-			return auth_failed(c, "failed its MAC");
-		}
-		c->recv_seq++;
+	rc = seal_init(&s, c->recv_key);
+	if (rc == 0 && seal_decrypt(&s, c->recv_seq, h, sizeof(h), (unsigned char *)buf, *len, tag) < 0)
+		rc = auth_failed(c, "failed its integrity check");
+	seal_release(&s);
+	if (rc < 0) {
+		free(buf);
+		return -1;
 	}
+	c->recv_seq++;
+	c->more = !!(h[5] & WIRE_FLAG_MORE);
 	*payload = buf;
 	return 0;
 }
@@ -331,8 +373,11 @@ static int json_frame(enum wire_type type, char *payload, uint32_t len, json_obj
 		json_object *e;
 		const char *msg = json_object_object_get_ex(*o, "error", &e) ? json_object_get_string(e)
 									       : "unspecified error";
+		char shown[ERR_MAX];
 
-		err_set("%s", msg);
+		/* the peer's words: shown as text, never as the terminal's commands */
+		text_escape(shown, sizeof(shown), msg);
+		err_set("%s", shown);
 		json_object_put(*o);
 		*o = NULL;
 		return -1;

@@ -162,6 +162,14 @@ int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSI
 	return 0;
 }
 
+int wire_content_key(const unsigned char key[WIRE_KEY_BYTES], unsigned char out[WIRE_KEY_BYTES])
+{
+	static const char label[] = "content key";
+	struct part parts[] = { { label, sizeof(label) } };
+
+	return hmac_sha256(key, parts, 1, out);
+}
+
 int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES])
 {
 	unsigned int n = 0;
@@ -205,17 +213,8 @@ int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY
 	OPENSSL_cleanse(to_client, sizeof(to_client));
 	c->send_seq = c->recv_seq = 0;
 	c->authenticated = 1;
+	c->is_agent = is_agent;
 	return 0;
-}
-
-int wire_frame_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t seq, const unsigned char *header,
-		   size_t header_len, const void *payload, size_t len, unsigned char out[WIRE_MAC_BYTES])
-{
-	unsigned char s[8];
-	struct part parts[] = { { s, 8 }, { header, header_len }, { payload, len } };
-
-	put_u64(s, seq);
-	return hmac_sha256(key, parts, 3, out);
 }
 
 int wire_mac_equal(const unsigned char a[WIRE_MAC_BYTES], const unsigned char b[WIRE_MAC_BYTES])
@@ -270,6 +269,12 @@ int wire_auth_client(int fd, const unsigned char key[WIRE_KEY_BYTES], const char
 		json_object_object_add(o, "stream", json_object_new_int64((int64_t)stream));
 	}
 	add_hex(o, "nonce", b.client_nonce, WIRE_NONCE_BYTES);
+	/* the agent's nonce is not known yet: the tag binds all but it */
+	if (wire_proof(key, "hello", &b, proof) < 0) {
+		json_object_put(o);
+		return -1;
+	}
+	add_hex(o, "tag", proof, WIRE_MAC_BYTES);
 	if (send_consumed(fd, WIRE_HELLO, o) < 0 || wire_recv_json(fd, timeout_ms, &type, &reply) < 0)
 		return -1;
 	rc = type != WIRE_OK ? err_set("protocol error: expected the agent's answer to hello") : 0;
@@ -299,11 +304,11 @@ int wire_auth_client(int fd, const unsigned char key[WIRE_KEY_BYTES], const char
 	return wire_chan_authenticate(c, key, &b, 0);
 }
 
-int wire_auth_agent_answer(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
-			   struct wire_binding *b)
+int wire_hello_check(const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+		     struct wire_binding *b)
 {
-	unsigned char proof[WIRE_MAC_BYTES];
-	json_object *o, *v;
+	unsigned char tag[WIRE_MAC_BYTES], want[WIRE_MAC_BYTES];
+	json_object *v;
 	const char *role;
 
 	memset(b, 0, sizeof(*b));
@@ -311,15 +316,30 @@ int wire_auth_agent_answer(int fd, const unsigned char key[WIRE_KEY_BYTES], json
 	    wire_get_hex(hello, "nonce", b->client_nonce, WIRE_NONCE_BYTES) < 0 ||
 	    (json_object_object_get_ex(hello, "job", &v) && wire_get_u64(hello, "job", &b->job) < 0) ||
 	    (json_object_object_get_ex(hello, "stream", &v) &&
-	     wire_get_u64(hello, "stream", &b->stream) < 0)) {
+	     wire_get_u64(hello, "stream", &b->stream) < 0))
+		return -1;
+	if (strlen(role) >= sizeof(b->role))
+		return err_set("protocol error: unknown role");
+	snprintf(b->role, sizeof(b->role), "%s", role);
+	if (wire_get_hex(hello, "tag", tag, WIRE_MAC_BYTES) < 0)
+		return err_set("the hello carries no proof of the session key: not a client of this agent");
+	if (wire_proof(key, "hello", b, want) < 0)
+		return -1;
+	if (!wire_mac_equal(tag, want))
+		return err_set("the hello's tag is not of the session key: not a client of this agent (or a wrong --token-file)");
+	return 0;
+}
+
+int wire_auth_agent_answer(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+			   struct wire_binding *b)
+{
+	unsigned char proof[WIRE_MAC_BYTES];
+	json_object *o;
+
+	if (wire_hello_check(key, hello, b) < 0) {
 		wire_send_error(fd, err_msg());
 		return -1;
 	}
-	if (strlen(role) >= sizeof(b->role)) {
-		wire_send_error(fd, "protocol error: unknown role");
-		return err_set("protocol error: unknown role");
-	}
-	snprintf(b->role, sizeof(b->role), "%s", role);
 	if (fresh_nonce(b->agent_nonce) < 0 || wire_proof(key, "agent", b, proof) < 0)
 		return -1;
 	o = json_object_new_object();

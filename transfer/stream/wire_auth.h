@@ -12,24 +12,29 @@
  * K = HKDF-SHA256(token, salt "xfercmp-v2", info "session key").
  *
  * Opening a connection (control or data) is a challenge-response:
- *   client -> HELLO {"proto":2, "role":R, ["job":J, "stream":S,] "nonce":Nc}
- *   agent  -> OK    {"proto":2, "nonce":Na, "proof":HMAC(K, "agent" | B)}
+ *   client -> HELLO {"proto":5, "role":R, ["job":J, "stream":S,] "nonce":Nc,
+ *                    "tag":HMAC(K, "hello" | B without Na)}
+ *   agent  -> OK    {"proto":5, "nonce":Na, "proof":HMAC(K, "agent" | B)}
  *   client checks the agent's proof before it sends anything more, then
  *   client -> AUTH  {"proof":HMAC(K, "client" | B)}
  *   agent  -> OK {} (authenticated, below) or ERROR "wrong proof ..."
+ * The hello's tag tells the agent's gate (agent/agent_gate.h) a key holder
+ * from a stranger before it answers: a hello without a good tag is refused
+ * at once, a key holder's connection is never pushed out of the gate
+ * whatever its address, and the agent proves itself to no stranger.
  * where B binds the proof to this connection: the role, the job and stream
  * of a data connection and both fresh 256-bit nonces. A proof recorded from
  * another connection fails: its nonces differ.
  *
  * From the AUTH on, each direction of the connection has its own key,
  * HKDF-SHA256(K, salt Nc|Na, info "client to agent"|B or "agent to
- * client"|B), and every frame carries HMAC-SHA256(key, seq | header |
- * payload) after its payload, seq counting that direction's frames from 0.
- * A frame altered, replayed (from this connection or another), reordered,
- * dropped or injected fails its MAC. Data connections carry no frames after
- * the handshake: their bytes are the measurement and go in clear, and what
- * they delivered is judged by "verify" over the authenticated control
- * connection.
+ * client"|B). A control connection's frames are sealed with it (wire.h,
+ * seal.h: ChaCha20-Poly1305, seq counting that direction's frames from 0 as
+ * the nonce); a data connection's segments are tagged with its
+ * client-to-agent key (seal_stream.h: their bytes go in clear, the raw
+ * strategies measure the link without a cipher). A frame or segment
+ * altered, replayed (from this connection or another), reordered, dropped
+ * or injected fails its check.
  */
 
 #include "stream/wire.h"
@@ -59,6 +64,13 @@ int wire_key_from_token(const char *token, unsigned char key[WIRE_KEY_BYTES]);
 #define WIRE_SESSION_ID_HEX 32
 int wire_session_id(const unsigned char key[WIRE_KEY_BYTES], char out[WIRE_SESSION_ID_HEX + 1]);
 
+/*
+ * The key of the content's keyed hashes (workloads/content_mac.h) of a
+ * session: HMAC(K, "content key"), its own key so that no hash of a file
+ * is ever made under K itself. Returns 0 or -1 (error set).
+ */
+int wire_content_key(const unsigned char key[WIRE_KEY_BYTES], unsigned char out[WIRE_KEY_BYTES]);
+
 /* SHA-256 of data. Returns 0 or -1 (error set). */
 int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES]);
 
@@ -72,9 +84,17 @@ int wire_sha256(const void *data, size_t len, unsigned char out[WIRE_MAC_BYTES])
 int wire_verdict_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t job, int verified,
 		     const unsigned char manifest_sha256[WIRE_MAC_BYTES], unsigned char out[WIRE_MAC_BYTES]);
 
-/* HMAC(K, who | B): who is "agent" or "client". Returns 0 or -1 (error set). */
+/* HMAC(K, who | B): who is "agent", "client" or "hello". Returns 0 or -1 (error set). */
 int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
 	       const struct wire_binding *b, unsigned char out[WIRE_MAC_BYTES]);
+
+/*
+ * Checks the tag of a HELLO (its role, job, stream and nonce as read into
+ * *b, b->agent_nonce zero): 0 when a key holder sent it, -1 (error set)
+ * otherwise. Fills *b from hello either way, as far as it could be read.
+ */
+int wire_hello_check(const unsigned char key[WIRE_KEY_BYTES], json_object *hello,
+		     struct wire_binding *b);
 
 /*
  * Turns c into an authenticated channel for binding b: the agent's end
@@ -82,13 +102,6 @@ int wire_proof(const unsigned char key[WIRE_KEY_BYTES], const char *who,
  */
 int wire_chan_authenticate(struct wire_chan *c, const unsigned char key[WIRE_KEY_BYTES],
 			   const struct wire_binding *b, int is_agent);
-
-/*
- * The MAC of one frame: HMAC-SHA256(key, seq as 8 bytes big-endian | header |
- * payload). Returns 0 or -1 (error set).
- */
-int wire_frame_mac(const unsigned char key[WIRE_KEY_BYTES], uint64_t seq, const unsigned char *header,
-		   size_t header_len, const void *payload, size_t len, unsigned char out[WIRE_MAC_BYTES]);
 
 /* 1 when the two MACs are equal, compared in constant time. */
 int wire_mac_equal(const unsigned char a[WIRE_MAC_BYTES], const unsigned char b[WIRE_MAC_BYTES]);
@@ -119,8 +132,8 @@ int wire_auth_agent(int fd, const unsigned char key[WIRE_KEY_BYTES], json_object
 
 /*
  * The same in two steps, for an agent that must not wait on one peer while
- * others knock (agent_gate.h): _answer checks the HELLO's fields and sends
- * the agent's nonce and proof, filling *b; _finish checks the frame that
+ * others knock (agent_gate.h): _answer checks the HELLO's fields and its tag
+ * (wire_hello_check) and sends the agent's nonce and proof, filling *b; _finish checks the frame that
  * came next (type, auth: the client's AUTH) against *b, sends the final OK
  * and authenticates *c. Each returns 0 or -1 (error set, the peer told).
  */

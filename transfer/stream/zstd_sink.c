@@ -12,6 +12,12 @@
 #include <zstd.h>
 
 #define ZSTD_SINK_BUF (1u << 20)
+/*
+ * The window, at most 8 MiB: what the agent's decompression takes
+ * (stream/tar_source.h) and its memory cap accounts for. zstd's own levels
+ * use 8 MiB or less up to 19; the ultra levels (20-22) would use 32-128 MiB.
+ */
+#define ZSTD_SINK_WINDOW_LOG 23
 
 static int zstd_sink_flush(struct zstd_sink *z)
 {
@@ -92,7 +98,8 @@ int zstd_sink_init(struct zstd_sink *z, struct byte_sink *out, int level, int th
 	/* Level 0 is passed on as is: zstd reads it as its default, 3. */
 	if (zstd_sink_param(z, ZSTD_c_compressionLevel, level, "the compression level") < 0 ||
 	    zstd_sink_param(z, ZSTD_c_checksumFlag, 1, "the checksum flag") < 0 ||
-	    zstd_sink_param(z, ZSTD_c_nbWorkers, threads, "the worker threads") < 0) {
+	    zstd_sink_param(z, ZSTD_c_nbWorkers, threads, "the worker threads") < 0 ||
+	    (level > 19 && zstd_sink_param(z, ZSTD_c_windowLog, ZSTD_SINK_WINDOW_LOG, "the window") < 0)) {
 		zstd_sink_release(z);
 		return -1;
 	}

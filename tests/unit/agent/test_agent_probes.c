@@ -379,7 +379,7 @@ static void test_recv_discard_counts_to_eof(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	f = (struct feeder){ .fd = sv[1], .bytes = (5u << 20) + 123 };
 	assert_int_equal(pthread_create(&f.thread, NULL, feed_main, &f), 0);
-	assert_int_equal(recv_discard(sv[0], -1, dest, &st), 0);
+	assert_int_equal(recv_discard(sv[0], NULL, -1, dest, &st), 0);
 	pthread_join(f.thread, NULL);
 	close(sv[0]);
 	assert_int_equal(st.wire_bytes, (5u << 20) + 123);
@@ -394,7 +394,7 @@ static void test_recv_discard_read_error(void **state)
 
 	(void)state;
 	/* not a socket: the first read fails */
-	assert_int_equal(recv_discard(-1, -1, "/nonexistent", &st), -1);
+	assert_int_equal(recv_discard(-1, NULL, -1, "/nonexistent", &st), -1);
 	assert_contains(err_msg(), "cannot read");
 }
 
@@ -408,7 +408,7 @@ static void *echo_main(void *arg)
 {
 	struct echoer *e = arg;
 
-	e->rc = recv_echo(e->fd, -1, "/nonexistent", &e->st);
+	e->rc = recv_echo(e->fd, NULL, -1, "/nonexistent", &e->st);
 	return NULL;
 }
 

@@ -126,6 +126,37 @@ static void test_parent_refused(void **state)
 }
 
 /*
+ * --root /tmp/link/sub with link a symbolic link: its owner (another user
+ * in the finding) may retarget it between the check and the open. The old
+ * agent resolved it with realpath, checked the real directories and then
+ * opened the path again: accepted. Now refused, naming the link, and
+ * nothing is made where it pointed.
+ */
+static void test_parent_through_a_symlink_refused(void **state)
+{
+	struct agent_root r;
+	char real[128], link[128], parent[160];
+
+	(void)state;
+	assert_int_equal(mkdir(in_base(real, sizeof(real), "real"), 0755), 0);
+	assert_int_equal(symlink(real, in_base(link, sizeof(link), "link")), 0);
+	snprintf(parent, sizeof(parent), "%s/sub", link);
+	assert_int_equal(agent_root_make(&r, parent, ID), -1);
+	assert_contains(err_msg(), "is a symbolic link, which its owner may point elsewhere");
+	assert_contains(err_msg(), link);
+	assert_int_equal(entries(real), 0);
+	/* a ".." is refused too: it would climb out of what was checked */
+	snprintf(parent, sizeof(parent), "%s/real/../real", base);
+	assert_int_equal(agent_root_make(&r, parent, ID), -1);
+	assert_contains(err_msg(), "has a '..'");
+	/* parents made on the way go again at the end */
+	snprintf(parent, sizeof(parent), "%s/real/made/deeper", base);
+	assert_int_equal(agent_root_make(&r, parent, ID), 0);
+	assert_int_equal(agent_root_remove_all(&r), 0);
+	assert_int_equal(entries(real), 0);
+}
+
+/*
  * A parent below a directory another user owns, or below one others may
  * write without the sticky bit: they could rename the parent away and put
  * theirs in its place, so every path under the root (the host's tar, the
@@ -342,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_made_fresh_and_ours, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_parent_refused, base_setup, base_teardown),
+		cmocka_unit_test_setup_teardown(test_parent_through_a_symlink_refused, base_setup, base_teardown),
 		cmocka_unit_test_setup_teardown(test_parent_below_anothers_directory_refused, base_setup,
 						base_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_parent_made_and_removed, base_setup, base_teardown),

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "testutil.h"
+#include "seal_testutil.h"
 
 #include "agent/null_sink.h"
 #include "err.h"
@@ -49,13 +50,17 @@ static int sink(const struct manifest *m, const char *receiver, const unsigned c
 		struct recv_stats *st)
 {
 	int sv[2], rc;
+	size_t sealed_len = 0;
+	unsigned char *sealed = test_seal_records(buf, len, &sealed_len);
 
+	assert_non_null(sealed);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	/* small enough for the socket's buffer: written whole before the sink reads */
-	assert_int_equal(write(sv[0], buf, len), (ssize_t)len);
+	assert_int_equal(write(sv[0], sealed, sealed_len), (ssize_t)sealed_len);
+	free(sealed);
 	close(sv[0]);
 	memset(st, 0, sizeof(*st));
-	rc = null_sink_receive(m, receiver, &sv[1], 1, st);
+	rc = null_sink_receive(m, receiver, &sv[1], &test_opts, 1, st);
 	close(sv[1]);
 	return rc;
 }
@@ -85,7 +90,7 @@ static void test_counts_and_checks(void **state)
 	assert_int_equal(sink(&m, "frames", buf, len, &st), 0);
 	assert_int_equal(st.files, 2);
 	assert_int_equal(st.bytes, 8);
-	assert_int_equal(st.wire_bytes, len);
+	assert_int_equal(st.wire_bytes, test_sealed_records_len(buf, len));
 	manifest_release(&m);
 
 	/* a hard link's other name carrying the content (GNU tar's walk meets it first) checks against its primary */
@@ -151,7 +156,7 @@ static void test_only_frames_and_tar(void **state)
 	assert_true(null_sink_supports("tar"));
 	assert_false(null_sink_supports("discard"));
 	assert_false(null_sink_supports("null"));
-	assert_int_equal(null_sink_receive(NULL, "echo", &fd, 1, &st), -1);
+	assert_int_equal(null_sink_receive(NULL, "echo", &fd, &test_opts, 1, &st), -1);
 	assert_contains(err_msg(), "no form of receiver 'echo'");
 }
 

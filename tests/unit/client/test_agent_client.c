@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include "client/agent_client.h"
+#include "stream/seal.h"
 #include "stream/wire_auth.h"
 #include "verify.h"
 #include "err.h"
@@ -316,7 +317,7 @@ static size_t capture_reply(struct pair *p, const char *json, char *buf, size_t 
 	close(sv[0]);
 	n = read(sv[1], buf, size);
 	close(sv[1]);
-	assert_true(n > WIRE_HEADER + WIRE_MAC_BYTES);
+	assert_true(n > WIRE_HEADER + SEAL_TAG_BYTES);
 	return (size_t)n;
 }
 
@@ -337,7 +338,7 @@ static void expect_refused(struct pair *p, const char *why)
 	assert_true(p->c.lost);
 }
 
-/* "verified": true from someone without the key: plain, or MAC'd with another key. */
+/* "verified": true from someone without the key: plain, or sealed with another key. */
 static void test_forged_verified_refused(void **state)
 {
 	struct pair *p = *state;
@@ -346,7 +347,7 @@ static void test_forged_verified_refused(void **state)
 	unsigned char other[WIRE_KEY_BYTES];
 
 	assert_int_equal(wire_send(p->peer, WIRE_OK, "{\"verified\":true}", 17), 0);
-	expect_refused(p, "message 0 from the peer carries no MAC");
+	expect_refused(p, "message 0 from the peer is not sealed");
 	pair_teardown(state);
 
 	pair_setup(state);
@@ -355,7 +356,7 @@ static void test_forged_verified_refused(void **state)
 	wire_chan_init(&forger, p->peer);
 	assert_int_equal(wire_chan_authenticate(&forger, other, &b, 1), 0);
 	assert_int_equal(wire_chan_send(&forger, WIRE_OK, "{\"verified\":true}", 17), 0);
-	expect_refused(p, "message 0 from the peer failed its MAC");
+	expect_refused(p, "message 0 from the peer failed its integrity check");
 }
 
 /*
@@ -398,18 +399,21 @@ static void test_verdict_bound_to_the_manifest(void **state)
 	assert_false(v.verified);
 }
 
-/* A genuine reply with one byte changed on the way: "false" becomes "true ". */
+/*
+ * A genuine reply is sealed: "verified" is not readable on the wire, and one
+ * byte changed on the way (where "false" could have become "true ") fails.
+ */
 static void test_altered_reply_refused(void **state)
 {
 	struct pair *p = *state;
-	char buf[256], *at;
+	char buf[256];
 	size_t n = capture_reply(p, "{\"verified\":false}", buf, sizeof(buf));
 
-	at = memmem(buf, n, "false", 5);
-	assert_non_null(at);
-	memcpy(at, "true ", 5);
+	assert_null(memmem(buf, n, "verified", 8));
+	assert_null(memmem(buf, n, "false", 5));
+	buf[WIRE_HEADER + 12] ^= 0x01;
 	inject(p, buf, n);
-	expect_refused(p, "failed its MAC");
+	expect_refused(p, "failed its integrity check");
 }
 
 /* The agent's genuine "verified": true, played again as the answer to a later verify. */
@@ -424,7 +428,7 @@ static void test_replayed_reply_refused(void **state)
 	assert_int_equal(agent_client_verify(&p->c, 3, 0, &v), 0);
 	assert_true(v.verified);
 	inject(p, buf, n);
-	expect_refused(p, "message 1 from the peer failed its MAC");
+	expect_refused(p, "message 1 from the peer failed its integrity check");
 }
 
 /* Two genuine replies swapped on the way. */
@@ -437,7 +441,7 @@ static void test_reordered_replies_refused(void **state)
 
 	inject(p, second, n2);
 	inject(p, first, n1);
-	expect_refused(p, "message 0 from the peer failed its MAC");
+	expect_refused(p, "message 0 from the peer failed its integrity check");
 }
 
 /*

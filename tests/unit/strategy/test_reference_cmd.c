@@ -228,7 +228,7 @@ static void test_strategy(void **state)
 	s = reference_cmd_strategy("cmd:mine=cp -r {src}/. {dst}");
 	assert_non_null(s);
 	assert_string_equal(s->name, "mine");
-	assert_int_equal(s->flags, STRATEGY_REFERENCE);
+	assert_int_equal(s->flags, STRATEGY_REFERENCE | STRATEGY_OWN_TRANSPORT);
 	assert_null(s->available);
 	assert_non_null(s->run);
 	assert_contains(s->summary, "cp -r {src}/. {dst}");
@@ -239,7 +239,7 @@ static void test_strategy(void **state)
 
 	s = reference_cmd_strategy("cmd:remote=scp -r {src}/. {host}:{dst}");
 	assert_non_null(s);
-	assert_int_equal(s->flags, STRATEGY_REFERENCE | STRATEGY_SSH);
+	assert_int_equal(s->flags, STRATEGY_REFERENCE | STRATEGY_SSH | STRATEGY_OWN_TRANSPORT);
 	assert_true(s->available == strategy_needs_ssh);
 	strategy_free(s);
 

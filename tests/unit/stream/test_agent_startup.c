@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TOKEN "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -42,6 +43,7 @@ static const char *token_file(const char *name, const char *content)
 	assert_non_null(f);
 	fputs(content, f);
 	fclose(f);
+	assert_int_equal(chmod(path, 0600), 0);
 	return path;
 }
 
@@ -108,20 +110,45 @@ static void test_token_wrong_length_or_content(void **state)
 static void test_token_from_stream(void **state)
 {
 	char token[WIRE_TOKEN_HEX + 1];
-	FILE *f = tmpfile();
+	int p[2];
 
 	(void)state;
-	assert_non_null(f);
-	fputs(TOKEN "\nmore input\n", f);
-	rewind(f);
-	assert_int_equal(agent_token_read(f, "-", token), 0);
+	assert_int_equal(pipe(p), 0);
+	assert_true(write(p[1], TOKEN "\nmore input\n", WIRE_TOKEN_HEX + 12) == WIRE_TOKEN_HEX + 12);
+	close(p[1]);
+	assert_int_equal(agent_token_read_fd(p[0], "-", token), 0);
 	assert_string_equal(token, TOKEN);
-	/* only the first line was taken: the rest stays for the reader */
-	assert_int_equal(agent_token_read(f, "-", token), -1);
+	/* only the first line was taken, byte by byte: the rest stays for the reader */
+	assert_int_equal(agent_token_read_fd(p[0], "-", token), -1);
 	assert_string_equal(err_msg(), "token in '-' is not 64 hex characters");
-	assert_int_equal(agent_token_read(f, "-", token), -1);
+	assert_int_equal(agent_token_read_fd(p[0], "-", token), -1);
 	assert_string_equal(err_msg(), "token file '-' is empty");
-	fclose(f);
+	close(p[0]);
+}
+
+/*
+ * The token is the key to the agent: a file others may read (the default
+ * 0644 of a file written with umask 022) or change is refused, with the
+ * chmod that fixes it; the old code read it. A symbolic link is not followed.
+ */
+static void test_token_file_others_may_read(void **state)
+{
+	char token[WIRE_TOKEN_HEX + 1], link[160];
+	const char *path = token_file("loose", TOKEN "\n");
+
+	(void)state;
+	for (mode_t m = 0640; m; m = m == 0640 ? 0604 : m == 0604 ? 0620 : 0) {
+		assert_int_equal(chmod(path, m), 0);
+		assert_int_equal(agent_token_load(path, token), -1);
+		assert_contains(err_msg(), "may be read or changed by other users");
+		assert_contains(err_msg(), "run: chmod 600 '");
+	}
+	assert_int_equal(chmod(path, 0400), 0);
+	assert_int_equal(agent_token_load(path, token), 0);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(agent_token_load(link, token), -1);
+	assert_contains(err_msg(), "cannot open token file");
 }
 
 /* Parses line and checks the host and port it gives. */
@@ -208,6 +235,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token_missing_file, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_token_empty_file, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_token_wrong_length_or_content, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_token_file_others_may_read, dir_setup, dir_teardown),
 		cmocka_unit_test(test_token_from_stream),
 		cmocka_unit_test(test_listening_good),
 		cmocka_unit_test(test_listening_ipv6_in_brackets),

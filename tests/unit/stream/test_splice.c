@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "testutil.h"
+#include "seal_testutil.h"
 
 #include "err.h"
 #include "stream/frames.h"
@@ -80,7 +81,7 @@ static void *rx_main(void *arg)
 {
 	struct rx *r = arg;
 
-	r->rc = frames_receive(r->sock, r->dest, &r->st);
+	r->rc = frames_receive(r->sock, &test_opts, r->dest, &r->st);
 	err_save(&r->err);
 	close(r->sock);
 	return NULL;
@@ -108,7 +109,7 @@ static void *tx_main(void *arg)
 {
 	struct tx *t = arg;
 
-	t->rc = splice_send(t->sock, t->src, t->plan->items, t->plan->count, true, &t->st);
+	t->rc = splice_send(t->sock, test_key, t->src, t->plan->items, t->plan->count, true, &t->st);
 	err_save(&t->err);
 	close(t->sock);
 	return NULL;
@@ -176,7 +177,7 @@ static void whole_tree(enum workload_kind kind, uint64_t files, uint64_t size, i
 		assert_int_equal(fcntl(b, F_SETFL, O_NONBLOCK), 0);
 	}
 	rx_start(&r, b, t.dst);
-	rc = splice_send(a, t.src, plan.items, plan.count, true, &sst);
+	rc = splice_send(a, test_key, t.src, plan.items, plan.count, true, &sst);
 	if (rc < 0)
 		print_error("splice_send: %s\n", err_msg());
 	close(a);
@@ -298,13 +299,14 @@ static void test_empty_plan(void **state)
 	assert_int_equal(mkdir(t.src, 0755), 0);
 	tcp_pair(&a, &b);
 	rx_start(&r, b, t.dst);
-	assert_int_equal(splice_send(a, t.src, NULL, 0, true, &sst), 0);
+	assert_int_equal(splice_send(a, test_key, t.src, NULL, 0, true, &sst), 0);
 	close(a);
 	pthread_join(r.thread, NULL);
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(sst.files, 0);
-	assert_int_equal(sst.wire_bytes, FRAME_HEADER);
-	assert_int_equal(r.st.wire_bytes, FRAME_HEADER);
+	/* the end record alone, in the stream's one (end) segment */
+	assert_int_equal(sst.wire_bytes, SEAL_SEG_HEADER + FRAME_HEADER + SEAL_TAG_BYTES);
+	assert_int_equal(r.st.wire_bytes, SEAL_SEG_HEADER + FRAME_HEADER + SEAL_TAG_BYTES);
 	assert_int_equal(r.st.files, 0);
 	assert_int_equal(fs_dir_is_empty(t.dst), 1);
 	tmp_remove(&t);
@@ -466,7 +468,7 @@ static void test_tree_one_stream(void **state)
 	assert_int_equal(send_plan_whole(&m, &plan), 0);
 	tcp_pair(&a, &b);
 	rx_start(&r, b, t.dst);
-	rc = splice_send(a, t.src, plan.items, plan.count, true, &sst);
+	rc = splice_send(a, test_key, t.src, plan.items, plan.count, true, &sst);
 	if (rc < 0)
 		print_error("splice_send: %s\n", err_msg());
 	close(a);
@@ -498,7 +500,7 @@ static void *rx_part_main(void *arg)
 {
 	struct rx_part *r = arg;
 
-	r->rc = frames_receive_part(r->tree, r->dest, r->sock, &r->st);
+	r->rc = frames_receive_part(r->tree, r->dest, r->sock, &test_opts, &r->st);
 	err_save(&r->err);
 	close(r->sock);
 	return NULL;
@@ -624,7 +626,7 @@ static void test_tree_as_user(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	c.sock = sv[1];
 	assert_int_equal(pthread_create(&c.thread, NULL, capture_main, &c), 0);
-	assert_int_equal(splice_send(sv[0], t.src, plan.items, plan.count, false, NULL), 0);
+	assert_int_equal(splice_send(sv[0], test_key, t.src, plan.items, plan.count, false, NULL), 0);
 	close(sv[0]);
 	pthread_join(c.thread, NULL);
 	assert_int_equal(chmod(t.root, 0755), 0);
@@ -637,7 +639,7 @@ static void test_tree_as_user(void **state)
 		close(sv[0]);
 		if (setgroups(0, NULL) < 0 || setgid(nobody) < 0 || setuid(nobody) < 0)
 			_exit(2);
-		if (frames_receive(sv[1], t.dst, NULL) < 0) {
+		if (frames_receive(sv[1], &test_opts, t.dst, NULL) < 0) {
 			fprintf(stderr, "frames_receive as uid %u: %s\n", (unsigned)nobody, err_msg());
 			_exit(1);
 		}
@@ -690,16 +692,16 @@ static void changed_size(uint64_t real, uint64_t planned)
 	tcp_pair(&a, &b);
 	rx_start(&r, b, t.dst);
 	err_clear();
-	rc = splice_send(a, t.src, items, 2, false, &sst);
+	rc = splice_send(a, test_key, t.src, items, 2, false, &sst);
 	assert_int_equal(rc, -1);
 	assert_contains(err_msg(), "grown");
 	assert_contains(err_msg(), "changed");
 	close(a);
 	pthread_join(r.thread, NULL);
-	/* the receiver sees the stream end early: an error, not a hang */
+	/* the receiver sees the stream cut before its sealed end: an error, not a hang */
 	assert_int_equal(r.rc, -1);
 	err_restore(&r.err);
-	assert_contains(err_msg(), "stream ended");
+	assert_contains(err_msg(), "integrity check failed: the stream was cut");
 	free(data);
 	tmp_remove(&t);
 }
@@ -733,7 +735,7 @@ static void test_missing_source(void **state)
 	assert_int_equal(mkdir(t.src, 0755), 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	err_clear();
-	assert_int_equal(splice_send(sv[0], t.src, &item, 1, true, NULL), -1);
+	assert_int_equal(splice_send(sv[0], test_key, t.src, &item, 1, true, NULL), -1);
 	assert_contains(err_msg(), "cannot open");
 	assert_contains(err_msg(), "nosuch");
 	close(sv[0]);
@@ -821,8 +823,14 @@ static void *feed_main(void *arg)
 {
 	struct feeder *f = arg;
 
+	size_t len;
+	unsigned char *sealed = test_seal_records(f->s->p, f->s->len, &len);
+
+	if (!sealed)
+		abort();
 	/* the receiver may stop reading early: a failed write is expected then */
-	fs_write_all(f->sock, f->s->p, f->s->len);
+	fs_write_all(f->sock, sealed, len);
+	free(sealed);
 	close(f->sock);
 	return NULL;
 }
@@ -837,7 +845,7 @@ static int feed(const struct stream *s, const char *dest, struct recv_stats *st)
 	f.sock = sv[0];
 	assert_int_equal(pthread_create(&f.thread, NULL, feed_main, &f), 0);
 	err_clear();
-	rc = frames_receive(sv[1], dest, st);
+	rc = frames_receive(sv[1], &test_opts, dest, st);
 	close(sv[1]);
 	pthread_join(f.thread, NULL);
 	return rc;
@@ -1061,7 +1069,7 @@ static void test_modes(void **state)
 	assert_int_equal(feed(&s, t.dst, &st), 0);
 	assert_int_equal(st.files, ARRAY_LEN(files));
 	assert_int_equal(st.bytes, bytes);
-	assert_int_equal(st.wire_bytes, s.len);
+	assert_int_equal(st.wire_bytes, test_sealed_records_len(s.p, s.len));
 	for (size_t i = 0; i < ARRAY_LEN(files); i++) {
 		char path[160];
 		struct stat sb;
@@ -1110,10 +1118,13 @@ static void test_read_only_ranges_as_user(void **state)
 
 		if (setgroups(0, NULL) < 0 || setgid(nobody) < 0 || setuid(nobody) < 0)
 			_exit(2);
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-		    write(sv[0], s.p, s.len) != (ssize_t)s.len || shutdown(sv[0], SHUT_WR) < 0)
+		size_t len;
+		unsigned char *sealed = test_seal_records(s.p, s.len, &len);
+
+		if (!sealed || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+		    write(sv[0], sealed, len) != (ssize_t)len || shutdown(sv[0], SHUT_WR) < 0)
 			_exit(3);
-		if (frames_receive(sv[1], t.dst, NULL) < 0) {
+		if (frames_receive(sv[1], &test_opts, t.dst, NULL) < 0) {
 			fprintf(stderr, "frames_receive as uid %u: %s\n", (unsigned)nobody, err_msg());
 			_exit(1);
 		}
@@ -1347,8 +1358,9 @@ static void test_tree_records(void **state)
 				      .mtime = 1200000000 }, "ro/late", "late", 4);
 	put_frame(&s, (struct frame){ .type = FRAME_FILE, .mode = 0600, .flags = FRAME_F_MTIME,
 				      .mtime = 1200000001 }, "ro/big", big, sizeof(big));
-	put_frame(&s, (struct frame){ .type = FRAME_RANGE, .mode = 0640, .flags = FRAME_F_MTIME,
-				      .mtime = 1200000002, .offset = 4 }, "ro/zero/r", "tail", 4);
+	/* the range that starts the file carries its mtime, the other none (frames.h) */
+	put_frame(&s, (struct frame){ .type = FRAME_RANGE, .mode = 0640, .offset = 4 }, "ro/zero/r",
+		  "tail", 4);
 	put_frame(&s, (struct frame){ .type = FRAME_RANGE, .mode = 0640, .flags = FRAME_F_MTIME,
 				      .mtime = 1200000002 }, "ro/zero/r", "head", 4);
 	put_link(&s, FRAME_SYMLINK, "ro/s", "../../x");
@@ -1358,7 +1370,7 @@ static void test_tree_records(void **state)
 	assert_int_equal(err_msg()[0], '\0');
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.bytes, 4 + sizeof(big) + 8);
-	assert_int_equal(st.wire_bytes, s.len);
+	assert_int_equal(st.wire_bytes, test_sealed_records_len(s.p, s.len));
 	assert_int_equal(mode_of(t.dst, "ro"), 0555);
 	assert_int_equal(mode_of(t.dst, "ro/zero"), 0000);
 	assert_int_equal(mode_of(t.dst, "ro/empty"), 0750);
@@ -1404,7 +1416,7 @@ static void *part_feed_main(void *arg)
 	fd.sock = sv[0];
 	if (pthread_create(&fd.thread, NULL, feed_main, &fd) != 0)
 		abort();
-	f->rc = frames_receive_part(f->tree, f->dest, sv[1], NULL);
+	f->rc = frames_receive_part(f->tree, f->dest, sv[1], &test_opts, NULL);
 	close(sv[1]);
 	pthread_join(fd.thread, NULL);
 	return NULL;

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "testutil.h"
+#include "seal_testutil.h"
 
 #include "clock.h"
 #include "err.h"
@@ -153,13 +154,18 @@ static void mem_sink_init(struct mem_sink *s, struct byte_sink *sink)
 }
 
 /* An fd reading back len bytes of data (a memfd). */
+/* A file holding data as a data connection carries it: in authenticated segments. */
 static int memfd_with(const void *data, size_t len)
 {
 	int fd = memfd_create("tar-stream-test", MFD_CLOEXEC);
+	size_t sealed_len = 0;
+	unsigned char *sealed = test_seal(data, len, 0, &sealed_len);
 
 	assert_true(fd >= 0);
-	assert_int_equal(fs_write_all(fd, data, len), 0);
+	assert_non_null(sealed);
+	assert_int_equal(fs_write_all(fd, sealed, sealed_len), 0);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	free(sealed);
 	return fd;
 }
 
@@ -240,19 +246,23 @@ struct writer_job {
 	int rc;
 	struct send_stats st;
 	uint64_t zin, zout;
+	uint64_t sealed;	/* bytes put on the pipe: the segments */
 	struct err_saved err;	/* the writer thread's message, for the joiner */
 };
 
 static void *writer_main(void *arg)
 {
 	struct writer_job *j = arg;
-	struct byte_sink fdsink, *out = &fdsink;
+	struct byte_sink fdsink, *out;
+	struct seal_sink sealed;
 	struct zstd_sink z;
 
 	byte_sink_fd(&fdsink, &j->fd);
-	j->rc = 0;
-	if (j->zstd) {
-		j->rc = zstd_sink_init(&z, &fdsink, j->level, j->threads);
+	/* as the zstd strategy sends it: in authenticated segments */
+	j->rc = seal_sink_init(&sealed, &fdsink, test_key);
+	out = seal_sink_as_sink(&sealed);
+	if (j->rc == 0 && j->zstd) {
+		j->rc = zstd_sink_init(&z, out, j->level, j->threads);
 		out = zstd_sink_as_sink(&z);
 	}
 	if (j->rc == 0)
@@ -264,6 +274,8 @@ static void *writer_main(void *arg)
 		j->zout = z.bytes_out;
 		zstd_sink_release(&z);
 	}
+	j->sealed = sealed.wire;
+	seal_sink_release(&sealed);
 	if (j->fd >= 0)
 		close(j->fd);
 	return NULL;
@@ -284,7 +296,7 @@ static void through_pipe(struct writer_job *job, const char *dest, struct recv_s
 	job->fd = p[1];
 	assert_int_equal(pthread_create(&t, NULL, writer_main, job), 0);
 	err_clear();
-	rc = tar_stream_extract(p[0], dest, rs);
+	rc = tar_stream_extract(p[0], &test_opts, dest, rs);
 	if (rc < 0)
 		print_error("tar_stream_extract: %s\n", err_msg());
 	/* A failed extractor must not leave the writer blocked on a full pipe. */
@@ -315,12 +327,15 @@ static void pipe_transfer(int which, int zstd, int level, int threads)
 	/* pax-restricted: no extended header per file, so at most one 512-byte header each. */
 	assert_true(job.st.wire_bytes > w->m.total_bytes);
 	assert_true(job.st.wire_bytes <= tar_bound(&w->m));
+	/* the extractor read every segment the writer sent */
+	assert_int_equal(rs.wire_bytes, job.sealed);
 	if (zstd) {
 		assert_int_equal(job.zin, job.st.wire_bytes);
-		assert_int_equal(rs.wire_bytes, job.zout);
+		assert_true(job.sealed > job.zout && job.sealed <= test_sealed_len(job.zout, 0) + SEAL_SEG_HEADER + SEAL_TAG_BYTES);
 		assert_true(job.zout < job.zin);
 	} else {
-		assert_int_equal(rs.wire_bytes, job.st.wire_bytes);
+		assert_true(job.sealed > job.st.wire_bytes &&
+			    job.sealed <= test_sealed_len(job.st.wire_bytes, 0) + SEAL_SEG_HEADER + SEAL_TAG_BYTES);
 	}
 	assert_int_equal(fs_remove_tree(dest), 0);
 }
@@ -532,6 +547,58 @@ static void test_names_of_any_bytes(void **state)
 	assert_int_equal(fs_remove_tree(w.dir), 0);
 }
 
+/*
+ * What GNU tar writes, in authenticated segments as real-tar-nc's relay
+ * sends it (stream/seal_stream.h): a thread reads the command's output and
+ * writes the segments into a pipe, whose read end this returns (closed by
+ * the caller; relay_end joins the thread and closes the command).
+ */
+struct relay {
+	FILE *f;
+	int out;
+	pthread_t tid;
+};
+
+static void *relay_main(void *arg)
+{
+	struct relay *r = arg;
+	struct byte_sink fdsink;
+	struct seal_sink sealed;
+	char buf[65536];
+	size_t n;
+
+	byte_sink_fd(&fdsink, &r->out);
+	if (seal_sink_init(&sealed, &fdsink, test_key) < 0)
+		abort();
+	while ((n = fread(buf, 1, sizeof(buf), r->f)) > 0)
+		if (seal_sink_as_sink(&sealed)->write(&sealed, buf, n) < 0)
+			break;
+	seal_sink_as_sink(&sealed)->close(&sealed);
+	seal_sink_release(&sealed);
+	if (r->out >= 0)
+		close(r->out);
+	return NULL;
+}
+
+static int relay_start(struct relay *r, const char *cmd)
+{
+	int p[2];
+
+	r->f = popen(cmd, "re");
+	assert_non_null(r->f);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	r->out = p[1];
+	assert_int_equal(pthread_create(&r->tid, NULL, relay_main, r), 0);
+	return p[0];
+}
+
+/* Joins the relay; returns pclose's status. */
+static int relay_end(struct relay *r)
+{
+	pthread_join(r->tid, NULL);
+	return pclose(r->f);
+}
+
 /* `tar -cf - -C src .` (names start with "./") and `tar -I zstd` both extract. */
 static void test_extract_gnu_tar_stream(void **state)
 {
@@ -542,17 +609,17 @@ static void test_extract_gnu_tar_stream(void **state)
 	for (size_t i = 0; i < ARRAY_LEN(tools); i++) {
 		char dest[512], cmd[1024];
 		struct recv_stats rs;
-		FILE *f;
-		int rc, status;
+		struct relay r;
+		int rc, status, fd;
 
 		make_temp(dest, sizeof(dest));
 		snprintf(cmd, sizeof(cmd), "tar %s -cf - -C '%s' .", tools[i], w->dir);
-		f = popen(cmd, "re");
-		assert_non_null(f);
-		rc = tar_stream_extract(fileno(f), dest, &rs);
+		fd = relay_start(&r, cmd);
+		rc = tar_stream_extract(fd, &test_opts, dest, &rs);
 		if (rc < 0)
 			print_error("tar_stream_extract: %s\n", err_msg());
-		status = pclose(f);
+		close(fd);
+		status = relay_end(&r);
 		assert_int_equal(rc, 0);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 		expect_verified(dest, &w->m);
@@ -793,17 +860,17 @@ static void test_gnu_tar_real_tree_to_extractor(void **state)
 	for (size_t i = 0; i < ARRAY_LEN(formats); i++) {
 		char dest[512], cmd[1024];
 		struct recv_stats rs;
-		FILE *f;
-		int rc, status;
+		struct relay r;
+		int rc, status, fd;
 
 		make_temp(dest, sizeof(dest));
 		snprintf(cmd, sizeof(cmd), "tar %s -cf - -C '%s' .", formats[i], w->dir);
-		f = popen(cmd, "re");
-		assert_non_null(f);
-		rc = tar_stream_extract(fileno(f), dest, &rs);
+		fd = relay_start(&r, cmd);
+		rc = tar_stream_extract(fd, &test_opts, dest, &rs);
 		if (rc < 0)
 			print_error("tar_stream_extract: %s\n", err_msg());
-		status = pclose(f);
+		close(fd);
+		status = relay_end(&r);
 		assert_int_equal(rc, 0);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 		expect_all_kept(dest, &w->m);
@@ -852,7 +919,7 @@ static void test_changed_file(void **state)
 	assert_true(mem.len >= MIB);
 	fd = memfd_with(mem.data, mem.len);
 	err_clear();
-	assert_int_equal(tar_stream_extract(fd, dest, &rs), -1);
+	assert_int_equal(tar_stream_extract(fd, &test_opts, dest, &rs), -1);
 	assert_contains(err_msg(), "tar stream: ");
 	close(fd);
 
@@ -965,7 +1032,7 @@ static int extract_hostile(const char *base, const void *data, size_t len, const
 
 	snprintf(dest, sizeof(dest), "%s/dest", base);
 	err_clear();
-	rc = tar_stream_extract(fd, dest, &rs);
+	rc = tar_stream_extract(fd, &test_opts, dest, &rs);
 	close(fd);
 	if (rc != -1)
 		print_error("hostile stream accepted (expected '%s')\n", expect);
@@ -1147,7 +1214,7 @@ static void test_hostile_hardlinks(void **state)
 	create_in(base, "x");
 	fd = memfd_with(mem.data, mem.len);
 	err_clear();
-	assert_int_equal(tar_stream_extract(fd, dest, &(struct recv_stats){ 0 }), -1);
+	assert_int_equal(tar_stream_extract(fd, &test_opts, dest, &(struct recv_stats){ 0 }), -1);
 	close(fd);
 	assert_contains(err_msg(), "'hl' is a hard link to 'a/x'");
 	lstat_in(base, "x", &sb);
@@ -1189,7 +1256,7 @@ static void test_entry_replaces_symlink(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	fd = memfd_with(mem.data, mem.len);
 	err_clear();
-	if (tar_stream_extract(fd, dest, &rs) < 0)
+	if (tar_stream_extract(fd, &test_opts, dest, &rs) < 0)
 		print_error("tar_stream_extract: %s\n", err_msg());
 	close(fd);
 	/* nothing changed outside: victim empty with one link, victimdir empty */
@@ -1317,7 +1384,7 @@ static void test_planted_symlink(void **state)
 	build_archive(es, ARRAY_LEN(es), base, &mem);
 	fd = memfd_with(mem.data, mem.len);
 	err_clear();
-	rc = tar_stream_extract(fd, dest, &rs);
+	rc = tar_stream_extract(fd, &test_opts, dest, &rs);
 	close(fd);
 	assert_int_equal(rc, -1);
 	assert_contains(err_msg(), "sub/file");
@@ -1343,11 +1410,11 @@ static void test_setid_dropped(void **state)
 	(void)state;
 	archive_beside_dest(es, ARRAY_LEN(es), base, sizeof(base), dest, sizeof(dest), &mem);
 	fd = memfd_with(mem.data, mem.len);
-	assert_int_equal(tar_stream_extract(fd, dest, &rs), 0);
+	assert_int_equal(tar_stream_extract(fd, &test_opts, dest, &rs), 0);
 	close(fd);
 	assert_int_equal(rs.files, 2);
 	assert_int_equal(rs.bytes, 20);
-	assert_int_equal(rs.wire_bytes, mem.len);
+	assert_int_equal(rs.wire_bytes, test_sealed_len(mem.len, 0));
 	snprintf(path, sizeof(path), "%s/suid", dest);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0755);
@@ -1446,6 +1513,7 @@ static void test_directory_names_sharing_a_prefix(void **state)
 	struct recv_stats rs;
 	struct send_stats st;
 	struct byte_sink sink;
+	struct seal_sink sealed;
 	int p[2];
 
 	(void)state;
@@ -1470,14 +1538,16 @@ static void test_directory_names_sharing_a_prefix(void **state)
 	assert_int_equal(m.count, ARRAY_LEN(files));
 	check_directory_entries(src, &m);
 
-	/* Small enough for the pipe buffer: write, then extract. */
+	/* Small enough for the pipe buffer: write (in segments), then extract. */
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	byte_sink_fd(&sink, &p[1]);
-	assert_int_equal(tar_stream_write(src, &m, true, &sink, &st), 0);
+	assert_int_equal(seal_sink_init(&sealed, &sink, test_key), 0);
+	assert_int_equal(tar_stream_write(src, &m, true, seal_sink_as_sink(&sealed), &st), 0);
 	assert_int_equal(p[1], -1);
-	assert_int_equal(tar_stream_extract(p[0], dest, &rs), 0);
+	assert_int_equal(tar_stream_extract(p[0], &test_opts, dest, &rs), 0);
 	close(p[0]);
-	assert_int_equal(rs.wire_bytes, st.wire_bytes);
+	assert_int_equal(rs.wire_bytes, sealed.wire);
+	seal_sink_release(&sealed);
 	expect_verified(dest, &m);
 	manifest_release(&m);
 	assert_int_equal(fs_remove_tree(base), 0);
@@ -1504,16 +1574,16 @@ static void test_reads_to_end(void **state)
 	memset(mem.data + archive_len, 0, 5 * MIB);
 
 	fd = memfd_with(mem.data, archive_len + 3 * MIB);
-	assert_int_equal(tar_stream_extract(fd, dest, &rs), 0);
-	assert_int_equal(lseek(fd, 0, SEEK_CUR), archive_len + 3 * MIB);
+	assert_int_equal(tar_stream_extract(fd, &test_opts, dest, &rs), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), test_sealed_len(archive_len + 3 * MIB, 0));
 	close(fd);
-	assert_int_equal(rs.wire_bytes, archive_len + 3 * MIB);
+	assert_int_equal(rs.wire_bytes, test_sealed_len(archive_len + 3 * MIB, 0));
 	assert_int_equal(rs.files, 1);
 	assert_int_equal(fs_clear_dir(dest), 0);
 
 	fd = memfd_with(mem.data, archive_len + 5 * MIB);
 	err_clear();
-	assert_int_equal(tar_stream_extract(fd, dest, &rs), -1);
+	assert_int_equal(tar_stream_extract(fd, &test_opts, dest, &rs), -1);
 	assert_contains(err_msg(), "follow the end");
 	close(fd);
 	free(mem.data);

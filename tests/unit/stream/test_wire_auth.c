@@ -261,6 +261,17 @@ static void fake_client(const char *proof_hex, const unsigned char *agent_key, c
 	json_object_object_add(o, "role", json_object_new_string("control"));
 	json_object_object_add(o, "nonce", json_object_new_string(
 		"1111111111111111111111111111111111111111111111111111111111111111"));
+	{
+		/* the hello's tag: this client holds the key, only its AUTH is wrong */
+		struct wire_binding hb = { .role = "control" };
+		unsigned char tag[WIRE_MAC_BYTES];
+		char tag_hex[2 * WIRE_MAC_BYTES + 1];
+
+		memset(hb.client_nonce, 0x11, sizeof(hb.client_nonce));
+		assert_int_equal(wire_proof(agent_key, "hello", &hb, tag), 0);
+		wire_hex(tag, sizeof(tag), tag_hex);
+		json_object_object_add(o, "tag", json_object_new_string(tag_hex));
+	}
 	assert_int_equal(wire_send_json(sv[0], WIRE_HELLO, o), 0);
 	json_object_put(o);
 	assert_int_equal(wire_recv_json(sv[0], 2000, &type, &reply), 0);
@@ -277,6 +288,42 @@ static void fake_client(const char *proof_hex, const unsigned char *agent_key, c
 	pthread_join(a->tid, NULL);
 	close(sv[0]);
 	close(sv[1]);
+}
+
+/*
+ * A hello without the session key's tag, or with another key's: the agent
+ * answers with an error and no proof of its own (protocol 3; protocol 2
+ * answered every hello with the agent's proof).
+ */
+static void test_hello_without_the_keys_tag(void **state)
+{
+	struct wire_binding b = { .role = "data", .job = 3, .stream = 1 }, got;
+	unsigned char tag[WIRE_MAC_BYTES];
+	char tag_hex[2 * WIRE_MAC_BYTES + 1];
+	json_object *hello = json_object_new_object();
+
+	(void)state;
+	memset(b.client_nonce, 0x22, sizeof(b.client_nonce));
+	json_object_object_add(hello, "proto", json_object_new_int(WIRE_PROTO));
+	json_object_object_add(hello, "role", json_object_new_string("data"));
+	json_object_object_add(hello, "job", json_object_new_int(3));
+	json_object_object_add(hello, "stream", json_object_new_int(1));
+	json_object_object_add(hello, "nonce", json_object_new_string(
+		"2222222222222222222222222222222222222222222222222222222222222222"));
+	assert_int_equal(wire_hello_check(key, hello, &got), -1);
+	assert_contains(err_msg(), "no proof of the session key");
+	assert_int_equal(wire_proof(other_key, "hello", &b, tag), 0);
+	wire_hex(tag, sizeof(tag), tag_hex);
+	json_object_object_add(hello, "tag", json_object_new_string(tag_hex));
+	assert_int_equal(wire_hello_check(key, hello, &got), -1);
+	assert_contains(err_msg(), "not of the session key");
+	/* the key's own tag passes, and binds role, job and stream: another stream fails */
+	assert_int_equal(wire_hello_check(other_key, hello, &got), 0);
+	assert_string_equal(got.role, "data");
+	assert_int_equal(got.stream, 1);
+	json_object_object_add(hello, "stream", json_object_new_int(2));
+	assert_int_equal(wire_hello_check(other_key, hello, &got), -1);
+	json_object_put(hello);
 }
 
 static void test_fake_client_wrong_proof(void **state)
@@ -338,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_handshake_and_no_token_on_the_wire),
 		cmocka_unit_test(test_fake_agent_wrong_key),
 		cmocka_unit_test(test_fake_agent_replayed_proof),
+		cmocka_unit_test(test_hello_without_the_keys_tag),
 		cmocka_unit_test(test_fake_client_wrong_proof),
 		cmocka_unit_test(test_proof_binding),
 	};

@@ -6,10 +6,12 @@
 
 #include "fsutil.h"
 #include "manifest.h"
+#include "tree.h"
 #include "verify.h"
 
 #include <fcntl.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -234,6 +236,64 @@ static void test_special_left_out_that_arrived_is_not_extra(void **state)
 	manifest_release(&m);
 }
 
+/*
+ * The keyed check (verify_keyed): files larger than min_size must carry
+ * the keyed hash sent for their manifest entry, a hard link's other name
+ * that of its primary; the small ones are held to their XXH3 alone. A
+ * right hash verifies; a wrong one, or none, fails each name as an
+ * integrity failure, the summary saying so first.
+ */
+static void test_keyed_check(void **state)
+{
+	static const unsigned char key[CONTENT_KEY_BYTES] = { 7 };
+	char src[PATH_MAX], p[PATH_MAX], text[600];
+	unsigned char buf[4096], macs[4][CONTENT_MAC_BYTES] = { { 0 } }, have[4] = { 0 };
+	struct verify_keyed keyed = { .key = key, .min_size = 100, .macs = macs, .have = have };
+	struct manifest m;
+	struct verify_report r;
+	uint64_t hash, size;
+	char summary[512];
+
+	(void)state;
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	path_of(src, tmp, "keyed");
+	assert_int_equal(mkdir(src, 0755), 0);
+	put(src, "big", text, 0644, 2000);
+	put(src, "small", "tiny", 0644, 2000);
+	hard(src, "big", "big2");
+	assert_int_equal(manifest_from_tree(&m, src, 2), 0);
+	assert_int_equal(m.count, 2);
+	assert_string_equal(m.entries[0].path, "big");
+	path_of(p, src, "big");
+	assert_int_equal(tree_hash_file_keyed(p, buf, sizeof(buf), 0, key, &hash, macs[0], &size), 0);
+	assert_int_equal(hash, m.entries[0].xxh3);
+
+	/* none sent for "big": both names fail */
+	assert_int_equal(verify_tree_keyed(src, &m, 2, NULL, 0, &keyed, &r), 0);
+	assert_int_equal(r.integrity_failed, 2);
+	assert_int_equal(verify_differences(&r), 2);
+	assert_string_equal(r.examples[0], "integrity check failed: big (the client sent no keyed hash of its content)");
+	verify_summary(&r, summary, sizeof(summary));
+	assert_ptr_equal(strstr(summary, "integrity check failed: 2 files are not what the client sent"),
+			 summary);
+
+	/* the right one */
+	have[0] = 1;
+	assert_int_equal(verify_tree_keyed(src, &m, 2, NULL, 0, &keyed, &r), 0);
+	assert_int_equal(verify_differences(&r), 0);
+	assert_int_equal(r.files_ok, 2);
+	assert_int_equal(r.hardlinks_linked, 1);
+
+	/* another key's: its hash differs */
+	macs[0][0] ^= 1;
+	assert_int_equal(verify_tree_keyed(src, &m, 2, NULL, 0, &keyed, &r), 0);
+	assert_int_equal(r.integrity_failed, 2);
+	assert_int_equal(r.content_differs, 0);
+	assert_string_equal(r.examples[0], "integrity check failed: big is not what the client sent (its keyed hash differs)");
+	manifest_release(&m);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -253,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_flattened_copy_reports_each_kind),
 		cmocka_unit_test(test_link_text_and_kind_matter),
 		cmocka_unit_test(test_special_left_out_that_arrived_is_not_extra),
+		cmocka_unit_test(test_keyed_check),
 	};
 
 	return cmocka_run_group_tests_name("verify_tree", tests, setup, teardown);
