@@ -20,6 +20,21 @@
 #define REPORT_PARTIAL_WHY "interrupted; only the strategies marked ok finished"
 
 struct explain_report;
+struct workload_sample;
+
+/*
+ * Where the answer's time went (JSON "timing"): setup (connecting, making
+ * the source, drawing the sample), the probes, the strategies (every run,
+ * the sample's and the whole's, --explain's), the cleanup (the copies on
+ * the host and the temporary trees here, before the report), and the
+ * answer: from the start to the report. The rest of the answer is the
+ * report itself.
+ */
+struct report_timing {
+	double setup_s, probes_s, strategies_s, cleanup_s, answer_s;
+	bool cleaned;		/* the cleanup ran (an interrupted run's report comes before it) */
+	uint64_t host_removed, local_removed;	/* what it removed, entries */
+};
 
 struct report {
 	const char *host;		/* as the user named it */
@@ -50,6 +65,17 @@ struct report {
 	bool streams_auto;	/* -P auto chose it */
 	const char *streams_why;	/* how: "-P auto chose 8: ..." (may be NULL) */
 	bool agent_via_ssh;	/* every connection to the agent went through ssh (agent_client.h) */
+	/*
+	 * --sample (report_sample.c): what was drawn (NULL without), the
+	 * sample's results (results itself when only the sample moved), and
+	 * whether the whole moved too (--check), results then being the
+	 * whole's. files, bytes and manifest are the whole workload's.
+	 */
+	const struct workload_sample *sample;
+	const struct strategy_result *sample_results;
+	bool whole_moved;
+	uint64_t moved_files, moved_bytes;	/* the sample's when only it moved; 0: files, bytes */
+	const struct report_timing *timing;	/* NULL: not timed */
 	char recommendation[1024];		/* "" when there is none */
 	char compression_hint[512];
 };
@@ -186,6 +212,35 @@ void report_sweep(const struct probe_results *p, FILE *out);
 void report_window_line(const struct probe_results *p, char *buf, size_t len);
 
 void report_table(const struct report *r, FILE *out, bool color);
+
+/* The files and bytes the results moved (the sample's when only the sample moved), for rates. */
+static inline uint64_t report_moved_files(const struct report *r)
+{
+	return r->moved_files ? r->moved_files : r->files;
+}
+
+static inline uint64_t report_moved_bytes(const struct report *r)
+{
+	return r->moved_bytes ? r->moved_bytes : r->bytes;
+}
+
+/* The lines saying the sample drawn and, with --check, each strategy's sample and whole. */
+void report_sample_lines(const struct report *r, FILE *out);
+
+/*
+ * The table's end: with --check each strategy's time on the sample and on
+ * the whole, then where the answer's time went ("answered in ..."), when timed.
+ */
+void report_sample_tail(const struct report *r, FILE *out);
+
+/*
+ * The document's "sample" (null without --sample) and "timing" (null when
+ * not timed); a result's "sample_seconds" and "sample_run_seconds" (null
+ * without a sample run), and its "seconds" made null when the whole did
+ * not move.
+ */
+void report_sample_json(const struct report *r, json_object *doc);
+void report_sample_result_json(const struct report *r, size_t i, json_object *o);
 
 /* Builds the JSON document; the caller owns it. */
 json_object *report_json(const struct report *r);

@@ -179,7 +179,7 @@ static void results_table(const struct report *r, FILE *f)
 			   "<td>%.1f</td><td>%.0f</td><td>%.1f</td><td>%s</td><td>",
 			t, res->median.transfer, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
-			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
+			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no");
 		if (res->have_attribution && res->attribution.fitted)
 			fprintf(f, "%.2f</td><td title=\"fitted to this run: see its note\">fit</td><td>",

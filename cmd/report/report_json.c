@@ -259,9 +259,11 @@ json_object *report_json(const struct report *r)
 		json_object *one = result_json(r, &r->results[i]);
 
 		report_explain_json(r->explain, &r->results[i], one);
+		report_sample_result_json(r, i, one);
 		json_object_array_add(results, one);
 	}
 	json_object_object_add(doc, "results", results);
+	report_sample_json(r, doc);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);
 	return doc;
