@@ -71,13 +71,13 @@ static void test_marker_kept_on_failure(void **state)
  */
 static void test_wide_tree_counted(void **state)
 {
-	char base[] = "/tmp/xfercmp-fsremove-XXXXXX", top[64], dir[128], sub[192];
+	char base[256], top[300], dir[400], sub[500];
 	struct fs_remove_progress p = { 0 };
 	uint64_t entries = 1;
 	struct stat st;
 
 	(void)state;
-	assert_non_null(mkdtemp(base));
+	test_mkdtemp(base, sizeof(base), "xfercmp-fsremove");
 	snprintf(top, sizeof(top), "%s/t", base);
 	assert_int_equal(mkdir(top, 0755), 0);
 	for (int i = 0; i < 300; i++) {
