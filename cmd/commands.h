@@ -18,6 +18,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 /* Prints the subcommands, one a line with its summary, for the help texts. */
 void commands_list(FILE *f);

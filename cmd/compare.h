@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "report/report.h"
 #include "run/explain.h"
+#include "model/what_if.h"
 #include "run/runner.h"
 #include "manifest.h"
 #include "probe/probes.h"
@@ -26,7 +27,7 @@
 #include <stdint.h>
 
 /* The most --what-if scenarios one run answers. */
-#define COMPARE_WHAT_IF_MAX 8
+#define COMPARE_WHAT_IF_MAX RUNNER_WHAT_IF_MAX
 /* The most strategies one run compares. */
 #define COMPARE_MAX_STRATEGIES 32
 
@@ -52,7 +53,7 @@ struct compare_opts {
 	struct runner_opts run;
 	int streams_auto;	/* -P auto (the default): run.strategy.streams chosen after the network probe */
 	char streams_why[256];	/* how the streams were chosen, for the report */
-	int verbose;
+	int verbose;		/* how many -v: 1 progress off a tty, 2 libssh too, 3 its protocol */
 	int quiet;		/* -q: no progress at all */
 	/* for the record in the reports: the command line and when it started (RFC 3339, UTC) */
 	int argc;

@@ -72,8 +72,9 @@ static const struct cli_option probe_budget_options[] = {
 
 static const struct cli_option common_options[] = {
 	CLI_OPTION("verbose", 'v', no_argument, NULL,
-	  "progress on stderr even when it is not a terminal, and\n"
-	  "libssh's warnings (\"libssh: ...\"; never without -v)"),
+	  "progress on stderr even when it is not a terminal; -vv\n"
+	  "adds libssh's warnings (\"libssh: ...\"), -vvv its\n"
+	  "protocol messages"),
 	CLI_OPTION("quiet", 'q', no_argument, NULL, "no progress, not even on a terminal"),
 	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
 	CLI_OPTION("version", OPT_VERSION, no_argument, NULL, "print the version"),
@@ -119,7 +120,7 @@ static const struct cli_option compare_options[] = {
 	CLI_OPTION("what-if", OPT_WHAT_IF, required_argument, "SCENARIO",
 	  "also predict each strategy on another link, e.g.\n"
 	  "rate=1gbit,rtt=20ms (repeat it, or separate with ';')"),
-	CLI_OPTION("no-probes", OPT_NO_PROBES, no_argument, NULL, "skip the probes (no ceilings, no attribution)"),
+	CLI_OPTION("no-probes", OPT_NO_PROBES, no_argument, NULL, "skip the probes (no ceilings, no forecast, no accounting)"),
 	CLI_OPTION("explain", OPT_EXPLAIN, optional_argument, "[=LIST]",
 	  "then rerun LIST (default: the recommended and the slowest) with\n"
 	  "one resource taken away at a time (destination disk, durable\n"
@@ -285,7 +286,7 @@ static int parse_what_if(struct compare_opts *o, const char *arg)
 	for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
 		if (o->nwhat_if == COMPARE_WHAT_IF_MAX)
 			return cmd_usage_error(NULL, "--what-if: at most %d scenarios", COMPARE_WHAT_IF_MAX);
-		if (attribution_parse_what_if(one, &o->what_if[o->nwhat_if]) < 0)
+		if (what_if_parse(one, &o->what_if[o->nwhat_if]) < 0)
 			return cmd_usage_error(NULL, "--what-if: %s", err_msg());
 		o->nwhat_if++;
 	}
@@ -446,7 +447,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 				return rc;
 			break;
 		case OPT_CHECK: o->sample_check = 1; break;
-		case 'v': o->verbose = 1; break;
+		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
 		case OPT_ZLEVEL: case OPT_ZTHREADS:

@@ -13,7 +13,7 @@
 #include "fs_remove.h"
 #include "fsutil.h"
 #include "generate.h"
-#include "model/verdict.h"
+#include "model/forecast.h"
 #include "parallel.h"
 #include "ssh/ssh_log.h"
 #include "strategy/list.h"
@@ -178,12 +178,14 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 	/* a single raw stream sizes its buffers for the swept link over this round trip */
 	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
 	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
-	verdict_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
+	forecast_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
 	plan.one_disk = probe_one_disk(s->root, s->dest.agent.info);
+	plan.agent_info = s->dest.agent.info;
 	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
 		return -1;
 	o->run.probes = &s->probes;
-	o->run.probe_seconds = o->probe_seconds;
+	o->run.what_if = o->what_if;
+	o->run.nwhat_if = o->nwhat_if;
 	return 0;
 }
 
@@ -199,8 +201,8 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->sample_results = NULL;
 	memset(&s->timing, 0, sizeof(s->timing));
 	s->strategies_started = 0;
-	/* libssh's own log: to stderr only with -v (transfer/ssh/ssh_log.h) */
-	ssh_log_route(o->verbose);
+	/* libssh's own log: to stderr only with -vv, its protocol with -vvv (ssh_log.h) */
+	ssh_log_route(o->verbose > 1 ? o->verbose - 1 : 0);
 	watch_start(s, list, n);
 	/* connect first: a refused host key should not wait for a 20 GiB workload */
 	if (open_destination(o, &s->dest) < 0 || prepare_source(o, &s->m, &s->root, s->temp_source) < 0 ||

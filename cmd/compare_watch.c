@@ -190,6 +190,15 @@ static uint64_t expected_wire(const struct compare_session *s, const struct stra
 	return 0;
 }
 
+/* The forecast the runner made for s before its first run (its result holds it); 0: none. */
+static double forecast_of(const struct strategy *s)
+{
+	for (int i = 0; partial_results && i < partial_n; i++)
+		if (partial_results[i].strategy == s && partial_results[i].have_forecast)
+			return partial_results[i].forecast.seconds;
+	return 0;
+}
+
 /* The runner's progress: the live line, or lines on stderr; and how far the results are. */
 static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 		     const struct strategy_result *done)
@@ -204,7 +213,7 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 			live_end(&live, done, moving->count);
 		else
 			live_begin(&live, s, run, runs, moving->count, moving->total_bytes,
-				   expected_wire(session, s));
+				   expected_wire(session, s), forecast_of(s));
 		return;
 	}
 	if (o->quiet || (!o->verbose && !isatty(2)))

@@ -12,6 +12,7 @@ static const struct command commands[] = {
 	{ "serve", "run the agent on the destination host", cmd_serve },
 	{ "probe", "measure the network, disk, metadata and cpu ceilings only", cmd_probe },
 	{ "diff", "compare two --json reports: times, changes beyond the noise, ceilings", cmd_diff },
+	{ "clean", "remove what xfercmp left on a host: cached agents, scratch roots", cmd_clean },
 };
 
 void commands_list(FILE *f)

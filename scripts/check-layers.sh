@@ -22,6 +22,11 @@ print-layers:
 	@$(foreach l,$(LAYERS),echo "$(l): $(USES_$(l))";)
 EOF
 ) || { echo "check-layers: cannot read scripts/layers.mk" >&2; exit 2; }
+forbid=$(make -s --no-print-directory -C "$top" -f scripts/layers.mk -f - print-forbid <<'EOF'
+print-forbid:
+	@$(foreach f,$(FORBID_PREFIXES),echo "$(f): $(FORBID_$(f))";)
+EOF
+) || { echo "check-layers: cannot read scripts/layers.mk" >&2; exit 2; }
 
 declare -A uses is_layer
 layers=()
@@ -74,6 +79,23 @@ for l in "${layers[@]}"; do
 	done
 done
 
+# Files held to less: every header they reach (the preprocessor's own list) against FORBID_.
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	prefix=${line%%:*}
+	for f in "$src/$prefix"*.[ch]; do
+		[ -e "$f" ] || continue
+		# shellcheck disable=SC2046 # the flags are words
+		deps=$(cd "$src" && cpp -MM -Icommon -Iworkloads -Itransfer -Icmd $(pkg-config --cflags json-c 2>/dev/null) \
+			"${f#"$src"/}" 2>/dev/null | tr -d '\\' | tr ' ' '\n')
+		for header in ${line#*:}; do
+			if grep -qx "$header" <<<"$deps"; then
+				complain "${f#"$src"/}: reaches $header, which it must not see (scripts/layers.mk, FORBID_$prefix)"
+			fi
+		done
+	done
+done <<<"$forbid"
+
 # Symbols: what each layer's objects define and what they need.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -94,7 +116,7 @@ while read -r sym needer object definer; do
 done < <(join -1 1 -2 1 -o 1.1,1.2,1.3,2.2 "$tmp/needed.sorted" "$tmp/defined.sorted")
 
 if [ "$bad" -gt 0 ]; then
-	echo "check-layers: $bad upward uses (scripts/layers.mk says which layer may use which)" >&2
+	echo "check-layers: $bad uses the layers forbid (scripts/layers.mk says which layer may use which)" >&2
 	exit 1
 fi
 echo "check-layers: ${#layers[@]} layers, every include and call runs downward"

@@ -14,7 +14,8 @@
 #
 # The kernel here has no netem, so the delay is ours: an iptables rule in the
 # namespace sends every packet leaving the host's xfercmp1 to NFQUEUE queue 18, where
-# build/tests/delayer (tests/tools/delayer.c, `make delayer`) holds it for D and then
+# build/tests/delayer (tests/tools/delayer.c, `make delayer`, run here when it is
+# missing) holds it for D and then
 # accepts it. Only what the host sends is delayed (replies and ACKs included), so a
 # round trip grows by D once. An up without --delay removes it.
 #
@@ -485,7 +486,12 @@ apply_delay() {
 		fi
 		return 0
 	fi
-	[ -x "$DELAYER" ] || die 1 "$DELAYER not built (run 'make delayer'; it needs libnetfilter-queue-dev)"
+	# built here when missing: a delay asked for should not need a second command first
+	if [ ! -x "$DELAYER" ]; then
+		echo "testbed.sh: building the delayer (make delayer)" >&2
+		make -C "$TOP" --no-print-directory BUILD=build delayer >&2 && [ -x "$DELAYER" ] ||
+			die 1 "cannot build $DELAYER ('make delayer' failed; it needs libnetfilter-queue-dev, which scripts/setup.sh installs)"
+	fi
 	command -v ping >/dev/null || die 1 "ping not found (run scripts/setup.sh)"
 	mkdir -p "$DIR" || die 1 "cannot create $DIR"
 	pick_iptables

@@ -31,9 +31,9 @@ static void duration(char *buf, size_t len, double s)
 
 void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
 		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
-		 uint64_t expect, bool wire, double rate)
+		 uint64_t expect, bool wire, double rate, double forecast)
 {
-	char el[32], eta[32] = "", of[48] = "", runs_text[24] = "", files_text[80] = "";
+	char el[32], eta[32] = "", of[48] = "", runs_text[24] = "", files_text[80] = "", fc[40] = "";
 	int n;
 
 	duration(el, sizeof(el), elapsed);
@@ -60,8 +60,15 @@ void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned
 		units_format_count(files_total, b, sizeof(b));
 		snprintf(files_text, sizeof(files_text), " %s of %s files,", a, b);
 	}
-	n = snprintf(buf, len, "%s%s:%s %.1f MB%s, %.1f MB/s, %s%s", name, runs_text, files_text,
-		     done / 1e6, of, rate / 1e6, el, eta);
+	/* the forecast made before it began: a run can be read against it as it goes */
+	if (forecast > 0) {
+		char d[24];
+
+		duration(d, sizeof(d), forecast);
+		snprintf(fc, sizeof(fc), " (forecast %s)", d);
+	}
+	n = snprintf(buf, len, "%s%s:%s %.1f MB%s, %.1f MB/s, %s%s%s", name, runs_text, files_text,
+		     done / 1e6, of, rate / 1e6, el, fc, eta);
 	if (n > 100 && len > 100)
 		buf[100] = '\0';
 }
@@ -106,7 +113,7 @@ static void draw(struct live *l)
 	l->last_done = done;
 	l->last_wire = wire;
 	live_format(line, sizeof(line), l->current->name, l->run, l->runs, clock_seconds(l->t0_ns, now),
-		    files, l->files_total, done, expect, wire, l->rate);
+		    files, l->files_total, done, expect, wire, l->rate, l->forecast);
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	l->drawn = true;
@@ -156,10 +163,11 @@ int live_start(struct live *l, const char *agent_host)
 }
 
 void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned runs,
-		uint64_t files_total, uint64_t content_total, uint64_t expect)
+		uint64_t files_total, uint64_t content_total, uint64_t expect, double forecast)
 {
 	pthread_mutex_lock(&l->lock);
 	l->current = s;
+	l->forecast = forecast;
 	l->run = run;
 	l->runs = runs;
 	l->files_total = files_total;

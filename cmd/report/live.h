@@ -32,6 +32,7 @@ struct live {
 	uint64_t last_ns, last_done;	/* the previous tick, for the current rate */
 	bool last_wire;		/* the previous tick showed the interface's bytes */
 	double rate;		/* bytes/s, smoothed */
+	double forecast;	/* the strategy's forecast, seconds (0: none) */
 	bool drawn;		/* a status line is on the screen */
 };
 
@@ -40,10 +41,11 @@ int live_start(struct live *l, const char *agent_host);
 
 /*
  * A strategy's run begins: files_total and content_total are the tree's
- * files and content bytes, expect the wire bytes it should move (0: unknown).
+ * files and content bytes, expect the wire bytes it should move (0: unknown),
+ * forecast its forecast made before it began (seconds; 0: none).
  */
 void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned runs,
-		uint64_t files_total, uint64_t content_total, uint64_t expect);
+		uint64_t files_total, uint64_t content_total, uint64_t expect, double forecast);
 
 /* The strategy ended: clears the line and prints one line with its outcome. */
 void live_end(struct live *l, const struct strategy_result *done, uint64_t files);
@@ -59,11 +61,11 @@ void live_stop(struct live *l);
  * `files` of `files_total` files (no file count when either is 0: a
  * reference tool counts none) and moved `done` of `expect` bytes (0:
  * unknown; wire: the interface's bytes, an estimate, shown with "~") at
- * `rate` bytes/s, into buf (at most 100 columns). Pure: the unit tests' and
- * the ticker's.
+ * `rate` bytes/s, with its forecast (seconds; 0: none), into buf (at most
+ * 100 columns). Pure: the unit tests' and the ticker's.
  */
 void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
 		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
-		 uint64_t expect, bool wire, double rate);
+		 uint64_t expect, bool wire, double rate, double forecast);
 
 #endif

@@ -7,6 +7,7 @@
  */
 
 #include "probe/probes.h"
+#include "model/what_if.h"
 #include "run/runner.h"
 #include "workload.h"
 
@@ -14,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define REPORT_SCHEMA 2
+#define REPORT_SCHEMA 3
 
 /* After "partial: " in every rendering of an interrupted run (table, HTML, exports). */
 #define REPORT_PARTIAL_WHY "interrupted; only the strategies marked ok finished"
@@ -121,13 +122,14 @@ void report_winner(const struct report *r, struct report_winner *w);
 int report_noise_text(const struct report_winner *w, char *buf, size_t len);
 
 /*
- * res's predicted time on the link w (NULL: the link measured), from this
- * run's measurements; 0 when it has no attribution or there were no probes.
+ * res's forecast: on the link w, one of r->what_if (this run carried onto it,
+ * computed by the runner); NULL: the one made before it ran, from the probes.
+ * 0 when there is none.
  */
-double report_predicted(const struct report *r, const struct strategy_result *res,
-			const struct what_if *w);
+double report_forecast(const struct report *r, const struct strategy_result *res,
+		       const struct what_if *w);
 
-/* The time a recommendation compares: report_predicted when there is one, else measured. */
+/* The time a recommendation compares: on a --what-if link its forecast, here what was measured. */
 double report_projected(const struct report *r, const struct strategy_result *res,
 			const struct what_if *w);
 

@@ -6,7 +6,8 @@
 #include "report/report.h"
 
 #include "stream/sockbuf_plan.h"
-#include "model/verdict.h"
+#include "model/compression_advice.h"
+#include "model/model_text.h"
 #include "report/text_wrap.h"
 
 #include <stdio.h>
@@ -66,26 +67,26 @@ void report_recommend(struct report *r)
 		return;
 	report_winner(r, &win);
 	if (w)
-		attribution_what_if_label(w, where, sizeof(where));
+		what_if_label(w, where, sizeof(where));
 	/* report_recommended named the fastest measured: there is no winner to name */
 	if (!w && !win.clear) {
-		verdict = best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : NULL;
-		attribution_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
+		verdict = best->have_accounting ? resource_verdict_name(best->accounting.verdict) : NULL;
+		model_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
 		n = report_noise_text(&win, r->recommendation, sizeof(r->recommendation));
 		n += snprintf(r->recommendation + n, sizeof(r->recommendation) - (size_t)n,
 			      "; either will do here%s%s", verdict ? ", and it is " : "", verdict ? verdict : "");
 	} else {
-		attribution_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
-		attribution_format_seconds(report_projected(r, slowest, w), ts, sizeof(ts));
+		model_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
+		model_format_seconds(report_projected(r, slowest, w), ts, sizeof(ts));
 		if (slowest != best && report_projected(r, best, w) > 0 &&
 		    (w || stats_differ(&best->time, &slowest->time)))
 			n = snprintf(r->recommendation, sizeof(r->recommendation),
 				     "use %s for this workload %s: %s %s, %.1fx faster than %s (%s)%s%s",
 				     best->strategy->name, where,
-				     best->have_attribution ? "predicted" : "measured", tb,
+				     w ? "forecast" : "measured", tb,
 				     report_projected(r, slowest, w) / report_projected(r, best, w),
-				     slowest->strategy->name, ts, best->have_attribution ? "; it is " : "",
-				     best->have_attribution ? attribution_verdict_name(best->attribution.verdict) : "");
+				     slowest->strategy->name, ts, best->have_accounting ? "; it is " : "",
+				     best->have_accounting ? resource_verdict_name(best->accounting.verdict) : "");
 		else
 			n = snprintf(r->recommendation, sizeof(r->recommendation), "use %s %s: %s",
 				     best->strategy->name, where, tb);
@@ -98,16 +99,11 @@ void report_recommend(struct report *r)
 	n = (int)strlen(r->recommendation);
 	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	window_advice(r);
-	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
-		struct attribution_input in;
-		struct ceilings c;
-		struct run_record rec;
-
-		runner_record(plain, &rec);
-		verdict_inputs(&rec, r->probes, &in, &c);
-		attribution_recommend(&in, &c, r->probes->zstd_ratio, r->probes->zstd_bps,
-				      r->compression_hint, sizeof(r->compression_hint));
-	}
+	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0)
+		compression_advice((double)plain->sent.bytes_read,
+				   plain->have_forecast ? plain->forecast.link.bytes_per_s : r->probes->net_bps_1,
+				   r->probes->zstd_ratio, r->probes->zstd_bps, r->compression_hint,
+				   sizeof(r->compression_hint));
 }
 
 /* " (at depth 16: 31,000/s; ...)" for a rate measured at several depths. */

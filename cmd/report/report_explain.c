@@ -5,7 +5,8 @@
  */
 #include "report/report_explain.h"
 
-#include "model/attribution.h"
+#include "model/accounting.h"
+#include "model/model_text.h"
 #include "units.h"
 
 #include <math.h>
@@ -31,14 +32,14 @@ int explain_disagreement_text(const struct explain_item *it, char *buf, size_t l
 	if (it->by_elimination)
 		n = snprintf(buf, len,
 			     "%s: the model says %s, but no removal saved more than %.0f%%: the causal verdict is cpu (by elimination)",
-			     it->result->strategy->name, attribution_verdict_name(it->result->attribution.verdict),
+			     it->result->strategy->name, resource_verdict_name(it->result->accounting.verdict),
 			     100 * EXPLAIN_NOISE);
 	else {
 		saving_text(it, &it->ab[it->causal_by], saving, sizeof(saving));
 		n = snprintf(buf, len,
 			     "%s: the model says %s, but taking away %s saved most (%s): the causal verdict is %s",
-			     it->result->strategy->name, attribution_verdict_name(it->result->attribution.verdict),
-			     explain_removed_text(it->causal_by), saving, attribution_resource_name(it->causal));
+			     it->result->strategy->name, resource_verdict_name(it->result->accounting.verdict),
+			     explain_removed_text(it->causal_by), saving, resource_name(it->causal));
 	}
 	return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
 }
@@ -53,9 +54,9 @@ const struct explain_item *explain_find(const struct explain_report *ex, const s
 
 double explain_model_share(const struct strategy_result *r, enum explain_removed k)
 {
-	const double *sh = r->attribution.share;
+	const double *sh = r->accounting.share;
 
-	if (!r->have_attribution)
+	if (!r->have_accounting)
 		return -1;
 	switch (k) {
 	case EXPLAIN_DEST_DISK:
@@ -82,12 +83,12 @@ void report_explain_table(const struct explain_report *ex, FILE *out)
 		char line[640];
 
 		fprintf(out, "  %s, %.2f s", r->strategy->name, it->baseline_seconds);
-		if (r->have_attribution) {
+		if (r->have_accounting) {
 			fprintf(out, "; the model: net %.0f%% lat %.0f%% disk %.0f%% meta %.0f%% cpu %.0f%%, %s",
-				100 * r->attribution.share[RES_NETWORK], 100 * r->attribution.share[RES_LATENCY],
-				100 * r->attribution.share[RES_DISK], 100 * r->attribution.share[RES_METADATA],
-				100 * r->attribution.share[RES_CPU],
-				attribution_verdict_name(r->attribution.verdict));
+				100 * r->accounting.share[RES_NETWORK], 100 * r->accounting.share[RES_LATENCY],
+				100 * r->accounting.share[RES_DISK], 100 * r->accounting.share[RES_METADATA],
+				100 * r->accounting.share[RES_CPU],
+				resource_verdict_name(r->accounting.verdict));
 		}
 		fputc('\n', out);
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++) {
@@ -122,7 +123,7 @@ void report_explain_table(const struct explain_report *ex, FILE *out)
 				100 * EXPLAIN_NOISE, it->has_agreement ? (it->agrees ? "; the model agrees" : "") : "");
 		else
 			fprintf(out, "    causal verdict: %s (taking away %s saved most)%s\n",
-				attribution_resource_name(it->causal), explain_removed_text(it->causal_by),
+				resource_name(it->causal), explain_removed_text(it->causal_by),
 				it->has_agreement ? (it->agrees ? "; the model agrees" : "") : "");
 		if (explain_disagreement_text(it, line, sizeof(line)) > 0)
 			fprintf(out, "    disagreement: %s\n", line);
@@ -161,7 +162,7 @@ void report_explain_json(const struct explain_report *ex, const struct strategy_
 	json_object_object_add(o, "explain", arr);
 	json_object_object_add(o, "causal_verdict",
 			       it->causal == RES_COUNT ? NULL
-			       : json_object_new_string(attribution_resource_name(it->causal)));
+			       : json_object_new_string(resource_name(it->causal)));
 	json_object_object_add(o, "causal_by_elimination", json_object_new_boolean(it->by_elimination));
 	json_object_object_add(o, "causal_agrees", it->has_agreement ? json_object_new_boolean(it->agrees) : NULL);
 	json_object_object_add(o, "explain_baseline_seconds", json_object_new_double(it->baseline_seconds));

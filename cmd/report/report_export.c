@@ -43,8 +43,8 @@ static void cell(const struct report *r, const struct strategy_result *res, size
 	case 10: if (ran) snprintf(buf, len, "%llu", (unsigned long long)res->sent.wire_bytes); break;
 	case 11: if (ran) snprintf(buf, len, "%s", res->verified ? "yes" : "no"); break;
 	case 12: if (res->verify_summary[0]) report_preserved_text(res, buf, len); break;
-	case 13: if (res->have_attribution)
-			 snprintf(buf, len, "%s", attribution_verdict_name(res->attribution.verdict));
+	case 13: if (res->have_accounting)
+			 snprintf(buf, len, "%s", resource_verdict_name(res->accounting.verdict));
 		 break;
 	case 14: snprintf(buf, len, "%s", res->error); break;
 	}

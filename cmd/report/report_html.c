@@ -5,6 +5,7 @@
  */
 #include "report/report_html.h"
 
+#include "model/model_text.h"
 #include "err.h"
 #include "units.h"
 #include "version.h"
@@ -93,17 +94,17 @@ static void chart(const struct report *r, FILE *f)
 			y + BAR_HEIGHT - 6);
 		report_html_escape(f, res->strategy->name);
 		fputs("</text>\n", f);
-		if (res->have_attribution) {
+		if (res->have_accounting) {
 			for (int k = 0; k <= RES_COUNT; k++) {
-				double w = res->attribution.share[k] * width;
+				double w = res->accounting.share[k] * width;
 
 				if (w <= 0)
 					continue;
 				fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
 					   "<title>%s %.0f%%</title></rect>\n",
 					x, y, w, BAR_HEIGHT, share_colors[k],
-					attribution_resource_name((enum resource)k),
-					res->attribution.share[k] * 100);
+					resource_name((enum resource)k),
+					res->accounting.share[k] * 100);
 				x += w;
 			}
 		} else {
@@ -150,7 +151,7 @@ static void chart(const struct report *r, FILE *f)
 
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>\n",
-			x, y, share_colors[k], x + 20, y + 12, attribution_resource_name((enum resource)k));
+			x, y, share_colors[k], x + 20, y + 12, resource_name((enum resource)k));
 	}
 	fputs("</svg>\n", f);
 }
@@ -159,7 +160,7 @@ static void results_table(const struct report *r, FILE *f)
 {
 	fputs("<table><tr><th>strategy</th><th>status</th><th>seconds</th><th>transfer</th>"
 	      "<th>flush</th><th>MB/s</th><th>files/s</th><th>wire MB</th><th>verified</th>"
-	      "<th>predicted</th><th>ratio</th>"
+	      "<th>forecast</th><th>forecast / measured</th>"
 	      "<th>kept of the tree</th><th>verdict</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
@@ -181,13 +182,10 @@ static void results_table(const struct report *r, FILE *f)
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no");
-		if (res->have_attribution && res->attribution.fitted)
-			fprintf(f, "%.2f</td><td title=\"fitted to this run: see its note\">fit</td><td>",
-				res->attribution.predicted_s);
-		else if (res->have_attribution && res->attribution.predicted_s > 0 && t > 0)
-			fprintf(f, "%.2f</td><td%s>%.2fx</td><td>", res->attribution.predicted_s,
-				res->attribution.misfit ? " class=\"fail\"" : "",
-				res->attribution.predicted_s / t);
+		if (res->have_forecast && t > 0)
+			fprintf(f, "%.2f</td><td title=\"made before it ran, from the probes: %.2f-%.2f s\">%.2fx</td><td>",
+				res->forecast.seconds, res->forecast.low, res->forecast.high,
+				res->forecast.seconds / t);
 		else
 			fputs("</td><td></td><td>", f);
 		{
@@ -197,13 +195,13 @@ static void results_table(const struct report *r, FILE *f)
 			report_html_escape(f, kept);
 			fputs("</td><td>", f);
 		}
-		if (res->have_attribution) {
-			report_html_escape(f, attribution_verdict_name(res->attribution.verdict));
+		if (res->have_accounting) {
+			report_html_escape(f, resource_verdict_name(res->accounting.verdict));
 			fputs("</td><td class=\"why\">", f);
-			report_html_escape(f, res->attribution.reason);
-			if (res->attribution.note[0]) {
+			report_html_escape(f, res->accounting.reason);
+			if (res->accounting.note[0]) {
 				fputs("<br><i>", f);
-				report_html_escape(f, res->attribution.note);
+				report_html_escape(f, res->accounting.note);
 				fputs("</i>", f);
 			}
 		} else {
@@ -214,24 +212,24 @@ static void results_table(const struct report *r, FILE *f)
 	fputs("</table>\n", f);
 }
 
-/* One table per --what-if link: each strategy's predicted time there. */
+/* One table per --what-if link: each strategy's forecast there. */
 static void what_if_table(const struct report *r, FILE *f)
 {
 	for (size_t k = 0; k < r->nwhat_if; k++) {
 		char label[96], t[32];
 
-		attribution_what_if_label(&r->what_if[k], label, sizeof(label));
+		what_if_label(&r->what_if[k], label, sizeof(label));
 		fputs("<h2>What if: ", f);
 		report_html_escape(f, label);
-		fputs("</h2><table><tr><th>strategy</th><th>predicted</th></tr>\n", f);
+		fputs("</h2><table><tr><th>strategy</th><th>forecast</th></tr>\n", f);
 		for (size_t i = 0; i < r->nresults; i++) {
-			double p = report_predicted(r, &r->results[i], &r->what_if[k]);
+			double p = report_forecast(r, &r->results[i], &r->what_if[k]);
 
 			if (!(p > 0))
 				continue;
 			fputs("<tr><td>", f);
 			report_html_escape(f, r->results[i].strategy->name);
-			fprintf(f, "</td><td>%s</td></tr>\n", attribution_format_seconds(p, t, sizeof(t)));
+			fprintf(f, "</td><td>%s</td></tr>\n", model_format_seconds(p, t, sizeof(t)));
 		}
 		fputs("</table>\n", f);
 	}
@@ -276,7 +274,7 @@ static void ceilings_table(const struct probe_results *p, FILE *f)
 static void other_explained(const struct report *r, FILE *f)
 {
 	for (size_t i = 0; i < r->nresults; i++)
-		if (r->results[i].have_attribution && r->results[i].attribution.share[RES_COUNT] > 0.05) {
+		if (r->results[i].have_accounting && r->results[i].accounting.share[RES_COUNT] > 0.05) {
 			fputs("<p><b>Other</b> (grey) is the time no measured ceiling explains: setting "
 			      "up and tearing down connections and processes, waits between the stages "
 			      "of a pipeline, work on a resource the probes do not measure (such as "

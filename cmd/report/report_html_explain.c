@@ -60,9 +60,9 @@ static void explain_item_html(const struct explain_item *it, FILE *f)
 		EXPLAIN_REMOVED_COUNT * PAIR_ROW + 15, PAIR_LABEL + 150, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 6,
 		PAIR_LABEL + 166, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 15);
 	fprintf(f, "<p>causal verdict: <b>%s</b>", it->causal == RES_COUNT ? "none"
-		: attribution_resource_name(it->causal));
+		: resource_name(it->causal));
 	if (it->has_agreement)
-		fprintf(f, "; the model says %s: %s", attribution_verdict_name(r->attribution.verdict),
+		fprintf(f, "; the model says %s: %s", resource_verdict_name(r->accounting.verdict),
 			it->agrees ? "they agree" : "they <b>disagree</b>");
 	fputs("</p>\n", f);
 	if (explain_disagreement_text(it, line, sizeof(line)) > 0) {

@@ -78,64 +78,124 @@ static json_object *fastest_json(const struct report *r)
 	return o;
 }
 
-/* [{rate_bits_per_s, rtt_seconds, predicted: {strategy: seconds}}]: null for a value kept as measured. */
+/* Each resource's figure, {"network": ..., ...}; with other when n is RES_COUNT + 1. */
+static json_object *per_resource(const double *v, int n)
+{
+	json_object *o = json_object_new_object();
+
+	for (int k = 0; k < n; k++)
+		json_object_object_add(o, resource_name((enum resource)k), json_object_new_double(v[k]));
+	return o;
+}
+
+/* One strategy's forecast on one --what-if link: its figures, what it carried, what it computed. */
+static json_object *what_if_forecast_json(const struct what_if_forecast *f)
+{
+	json_object *o = json_object_new_object(), *carried = json_object_new_object();
+	json_object *again = json_object_new_object();
+
+	json_object_object_add(o, "seconds", json_object_new_double(f->seconds));
+	json_object_object_add(o, "low", json_object_new_double(f->low));
+	json_object_object_add(o, "high", json_object_new_double(f->high));
+	json_object_object_add(carried, "wire_bytes", json_object_new_double(f->wire_bytes));
+	json_object_object_add(carried, "requests", json_object_new_int64((int64_t)f->requests));
+	json_object_object_add(carried, "request_work_seconds", json_object_new_double(f->request_work_s));
+	json_object_object_add(carried, "off_link_seconds", json_object_new_double(f->off_link_s));
+	json_object_object_add(carried, "flush_seconds", json_object_new_double(f->flush_s));
+	json_object_object_add(o, "carried", carried);
+	json_object_object_add(again, "link_bytes_per_s", json_object_new_double(f->link.bytes_per_s));
+	json_object_object_add(again, "rtt_seconds", json_object_new_double(f->link.rtt_s));
+	json_object_object_add(again, "request_seconds", json_object_new_double(f->link.request_s));
+	json_object_object_add(again, "network_seconds", json_object_new_double(f->network_s));
+	json_object_object_add(again, "latency_seconds", json_object_new_double(f->latency_s));
+	json_object_object_add(o, "recomputed", again);
+	return o;
+}
+
+/*
+ * [{rate_bits_per_s, rtt_seconds, label, forecasts: {strategy: {...}}}]: null
+ * for a value kept as probed.
+ */
 static json_object *what_if_json(const struct report *r)
 {
 	json_object *a = json_object_new_array();
 
 	for (size_t k = 0; k < r->nwhat_if; k++) {
-		json_object *o = json_object_new_object(), *pred = json_object_new_object();
+		json_object *o = json_object_new_object(), *each = json_object_new_object();
+		char label[96];
 
 		json_object_object_add(o, "rate_bits_per_s", number_or_null(r->what_if[k].rate_bits_per_s,
 								      r->what_if[k].rate_bits_per_s > 0));
 		json_object_object_add(o, "rtt_seconds",
 				       number_or_null(r->what_if[k].rtt_s, r->what_if[k].rtt_s > 0));
+		json_object_object_add(o, "label",
+				       json_object_new_string(what_if_label(&r->what_if[k], label, sizeof(label))));
 		for (size_t i = 0; i < r->nresults; i++) {
-			double p = report_predicted(r, &r->results[i], &r->what_if[k]);
+			const struct strategy_result *res = &r->results[i];
 
-			if (p > 0)
-				json_object_object_add(pred, r->results[i].strategy->name,
-						       json_object_new_double(p));
+			if (k < RUNNER_WHAT_IF_MAX && res->status == RESULT_OK && res->have_what_if[k])
+				json_object_object_add(each, res->strategy->name,
+						       what_if_forecast_json(&res->what_if[k]));
 		}
-		json_object_object_add(o, "predicted", pred);
+		json_object_object_add(o, "forecasts", each);
 		json_object_array_add(a, o);
 	}
 	return a;
 }
 
-/* The attribution's fields, each null when no attribution was made (no probes, no run). */
-static void attribution_json(json_object *o, const struct strategy_result *res, double seconds)
+/* The forecast made before the strategy ran: null without probes; seconds null (and why) when none. */
+static json_object *forecast_json(const struct strategy_result *res)
 {
-	const struct attribution *a = &res->attribution;
-	json_object *shares = NULL, *need = NULL;
-	bool have = res->have_attribution;
+	const struct forecast *f = &res->forecast;
+	json_object *o;
+	bool made = res->have_forecast;
+
+	if (!res->forecast_made_at[0])
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "seconds", number_or_null(f->seconds, made));
+	json_object_object_add(o, "low", number_or_null(f->low, made));
+	json_object_object_add(o, "high", number_or_null(f->high, made));
+	json_object_object_add(o, "basis", json_object_new_string("probes"));
+	json_object_object_add(o, "made_at", json_object_new_string(res->forecast_made_at));
+	json_object_object_add(o, "bound", made ? json_object_new_string(resource_name(f->bound)) : NULL);
+	json_object_object_add(o, "wire_bytes", number_or_null(f->wire_bytes, made));
+	json_object_object_add(o, "requests", json_object_new_int64((int64_t)f->requests));
+	json_object_object_add(o, "need_seconds", made ? per_resource(f->need_s, RES_COUNT) : NULL);
+	json_object_object_add(o, "flush_seconds", number_or_null(f->flush_s, made));
+	json_object_object_add(o, "why", made ? NULL : text_or_null(f->why[0] ? f->why : "not made"));
+	return o;
+}
+
+/* The accounting's fields, each null when none was made (no probes, no run). */
+static void accounting_json(json_object *o, const struct strategy_result *res)
+{
+	const struct accounting *a = &res->accounting;
+	bool have = res->have_accounting;
+	json_object *loads = NULL, *understated = NULL;
 
 	if (have) {
-		shares = json_object_new_object();
-		need = json_object_new_object();
-		for (int k = 0; k <= RES_COUNT; k++)
-			json_object_object_add(shares, attribution_resource_name((enum resource)k),
-					       json_object_new_double(a->share[k]));
-		for (int k = 0; k < RES_COUNT; k++)
-			json_object_object_add(need, attribution_resource_name((enum resource)k),
-					       json_object_new_double(a->need_s[k]));
+		loads = json_object_new_object();
+		understated = json_object_new_array();
+		for (int k = 0; k < RES_COUNT; k++) {
+			if (k != RES_LATENCY)
+				json_object_object_add(loads, resource_name((enum resource)k),
+						       number_or_null(a->load[k], a->load[k] >= 0));
+			if (a->understated & (1u << k))
+				json_object_array_add(understated,
+						      json_object_new_string(resource_name((enum resource)k)));
+		}
 	}
-	json_object_object_add(o, "shares", shares);
-	json_object_object_add(o, "need_seconds", need);
+	json_object_object_add(o, "shares", have ? per_resource(a->share, RES_COUNT + 1) : NULL);
+	json_object_object_add(o, "need_seconds", have ? per_resource(a->need_s, RES_COUNT) : NULL);
+	json_object_object_add(o, "loads", loads);
 	json_object_object_add(o, "verdict", have ?
-			       json_object_new_string(attribution_verdict_name(a->verdict)) : NULL);
+			       json_object_new_string(resource_verdict_name(a->verdict)) : NULL);
+	json_object_object_add(o, "close_behind", have && a->close_behind < RES_COUNT ?
+			       json_object_new_string(resource_name(a->close_behind)) : NULL);
+	json_object_object_add(o, "understated", understated);
 	json_object_object_add(o, "reason", have ? text_or_null(a->reason) : NULL);
-	json_object_object_add(o, "predicted_seconds",
-			       number_or_null(a->predicted_s, have && a->predicted_s > 0));
-	json_object_object_add(o, "predicted_ratio", number_or_null(a->predicted_s / seconds,
-			       have && a->predicted_s > 0 && seconds > 0));
-	json_object_object_add(o, "predicted_bound", have ?
-			       json_object_new_string(attribution_resource_name(a->bound)) : NULL);
-	json_object_object_add(o, "misfit", have ? json_object_new_boolean(a->misfit) : NULL);
-	json_object_object_add(o, "prediction_fitted", have ? json_object_new_boolean(a->fitted) : NULL);
 	json_object_object_add(o, "note", have ? text_or_null(a->note) : NULL);
-	json_object_object_add(o, "create_rechecked_files_per_s",
-			       number_or_null(res->create_rechecked_per_s, res->create_rechecked_per_s > 0));
 }
 
 /*
@@ -170,7 +230,11 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "stddev_seconds", number_or_null(res->time.sd, res->runs > 1));
 	json_object_object_add(o, "run_seconds", run_seconds_json(res));
 	json_object_object_add(o, "bytes", count_or_null(res->sent.bytes_read, ran));
-	json_object_object_add(o, "wire_bytes", count_or_null(res->sent.wire_bytes, ran));
+	json_object_object_add(o, "wire_bytes",
+			       count_or_null(res->wire_bytes, ran && res->wire_source != WIRE_UNMEASURED));
+	json_object_object_add(o, "wire_bytes_from",
+			       !ran || res->wire_source == WIRE_UNMEASURED ? NULL :
+			       json_object_new_string(res->wire_source == WIRE_LINK ? "link" : "sender"));
 	json_object_object_add(o, "files", count_or_null(res->sent.files, ran));
 	json_object_object_add(o, "round_trips", count_or_null(res->sent.round_trips, ran));
 	/* a one-thread sender's own stage, its waits for the next stage left out */
@@ -185,7 +249,11 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "error", text_or_null(res->error));
 	report_cost_json(r, res, o);
 	json_object_object_add(o, "socket_buffers", report_sockbuf_json(r, res));
-	attribution_json(o, res, seconds);
+	json_object_object_add(o, "started_at", text_or_null(res->started_at));
+	json_object_object_add(o, "forecast", forecast_json(res));
+	json_object_object_add(o, "forecast_ratio", number_or_null(res->forecast.seconds / seconds,
+			       timed && res->have_forecast));
+	accounting_json(o, res);
 	samples = json_object_new_object();
 	json_object_object_add(samples, "source",
 			       res->have_local ? sampler_summary_json(&res->local) : NULL);

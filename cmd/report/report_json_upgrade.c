@@ -1,8 +1,10 @@
 /*
- * Reading a schema-1 report as schema 2, for the readers (xfercmp diff): the
- * rates renamed by their unit and scaled to it, and the 0 or "" that stood
- * for "not measured" made null. One table of the renames: docs/JSON.md's
- * "Schema 1" lists the same.
+ * Reading an older report as schema 3, for the readers (xfercmp diff).
+ * Schema 1 to 2: the rates renamed by their unit and scaled to it, and the 0
+ * or "" that stood for "not measured" made null. Schema 2 to 3: what schema
+ * 2 called a prediction was computed from the run it was compared with, so
+ * it is dropped, not read as a forecast (docs/MODEL.md); the forecast's and
+ * the accounting's new fields are null. docs/JSON.md's "Schema 1" lists the renames.
  */
 #include "report/report.h"
 
@@ -199,19 +201,11 @@ static void upgrade_result(json_object *r)
 	upgrade_samples(member(samples, "destination"));
 }
 
-int report_json_upgrade(json_object *doc, const char *path)
+/* Schema 1 to 2. */
+static void upgrade_1_to_2(json_object *doc)
 {
-	json_object *schema = member(doc, "schema"), *a;
-	int version;
+	json_object *a;
 
-	if (!schema || !json_object_is_type(schema, json_type_int))
-		return err_set("'%s' has no \"schema\" number: not an xfercmp --json report", path);
-	version = json_object_get_int(schema);
-	if (version == REPORT_SCHEMA)
-		return 0;
-	if (version != 1)
-		return err_set("'%s' is schema %d; this xfercmp reads schemas 1 to %d (a newer "
-			       "xfercmp wrote it?)", path, version, REPORT_SCHEMA);
 	upgrade_ceilings(member(doc, "ceilings"));
 	add_null_if_missing(doc, "ceilings");
 	add_null_if_missing(doc, "agent");
@@ -227,6 +221,60 @@ int report_json_upgrade(json_object *doc, const char *path)
 			null_if_unmeasured(w, "rtt_seconds");
 			null_if_unmeasured(w, "rate_bits_per_s");
 		}
+}
+
+/* Schema 2 to 3: the in-sample prediction dropped, the forecast's and accounting's fields null. */
+static void upgrade_2_to_3(json_object *doc)
+{
+	static const char *const dropped[] = {
+		"predicted_seconds", "predicted_ratio", "predicted_bound", "misfit",
+		"prediction_fitted", "create_rechecked_files_per_s",
+	};
+	static const char *const added[] = {
+		"started_at", "forecast", "forecast_ratio", "loads", "close_behind", "understated",
+	};
+	json_object *a;
+
+	if ((a = member(doc, "results")) && json_object_is_type(a, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *r = json_object_array_get_idx(a, i);
+
+			if (!json_object_is_type(r, json_type_object))
+				continue;
+			for (size_t k = 0; k < NRENAMES(dropped); k++)
+				json_object_object_del(r, dropped[k]);
+			for (size_t k = 0; k < NRENAMES(added); k++)
+				add_null_if_missing(r, added[k]);
+		}
+	if ((a = member(doc, "what_if")) && json_object_is_type(a, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *w = json_object_array_get_idx(a, i);
+
+			if (!json_object_is_type(w, json_type_object))
+				continue;
+			json_object_object_del(w, "predicted");
+			add_null_if_missing(w, "label");
+			if (!member(w, "forecasts"))
+				json_object_object_add(w, "forecasts", json_object_new_object());
+		}
+}
+
+int report_json_upgrade(json_object *doc, const char *path)
+{
+	json_object *schema = member(doc, "schema");
+	int version;
+
+	if (!schema || !json_object_is_type(schema, json_type_int))
+		return err_set("'%s' has no \"schema\" number: not an xfercmp --json report", path);
+	version = json_object_get_int(schema);
+	if (version == REPORT_SCHEMA)
+		return 0;
+	if (version < 1 || version > REPORT_SCHEMA)
+		return err_set("'%s' is schema %d; this xfercmp reads schemas 1 to %d (a newer "
+			       "xfercmp wrote it?)", path, version, REPORT_SCHEMA);
+	if (version == 1)
+		upgrade_1_to_2(doc);
+	upgrade_2_to_3(doc);
 	json_object_object_add(doc, "schema", json_object_new_int(REPORT_SCHEMA));
 	return 0;
 }

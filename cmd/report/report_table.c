@@ -21,7 +21,7 @@
  * D disk, M metadata, C cpu, '.' other (time the prediction does not explain). Letters as well as colours, so the bar
  * still reads without colour (NO_COLOR, a pipe, a screen reader).
  */
-static void share_bar(const struct attribution *a, FILE *out, bool color)
+static void share_bar(const struct accounting *a, FILE *out, bool color)
 {
 	static const char letters[RES_COUNT + 1] = { 'N', 'L', 'D', 'M', 'C', '.' };
 	static const char *const colors[RES_COUNT + 1] = { "\033[34m", "\033[36m", "\033[33m",
@@ -95,25 +95,25 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 	int any = 0;
 
 	for (size_t i = 0; i < r->nresults; i++)
-		any |= r->results[i].have_attribution;
+		any |= r->results[i].have_accounting;
 	if (!any)
 		return;
-	fprintf(out, "\n%swhere the time went%s (N network, L latency, D disk, M metadata, C cpu, . other: not explained)\n",
+	fprintf(out, "\n%swhere the time went%s, as measured (N network, L latency, D disk, M metadata, C cpu, . other: not explained)\n",
 		bold, reset);
 	fprintf(out, "%-17s %-*s %4s %4s %4s %4s %4s %5s  %s\n", "strategy", BAR_WIDTH + 2, "", "net",
 		"lat", "disk", "meta", "cpu", "other", "verdict");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
-		const struct attribution *a = &res->attribution;
+		const struct accounting *a = &res->accounting;
 
-		if (!res->have_attribution)
+		if (!res->have_accounting)
 			continue;
 		fprintf(out, "%-17s ", res->strategy->name);
 		share_bar(a, out, color);
 		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%  %s%s%s\n",
 			a->share[RES_NETWORK] * 100, a->share[RES_LATENCY] * 100,
 			a->share[RES_DISK] * 100, a->share[RES_METADATA] * 100, a->share[RES_CPU] * 100,
-			a->share[RES_COUNT] * 100, bold, attribution_verdict_name(a->verdict), reset);
+			a->share[RES_COUNT] * 100, bold, resource_verdict_name(a->verdict), reset);
 		/* reason and note hang under their own first word */
 		text_wrap(out, "                    ", 22, a->reason, TEXT_WIDTH);
 		if (a->note[0]) {
@@ -126,28 +126,30 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 	}
 }
 
-/* Each strategy's predicted time on each --what-if link. */
+/* Each strategy's forecast on each --what-if link, with its range. */
 static void report_what_if(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
 
 	for (size_t k = 0; k < r->nwhat_if; k++) {
-		char label[96], t[32];
+		char label[96], t[32], lo[32], hi[32];
 		bool any = false;
 
-		attribution_what_if_label(&r->what_if[k], label, sizeof(label));
+		what_if_label(&r->what_if[k], label, sizeof(label));
 		for (size_t i = 0; i < r->nresults; i++) {
 			const struct strategy_result *res = &r->results[i];
-			double p = report_predicted(r, res, &r->what_if[k]);
+			double p = report_forecast(r, res, &r->what_if[k]);
 
 			if (!(p > 0))
 				continue;
 			if (!any)
-				fprintf(out, "\n%swhat if%s: %s, from this run's measurements:\n", bold,
+				fprintf(out, "\n%swhat if%s: %s, this run carried onto it (docs/MODEL.md):\n", bold,
 					reset, label);
 			any = true;
-			fprintf(out, "  %-17s %s\n", res->strategy->name,
-				attribution_format_seconds(p, t, sizeof(t)));
+			fprintf(out, "  %-17s %s (%s-%s)\n", res->strategy->name,
+				model_format_seconds(p, t, sizeof(t)),
+				model_format_seconds(res->what_if[k].low, lo, sizeof(lo)),
+				model_format_seconds(res->what_if[k].high, hi, sizeof(hi)));
 		}
 	}
 }
@@ -250,7 +252,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
 	fprintf(out, "\n%-17s %-6s %8s %7s %8s %8s %8s %9s %6s\n", "strategy", "status", "seconds",
-		"flush", "MB/s", "files/s", "wire MB", "predicted", "ratio");
+		"flush", "MB/s", "files/s", "wire MB", "forecast", "f/m");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = report_seconds(res);
@@ -271,19 +273,12 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 			res->verified ? "ok" : "ok?", reset, t, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6);
-		/*
-		 * ratio: predicted over measured; a misfit (beyond ATTRIBUTION_MISFIT)
-		 * is marked; a prediction fitted to the run itself has none ("fit")
-		 */
-		if (res->have_attribution && res->attribution.fitted)
-			fprintf(out, " %9.2f %6s", res->attribution.predicted_s, "fit");
-		else if (res->have_attribution && res->attribution.predicted_s > 0)
-			fprintf(out, " %9.2f %s%5.2fx%s", res->attribution.predicted_s,
-				res->attribution.misfit ? red : "", res->attribution.predicted_s / t, reset);
+		/* the forecast made before it ran, and forecast over measured */
+		if (res->have_forecast && t > 0)
+			fprintf(out, " %9.2f %5.2fx", res->forecast.seconds, res->forecast.seconds / t);
 		else
 			fprintf(out, " %9s %6s", "-", "-");
-		fprintf(out, "%s%s\n", res->attribution.misfit && res->have_attribution ? "!" : "",
-			(int)i == best ? "  ← fastest" : "");
+		fprintf(out, "%s\n", (int)i == best ? "  ← fastest" : "");
 		if (res->runs > 1)
 			report_runs_line(res, out, dim, reset);
 	}

@@ -6,7 +6,6 @@
  */
 #include "report/report.h"
 
-#include "model/verdict.h"
 
 double report_seconds(const struct strategy_result *r)
 {
@@ -42,26 +41,22 @@ int report_noise_text(const struct report_winner *w, char *buf, size_t len)
 			w->next->strategy->name, w->next->time.mean, w->next->time.sd);
 }
 
-double report_predicted(const struct report *r, const struct strategy_result *res,
-			const struct what_if *w)
+double report_forecast(const struct report *r, const struct strategy_result *res,
+		       const struct what_if *w)
 {
-	struct attribution_input in;
-	struct ceilings c;
-	struct run_record rec;
+	size_t k = w ? (size_t)(w - r->what_if) : 0;
 
-	if (!r->probes || res->status != RESULT_OK || !res->have_attribution)
+	if (res->status != RESULT_OK)
 		return 0;
 	if (!w)
-		return res->attribution.predicted_s;
-	runner_record(res, &rec);
-	verdict_inputs(&rec, r->probes, &in, &c);
-	return attribution_what_if(&in, &c, res->attribution.understated, w);
+		return res->have_forecast ? res->forecast.seconds : 0;
+	return k < r->nwhat_if && k < RUNNER_WHAT_IF_MAX && res->have_what_if[k] ? res->what_if[k].seconds : 0;
 }
 
 double report_projected(const struct report *r, const struct strategy_result *res,
 			const struct what_if *w)
 {
-	double p = report_predicted(r, res, w);
+	double p = w ? report_forecast(r, res, w) : 0;
 
 	return p > 0 ? p : report_seconds(res);
 }

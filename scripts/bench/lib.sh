@@ -21,7 +21,8 @@ readonly ATTEMPTS=3
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 readonly TOP=$top
-readonly XFERCMP=$TOP/xfercmp
+# xfercmp (not readonly: the selftest stands in for it)
+XFERCMP=$TOP/xfercmp
 # the testbed's script (not readonly: the selftest stands in for it)
 TESTBED_SH=$TOP/scripts/testbed.sh
 readonly SSH_CONFIG=$TOP/build/testbed/ssh_config
@@ -205,6 +206,23 @@ json_get() {
 		}
 		if (JSON::PP::is_bool($d)) { print $d ? "true" : "false" } elsif (defined $d && !ref $d) { print $d }
 	' "$1" "$2"
+}
+
+# keep_json JSON: BENCH_KEEP_JSON=DIR keeps a run's JSON (the ceilings and forecasts behind
+# a ratio) past the run, in DIR (made when missing).
+keep_json() {
+	[ -n "${BENCH_KEEP_JSON:-}" ] && [ -e "$1" ] || return 0
+	if ! { mkdir -p "$BENCH_KEEP_JSON" && cp "$1" "$BENCH_KEEP_JSON/"; }; then
+		say "BENCH_KEEP_JSON: cannot keep $1 in $BENCH_KEEP_JSON"
+	fi
+}
+
+# probed_link JSON: the link the run's probes measured, "0.93 Gbit/s, 2017 µs".
+probed_link() {
+	local bps rtt
+	bps=$(json_get "$1" ceilings.network_1_stream_bits_per_s)
+	rtt=$(json_get "$1" ceilings.rtt_p50_seconds)
+	echo "$(calc "%.2f" "a / 1e9" "$bps" 1) Gbit/s, $(calc "%.0f" "a * 1e6" "$rtt" 1) µs"
 }
 
 # json_results FILE: one line per result: strategy, status, seconds, error (tab-separated).
@@ -411,7 +429,7 @@ server_start() {
 	for ((i = 0; i < tries; i++)); do
 		case $ready in
 		port:*) ! listening "${ready#port:}" || { SERVER_PID=$pid; return 0; } ;;
-		log:*) ! grep -q -- "${ready#log:}" "$log" || { SERVER_PID=$pid; return 0; } ;;
+		log:*) ! grep -q -- "${ready#log:}" "$log" 2>/dev/null || { SERVER_PID=$pid; return 0; } ;;
 		*) die 1 "server_start: bad READY '$ready'" ;;
 		esac
 		proc_running "$pid" || break

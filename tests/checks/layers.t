@@ -2,8 +2,10 @@
 # The layers run one way (scripts/layers.mk, issue 40): scripts/check-layers.sh
 # passes on the tree as built, and refuses a copy in which a low layer
 # (transfer/sample) includes a header of a high one (transfer/run) or calls
-# into it (runner_run), an agent layer that includes the client's, and the
-# runner including a report's header (cmd/report is a layer above transfer/run).
+# into it (runner_run), an agent layer that includes the client's, the
+# runner including a report's header (cmd/report is a layer above
+# transfer/run), and a forecast that reaches the run record (issue 41: it
+# may see nothing a run measured).
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
@@ -12,7 +14,7 @@ tmp=$(mktemp -d)
 cleanup() { rm -rf "$tmp"; }
 on_exit cleanup
 
-plan 6
+plan 7
 
 check "the tree as built: every include and call runs downward" "$top/scripts/check-layers.sh" "$top" "$top/$build/obj"
 
@@ -58,5 +60,10 @@ copy
 echo '#include "report/report.h"' >>"$tmp/src/transfer/run/runner.c"
 refused "the runner including a report (run -> cmd/report) is refused" \
 	'transfer/run/runner.c: transfer/run includes cmd/report/report.h (cmd/report)'
+
+copy
+echo '#include "model/accounting.h"' >>"$tmp/src/transfer/model/forecast.c"
+refused "the forecast reaching the run record (through the accounting) is refused" \
+	'transfer/model/forecast.c: reaches transfer/model/run_record.h, which it must not see'
 
 finish

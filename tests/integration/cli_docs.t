@@ -20,7 +20,7 @@ done
 
 page=$(MANWIDTH=100 man -l "$root/share/man/man1/xfercmp.1" 2>&1)
 check_grep "the man page renders with its NAME" "^NAME" "$page"
-missing=$(for c in gen verify serve probe diff; do grep -q "^XFERCMP ${c^^}" <<<"$page" || echo "$c"; done)
+missing=$(for c in gen verify serve probe diff clean; do grep -q "^XFERCMP ${c^^}" <<<"$page" || echo "$c"; done)
 [ -z "$missing" ]
 ok $? "it has a section per subcommand (missing: ${missing:-none})"
 check_grep "and the comparison's options" -- "--strategies LIST" "$page"
@@ -56,7 +56,7 @@ help_options() {
 		awk '{ sub(/^.*--/, "") } / [A-Z]$/ { sub(/ [A-Z]$/, " required"); print; next }
 			/\[=$/ { sub(/\[=$/, " optional"); print; next } { print $0 " no" }' | sort -u
 }
-for cmd in "" gen verify serve probe diff; do
+for cmd in "" gen verify serve probe diff clean; do
 	help=$("$top/xfercmp" $cmd --help 2>&1)
 	listed=$(help_options "$help")
 	[ -n "$listed" ]

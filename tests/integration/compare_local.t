@@ -43,6 +43,17 @@ wire=$(json_get "$json" "d['results'][0]['wire_bytes']")
 bytes=$(json_get "$json" "d['results'][0]['bytes']")
 [ "$wire" -lt "$bytes" ]
 ok $? "zstd wire bytes $wire < content bytes $bytes"
+from=$(json_get "$json" "d['results'][0]['wire_bytes_from']")
+[ "$from" = sender ]
+ok $? "zstd's wire bytes are its sender's count ($from)"
+
+# a tool that counts nothing has the link's count instead of 0, marked so (issue 44, item 6)
+json="$work/cp.json"
+check "cmd: cp, which counts nothing" "$xfercmp" --no-probes -w smallfiles --files 200 \
+	-s 'cmd:cp=cp -r {src}/. {dst}' --json "$json"
+got=$(json_get "$json" "(d['results'][0]['wire_bytes_from'], d['results'][0]['wire_bytes'] is not None)")
+[ "$got" = "('link', True)" ]
+ok $? "cmd: cp's wire bytes come from the link's counters ($got)"
 
 # a byte flipped on the receive path (test hook in the agent) fails verification
 check_rc 1 "corrupted receive is caught" env XFERCMP_TEST_CORRUPT=1 "$xfercmp" -w smallfiles --files 500 -s splice
@@ -50,8 +61,8 @@ check_grep "the failure names the content difference" "content differs" "$LAST_O
 
 # JSON to stdout is the whole document, nothing else
 out=$("$xfercmp" -w smallfiles --files 200 -s splice --json - 2>/dev/null)
-printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==2 and d["results"][0]["status"]=="ok"'
-ok $? "--json - prints a schema-2 document on stdout"
+printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]==3 and d["results"][0]["status"]=="ok"'
+ok $? "--json - prints a schema-3 document on stdout"
 # a stdout that takes nothing (/dev/full) is a failed run, not a cut document and exit 0
 check_rc 1 "--json - into a full stdout" sh -c "exec \"\$0\" -w smallfiles --files 50 -s splice --no-probes --json - >/dev/full" "$xfercmp"
 check_grep "says the JSON report could not be written, and why" "cannot write the JSON report to stdout: No space left on device" "$LAST_OUT"

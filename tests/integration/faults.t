@@ -2,7 +2,9 @@
 # Faults in the middle of a run against the testbed host, and what the user
 # sees: the link cut (it comes back, and it does not), the agent killed, the
 # host's sshd restarted, the destination full before and during the run (splice,
-# and tar-ssh, whose failing remote tar must give its own message), a
+# tar-ssh, whose failing remote tar must give its own message, and scp, whose
+# sftp-server says only "Failure"; each read "the destination ran out of space")
+# and in the disk probe, a
 # source file written while a strategy reads it, and strangers that connect
 # to `xfercmp serve` and say nothing. In every case the client ends within a
 # bound with one clear line and nothing is left running or on disk.
@@ -299,12 +301,33 @@ full_during() {
 	printf '%s\n' "$why" | diag
 	ok_clean "full during the run ($s): nothing left on the host, the root in $mnt/scratch removed" "$mnt/scratch" 15
 }
+# every strategy's reads "the destination ran out of space", with what is free, then
+# what was being written (issue 44, item 2)
+free_re='[0-9.]+ [KMGT]?i?B free( but no inode)? on its file system'
 full_during splice "the agent's, naming ENOSPC" \
-	"^the destination ran out of space \(ENOSPC\): .*No space left on device"
+	"^the destination ran out of space \($free_re\): .*No space left on device"
 # the host's own tar fails: its message is the strategy's (a full disk gives GNU tar
-# a failed write or, as often, a short one)
+# a failed write or, as often, a short one, told by the free space)
 full_during tar-ssh "the host's tar saying so" \
-	"remote command failed \(exit 2\): tar: .*(No space left on device|Wrote only [0-9]+ of [0-9]+ bytes)"
+	"^the destination ran out of space \($free_re\): remote command failed \(exit 2\): tar: .*(No space left on device|Wrote only [0-9]+ of [0-9]+ bytes)"
+# sftp-server answers a full disk with a bare "Failure" (status 4): told by the free space
+full_during scp "sftp's Failure, named" \
+	"^the destination ran out of space \($free_re\): cannot [a-z ]+ remote '[^']+': sftp: .*\(status 4"
+
+# the disk probe writes more than the workload's space check asks for: a destination
+# with room for the one and not the other fails in the probe, one line saying so
+rm -f "$mnt/fill" "$mnt/fill2"
+name=full-probe
+t0=$(now_ms)
+"$xf" -F "$cfg" --probe-seconds 1 --disk-probe-size 300M -w smallfiles --files 20 \
+	--source-dir "$work/s20" --remote-dir "$mnt/scratch" -s tar-ssh testbed \
+	>"$work/$name.out" 2>"$work/$name.err"
+rc=$?
+took_ms=$(($(now_ms) - t0))
+ok_exit "full in the disk probe" 1
+ok_last_err "full in the disk probe: said as such, what it wrote, what is free, what to do" \
+	"destination probe: .*the destination ran out of space writing the disk probe's file '$mnt/scratch/xfercmp\.[A-Za-z0-9]{6}/[^']*write\.bin' \([0-9.]+ [KMG]iB written of up to 300\.00 MiB; $free_re\); free some space there or choose a --remote-dir with more room"
+ok_clean "full in the disk probe: nothing left on the host" "$mnt/scratch" 15
 "$tb" down >/dev/null
 umount "$mnt"
 ok $? "full: unmounted"

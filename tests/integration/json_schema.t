@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# JSON schema 2 (issue 23, item 5): real --json output validates against
+# JSON schema 3 (issues 23 and 41): real --json output validates against
 # docs/report.schema.json (with tests/tools/json_schema_check, a validator of
 # the subset the file uses: its rejections are unit-tested in
 # tests/unit/tools/test_json_schema.c); what was not measured is null; the
 # network ceilings are bits per second (the table's Gbit/s); `xfercmp diff`
 # reads a schema-1 report (tests/fixtures/report-schema1.json, written by the
-# xfercmp before schema 2) beside a schema-2 one. A local run, a --no-probes
+# xfercmp before schema 2) beside a schema-3 one; every forecast was made
+# before its strategy ran (made_at before started_at) and no in-sample
+# prediction (predicted_*) is left. A local run, a --no-probes
 # run, and a small run to the testbed host with an SSH strategy (the SSH
 # probes). Needs root for the testbed part. Only talks to loopback and 198.18.0.2.
 set -uo pipefail
@@ -37,8 +39,11 @@ check_rc 1 "local run: splice and a failing cmd: strategy, probes, a what-if (ex
 	--what-if rate=1gbit --json "$json"
 valid "local run: the JSON validates against docs/report.schema.json" "$json"
 got=$(json_get "$json" "d['schema']")
-[ "$got" = 2 ]
-ok $? "it says schema 2 ($got)"
+[ "$got" = 3 ]
+ok $? "it says schema 3 ($got)"
+got=$(json_get "$json" "(d['results'][0]['forecast']['made_at'] < d['results'][0]['started_at'], d['results'][0]['forecast']['basis'], [k for r in d['results'] for k in r if k.startswith('predicted') or k in ('misfit', 'prediction_fitted')])")
+[ "$got" = "(True, 'probes', [])" ]
+ok $? "splice's forecast was made before it ran, from the probes; no predicted_* field anywhere ($got)"
 got=$(json_get "$json" "[k for k in ('seconds', 'phases', 'min_seconds', 'bytes', 'files', 'bytes_per_s', 'files_per_s', 'shares', 'verdict') if d['results'][1][k] is not None]")
 [ "$got" = "[]" ]
 ok $? "the failed strategy's times, counts, rates and attribution are null (not null: $got)"
@@ -63,9 +68,9 @@ ok $? "the local run's sweep, its stop and -P auto's streams are in the JSON the
 json="$work/noprobes.json"
 check "local run, --no-probes" "$xf" -w smallfiles --files 100 -s splice,zstd --no-probes --json "$json"
 valid "--no-probes: the JSON validates" "$json"
-got=$(json_get "$json" "(d['ceilings'], d['results'][0]['shares'], d['results'][0]['predicted_seconds'])")
+got=$(json_get "$json" "(d['ceilings'], d['results'][0]['shares'], d['results'][0]['forecast'])")
 [ "$got" = "(None, None, None)" ]
-ok $? "--no-probes: ceilings and the attribution are null ($got)"
+ok $? "--no-probes: ceilings, the accounting and the forecast are null ($got)"
 # the tar stream's one sending thread measures its own stage; splice's senders do not
 got=$(json_get "$json" "(d['results'][0]['sender_own_seconds'], 0 < d['results'][1]['sender_own_seconds'] <= d['results'][1]['phases']['transfer'])")
 [ "$got" = "(None, True)" ]
@@ -96,13 +101,13 @@ check_grep "naming the window's missing limited" "^/ceilings/network/window: \"l
 check_grep "naming streams_auto as a string" "^/streams_auto: is a string, want boolean" "$run_out"
 check_grep "naming streams_reason missing" "^/: \"streams_reason\" is missing" "$run_out"
 run_out=$("$check_json" "$schema" "$fixture1" 2>&1)
-check_grep "the schema-1 fixture is not schema 2" "^/schema: 1 is not one of \[2\]" "$run_out"
+check_grep "the schema-1 fixture is not schema 3" "^/schema: 1 is not one of \[3\]" "$run_out"
 
 # ---------------------------------------------------------------- diff reads schema 1 and 2
 run_out=$("$xf" diff "$fixture1" "$work/local.json" 2>&1)
 rc=$?
 [ $rc -eq 0 ]
-ok $? "diff of a schema-1 and a schema-2 report: exit 0 ($rc)"
+ok $? "diff of a schema-1 and a schema-3 report: exit 0 ($rc)"
 [ $rc -eq 0 ] || diag <<<"$run_out"
 check_grep "diff: splice in both, with both times" "^splice +0\.[0-9]+ +0\.[0-9]+ +[-+][0-9.]+% " "$run_out"
 check_grep "diff: the failed strategy is not compared" "^bad +not ok +not ok " "$run_out"
@@ -118,9 +123,9 @@ check_grep "diff of two schema-1 reports: the network in bits under its schema-2
 	"^  network_1_stream_bits_per_s +2\.286e\+09 → 1\.143e\+09 +-50%" "$run_out"
 ! grep -q "network_bps" <<<"$run_out"
 ok $? "and not under its schema-1 name"
-printf '{"schema": 3, "results": []}\n' >"$work/v3.json"
-check_rc 1 "diff of a schema-3 report fails" "$xf" diff "$fixture1" "$work/v3.json"
-check_grep "naming the file and the schemas it reads" "'$work/v3.json' is schema 3; this xfercmp reads schemas 1 to 2" "$LAST_OUT"
+printf '{"schema": 4, "results": []}\n' >"$work/v4.json"
+check_rc 1 "diff of a schema-4 report fails" "$xf" diff "$fixture1" "$work/v4.json"
+check_grep "naming the file and the schemas it reads" "'$work/v4.json' is schema 4; this xfercmp reads schemas 1 to 3" "$LAST_OUT"
 
 # ---------------------------------------------------------------- the testbed
 testbed_part "testbed run" "testbed JSON validates" "network ceilings in bits"

@@ -58,7 +58,7 @@ grep -qF "$long" <<<"$got"
 ok $? "the wrapped failure still says all of it"
 check_grep "the failed row starts its message on its own line" "^bad +FAILED +bad failed \(exit 1\)" \
 	"$(cat "$work/local.txt")"
-check_grep "splice's row is one line: status, times, rates, predicted and ratio" \
+check_grep "splice's row is one line: status, times, rates, forecast and its ratio" \
 	"^splice +ok +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +([0-9.]+x|fit)" "$(cat "$work/local.txt")"
 check_grep "the repeat line is there" "^ +2 runs: mean [0-9.]+ ± [0-9.]+ s" "$(cat "$work/local.txt")"
 

@@ -120,6 +120,13 @@ echo "# largefile: $(seconds "$json")"
 json_get "$json" "[r for r in d['results'] if r['strategy']=='real-tar-nc'][0]['wire_bytes'] >= d['workload']['bytes']" |
 	grep -qx True
 ok $? "largefile: real-tar-nc counts at least the workload's bytes on the wire"
+# the tools that count nothing: the link's counters, marked so (issue 44, item 6)
+from=$(json_get "$json" "sorted(set((r['wire_bytes_from'], r['wire_bytes'] is not None and r['wire_bytes'] > 0) for r in d['results'] if r['strategy'] != 'real-tar-nc'))")
+[ "$from" = "[('link', True)]" ]
+ok $? "largefile: every other real-* has its wire bytes from the link ($from)"
+json_get "$json" "all(r['wire_bytes'] >= d['workload']['bytes'] for r in d['results'] if r['strategy'] in ('real-scp', 'real-tar-ssh'))" |
+	grep -qx True
+ok $? "largefile: real-scp's and real-tar-ssh's link bytes are at least the workload's"
 
 ensure_testbed "cmd: over ssh"
 qcfg=$(printf %q "$cfg")

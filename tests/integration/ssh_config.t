@@ -10,7 +10,8 @@
 # only) connects within the timeout, and its ssh -W child does not outlive
 # the run; a ProxyCommand that never answers fails in one line within the
 # connect timeout, its child ended, and every proxy child starts with no
-# signal blocked. Ciphers reaches libssh; what libssh cannot do (MACs it
+# signal blocked. StrictHostKeyChecking is honoured (accept-new, yes, ask,
+# no). Ciphers reaches libssh; what libssh cannot do (MACs it
 # lacks, ControlMaster, Compression) is a warning line, once; a config
 # libssh's own parser refuses is left out after a warning. Needs root.
 # Only ever talks to 198.18.0.2 and loopback.
@@ -98,8 +99,25 @@ Host warned
     ControlPath $work/cm-%C
     ControlPersist 60
     Compression yes
+# StrictHostKeyChecking from the config, each host with a known_hosts file of its own
+Host strict-new
+    HostName 198.18.0.2
+    StrictHostKeyChecking accept-new
+    UserKnownHostsFile $work/kh_new
+Host strict-yes
+    HostName 198.18.0.2
+    StrictHostKeyChecking yes
+    UserKnownHostsFile $work/kh_yes
+Host strict-ask
+    HostName 198.18.0.2
+    StrictHostKeyChecking ask
+    UserKnownHostsFile $work/kh_ask
+Host strict-no
+    HostName 198.18.0.2
+    StrictHostKeyChecking no
+    UserKnownHostsFile $work/kh_no
 # IdentityFile lines add up over the blocks that match: 'only' must not get this one
-Host inc orig alias jump sigblk cipher macs warned
+Host inc orig alias jump sigblk cipher macs warned strict-new strict-yes strict-ask strict-no
     IdentityFile $key
 Host *
     User $user
@@ -204,6 +222,46 @@ check_grep "one for Compression yes" \
 	"$(grep "^xfercmp: warning: " <<<"$LAST_OUT" | sort | uniq -c | sed 's/^ *//')"
 [ "$(grep -c "^xfercmp: warning: " <<<"$LAST_OUT")" -eq 2 ]
 ok $? "and no other warning"
+
+# StrictHostKeyChecking as OpenSSH has it (issue 44, item 7): accept-new records an unknown
+# host's key, yes and ask (nobody to ask) refuse it in one line, no goes on past a changed key
+: >"$work/kh_new"
+: >"$work/kh_yes"
+: >"$work/kh_ask"
+read -r _ host_key _ <"$tbdir/ssh_host_ed25519_key.pub"
+check_rc 0 "StrictHostKeyChecking accept-new, empty known_hosts: connects" run_tar strict-new
+grep -Fx "198.18.0.2 ssh-ed25519 $host_key" "$work/kh_new" >/dev/null
+ok $? "and records the host's key in the config's known_hosts file"
+check_grep "saying so in one warning line" \
+	"^xfercmp: warning: added the ssh-ed25519 host key of 'strict-new' \(198.18.0.2 port 22\) to $work/kh_new as '198.18.0.2'$" \
+	"$LAST_OUT"
+check_rc 0 "the next run finds the key" run_tar strict-new
+[ "$(grep -c "warning: added" <<<"$LAST_OUT")" -eq 0 ] && [ "$(grep -c . "$work/kh_new")" -eq 1 ]
+ok $? "and adds nothing more"
+check_rc 1 "StrictHostKeyChecking yes refuses an unknown host" run_tar strict-yes
+check_grep "in one line naming the host, the file and the remedy" \
+	"^xfercmp: host key for 'strict-yes' \(198.18.0.2 port 22\) is not known \(no entry for '198.18.0.2' in $work/kh_yes\) and the ssh config's StrictHostKeyChecking yes refuses unknown hosts; connect once with ssh to check it, or pass --accept-new-hostkey$" \
+	"$LAST_OUT"
+[ "$(grep -c . <<<"$LAST_OUT")" -eq 1 ] && [ ! -s "$work/kh_yes" ]
+ok $? "nothing else said, nothing recorded"
+check_rc 0 "--accept-new-hostkey wins over the config's yes, as ssh -o does" run_tar --accept-new-hostkey strict-yes
+check_rc 1 "StrictHostKeyChecking ask: nobody to ask, refused" run_tar strict-ask
+check_grep "saying it cannot ask and what to do" \
+	"^xfercmp: host key for 'strict-ask' .* is not known .* and xfercmp cannot ask \(StrictHostKeyChecking ask\); .*set StrictHostKeyChecking accept-new, or pass --accept-new-hostkey$" \
+	"$LAST_OUT"
+# another ed25519 key under the host's name: a changed key
+ssh-keygen -q -t ed25519 -N '' -f "$work/other_host_key"
+read -r other_type other_key _ <"$work/other_host_key.pub"
+printf '198.18.0.2 %s %s\n' "$other_type" "$other_key" >"$work/kh_no"
+ssh -F "$cfg" -o BatchMode=yes strict-no true 2>/dev/null
+ok $? "OpenSSH's ssh goes on past a changed key under StrictHostKeyChecking no (the reference)"
+check_rc 0 "so does xfercmp" run_tar strict-no
+check_grep "with a warning that the key does not match" \
+	"^xfercmp: warning: host key for 'strict-no' \(198.18.0.2 port 22\) does not match the one recorded in $work/kh_no line 1; the ssh config's StrictHostKeyChecking no goes on" \
+	"$LAST_OUT"
+cp "$work/kh_no" "$work/kh_yes"
+check_rc 1 "the same changed key under yes is refused" run_tar strict-yes
+check_grep "as changed" "host key for 'strict-yes' .* has changed" "$LAST_OUT"
 
 # Without OpenSSH's ssh (forced) libssh's parser reads the config and refuses the whole file
 # over a line it does not know: the host is tried without the file, after one warning

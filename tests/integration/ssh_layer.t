@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TAP test for the SSH layer (transfer/ssh/ssh_conn.c, ssh_exec.c, scp_sender.c)
+# TAP test for the SSH layer (transfer/ssh/ssh_conn.c and its parts, ssh_exec.c, scp_sender.c)
 # against the testbed's sshd, through tests/tools/ssh_probe.c (built here):
 # connecting (cipher, unknown / accepted / changed host key, wrong identity,
 # refused port), exec channels (5 MiB through `cat >`, a failing command's

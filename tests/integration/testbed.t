@@ -2,8 +2,8 @@
 # TAP test for scripts/testbed.sh: brings the testbed up and down, checks that sshd
 # runs inside the namespace, that ssh and sftp work through the generated config,
 # that up is idempotent, that --rate shapes the link, that --delay adds its delay to
-# the round trip (within 5% at 0.5, 2 and 20 ms), that a second up replaces or removes
-# the delay, and that down leaves nothing.
+# the round trip (within 5% at 0.5, 2 and 20 ms), building the delayer when it is
+# missing, that a second up replaces or removes the delay, and that down leaves nothing.
 # Needs root. Only ever talks to 198.18.0.2, inside the namespace the script creates.
 #
 #   bash tests/integration/testbed.t
@@ -71,7 +71,7 @@ rtt_near() {
 	ok $? "$desc: median RTT (us, each try):$seen; want $want +-5% (base $base + $delay)"
 }
 
-plan_root 41
+plan_root 42
 
 # Whatever happens, leave nothing running.
 cleanup() { "$tb" down >/dev/null 2>&1; }
@@ -120,7 +120,11 @@ base=$(median_rtt_us)
 ok $? "base RTT without delay: ${base:-none} us"
 base=${base:-0}
 check_rc 2 "up --delay bogus exits 2" "$tb" up --delay 2
-check "up --delay 0.5ms" "$tb" up --delay 0.5ms
+# a missing delayer is built, not asked for (issue 44, item 8)
+rm -f "$top/build/tests/delayer"
+check "up --delay 0.5ms, the delayer missing: built, and up" "$tb" up --delay 0.5ms
+[ -x "$top/build/tests/delayer" ]
+ok $? "the delayer is built again"
 rtt_near "0.5 ms" 500 --delay 0.5ms
 grep -E '^delay: 0\.5ms .*delayer pid [0-9]+' >/dev/null <<<"$("$tb" status)"
 ok $? "status names the delay and the delayer"

@@ -17,9 +17,11 @@
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
+#include "nospace.h"
 #include "parallel.h"
 #include "cache_behind.h"
 #include "stream/beneath.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +125,24 @@ static void stamp_block(unsigned char *buf, uint64_t off)
 }
 
 /*
+ * The disk probe's write, write-back, fsync or close of path (in dirfd)
+ * failed at off of max_bytes: out of space said as such (nospace.h), with
+ * how far it got; any other error as it is. Returns -1 (error set).
+ */
+static int disk_write_failed(int dirfd, const char *what, const char *path, uint64_t off,
+			     uint64_t max_bytes)
+{
+	char done[32], planned[32], so_far[96];
+
+	if (errno != ENOSPC)
+		return err_errno("cannot %s '%s'", what, path);
+	snprintf(so_far, sizeof(so_far), "%s written of up to %s",
+		 units_format_bytes(off, done, sizeof(done)),
+		 units_format_bytes(max_bytes, planned, sizeof(planned)));
+	return nospace_err(dirfd, so_far, "the disk probe's file '%s'", path);
+}
+
+/*
  * Writes the new file name in dirfd (path: its path, for messages) until
  * max_bytes or the budget, then fsync. Sets *bytes and *secs (write +
  * fsync). Returns 0 or -1 (error set); the caller removes the file. Written
@@ -156,21 +176,21 @@ static int disk_write(int dirfd, const char *name, const char *path, double seco
 
 		stamp_block(buf, off);
 		if (fs_write_all(fd, buf, n) < 0) {
-			rc = err_errno("cannot write '%s'", path);
+			rc = disk_write_failed(dirfd, "write", path, off, max_bytes);
 			break;
 		}
 		off += n;
 		if (write_behind_wrote(&wb, off) < 0) {
-			rc = err_errno("cannot write back '%s'", path);
+			rc = disk_write_failed(dirfd, "write back", path, off, max_bytes);
 			break;
 		}
 	}
 	if (rc == 0 && fsync(fd) < 0)
-		rc = err_errno("cannot flush '%s' to disk", path);
+		rc = disk_write_failed(dirfd, "flush to disk", path, off, max_bytes);
 	*secs = clock_seconds(start, clock_now());
 	*bytes = off;
 	if (close(fd) < 0 && rc == 0)
-		rc = err_errno("cannot close '%s'", path);
+		rc = disk_write_failed(dirfd, "close", path, off, max_bytes);
 	free(buf);
 	return rc;
 }
@@ -213,6 +233,19 @@ struct create_job {
 	uint64_t created;	/* atomic */
 };
 
+/* A create probe's file (or directory) path failed: out of space said as such (nospace.h). */
+static int create_failed(const struct create_job *job, const char *what, const char *path)
+{
+	char so_far[48];
+
+	if (errno == ENOSPC) {
+		snprintf(so_far, sizeof(so_far), "%llu files made",
+			 (unsigned long long)__atomic_load_n(&job->created, __ATOMIC_RELAXED));
+		return nospace_err(job->dirfd, so_far, "the metadata probe's '%s/%s'", job->dir, path);
+	}
+	return err_errno("cannot %s '%s/%s'", what, job->dir, path);
+}
+
 /*
  * Creates file i, or nothing once the budget is spent (parallel_for cannot
  * stop early without failing). Its directory is made by the first thread
@@ -237,19 +270,19 @@ static int create_one(void *ctx, unsigned worker, uint64_t i)
 
 		*slash = '\0';
 		if (mkdirat(job->dirfd, path, 0755) < 0 && errno != EEXIST)
-			return err_errno("cannot create '%s/%s'", job->dir, path);
+			return create_failed(job, "create", path);
 		*slash = '/';
 		fd = probe_open(job->dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	}
 	if (fd < 0)
-		return err_errno("cannot create '%s/%s'", job->dir, path);
+		return create_failed(job, "create", path);
 	if (fs_write_all(fd, job->content, CREATE_SIZE) < 0) {
-		err_errno("cannot write '%s/%s'", job->dir, path);
+		create_failed(job, "write", path);
 		close(fd);
 		return -1;
 	}
 	if (close(fd) < 0)
-		return err_errno("cannot close '%s/%s'", job->dir, path);
+		return create_failed(job, "close", path);
 	__atomic_fetch_add(&job->created, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -404,6 +437,9 @@ int agent_op_probe_create(struct agent_session *s, json_object *req, json_object
 			json_object_object_add(o, "files", json_object_new_int64((int64_t)files[i]));
 			json_object_object_add(o, "seconds", json_object_new_double(secs));
 			json_object_object_add(o, "per_s", json_object_new_double(secs > 0 ? (double)files[i] / secs : 0));
+			/* the creates alone, their flush left out: what a transfer pays while it runs */
+			json_object_object_add(o, "made_per_s",
+					       json_object_new_double(took[i] > 0 ? (double)files[i] / took[i] : 0));
 			/* each create's CPU (its write and close too), the syncfs left out */
 			json_object_object_add(o, "cpu_seconds",
 					       json_object_new_double(files[i] ? cpu[i] / (double)files[i] : 0));

@@ -11,6 +11,7 @@
 #include "agent/agent_open_up.h"
 #include "agent/agent_root.h"
 #include "sample/procstat.h"
+#include "sample/dirty_limit.h"
 #include "sample/rss.h"
 #include "stream/beneath.h"
 #include "stream/wire_auth.h"
@@ -70,6 +71,9 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 	json_object_object_add(reply, "kernel", json_object_new_string(u.release));
 	json_object_object_add(reply, "machine", json_object_new_string(u.machine));
 	json_object_object_add(reply, "cores", json_object_new_int((int)parallel_cpus()));
+	/* what the page cache holds before writing back: the model's flush (docs/MODEL.md) */
+	json_object_object_add(reply, "dirty_background_bytes",
+			       json_object_new_int64((int64_t)dirty_limit_read()));
 	json_object_object_add(reply, "root", json_object_new_string(s->root));
 	/* null, as in the report, for what could not be read */
 	json_object_object_add(reply, "root_fs", fstype[0] ? json_object_new_string(fstype) : NULL);
@@ -84,6 +88,9 @@ static int op_info(struct agent_session *s, json_object *req, json_object *reply
 		json_object_object_add(reply, "root_free_bytes", fstatvfs(s->scratch->fd, &v) == 0 ?
 				       json_object_new_int64((int64_t)((uint64_t)v.f_bavail * v.f_frsize)) :
 				       NULL);
+		/* null where the file system counts no inodes (btrfs) */
+		json_object_object_add(reply, "root_free_inodes", fstatvfs(s->scratch->fd, &v) == 0 &&
+				       v.f_files != 0 ? json_object_new_int64((int64_t)v.f_favail) : NULL);
 	}
 	{
 		char cc[64] = "";

@@ -200,11 +200,12 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 /*
  * "probe_create" at each of depths[0..n) (files in flight) within seconds in
  * all; per_s[i] the rate at depths[i], its share of one syncfs included;
- * cpu_s[i] (cpu_s may be NULL) the agent's CPU one create took there (0
- * when the agent did not say). Returns 0 or -1 (error set).
+ * made_per_s[i] (may be NULL) the same without the syncfs; cpu_s[i] (may be
+ * NULL) the agent's CPU one create took there (0 when the agent did not
+ * say). Returns 0 or -1 (error set).
  */
 int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
-			       size_t n, double *per_s, double *cpu_s);
+			       size_t n, double *per_s, double *made_per_s, double *cpu_s);
 
 /*
  * Opens data connection `stream` of job, making the same handshake bound to

@@ -251,7 +251,7 @@ int agent_client_probe(struct agent_client *c, const char *op, double seconds, u
 }
 
 int agent_client_probe_creates(struct agent_client *c, double seconds, const unsigned *depths,
-			       size_t n, double *per_s, double *cpu_s)
+			       size_t n, double *per_s, double *made_per_s, double *cpu_s)
 {
 	json_object *req = agent_client_request("probe_create", 0), *reply = NULL, *at, *list;
 	int rc;
@@ -277,7 +277,9 @@ int agent_client_probe_creates(struct agent_client *c, double seconds, const uns
 			json_object_put(reply);
 			return err_set("probe_create: agent: protocol error: rate %zu is not a number", i);
 		}
-		/* an older agent sends no CPU: unknown, 0 */
+		/* an older agent sends neither: unknown, 0 */
+		if (made_per_s)
+			made_per_s[i] = number_of(o, "made_per_s", &cpu) == 0 && cpu > 0 ? cpu : 0;
 		if (cpu_s)
 			cpu_s[i] = number_of(o, "cpu_seconds", &cpu) == 0 && cpu > 0 ? cpu : 0;
 	}

@@ -533,21 +533,14 @@ int ssh_target_cleanup_command(const char *parent, const char *session_id, char 
 			return err_set("session id '%s' is not hex", session_id);
 	/*
 	 * Only a root of this run: a directory, not a link, ours (-O), whose
-	 * marker is a regular file holding the session id. find never follows
-	 * a link (its default, -P), and -type d matches no link; each directory
-	 * is opened up before find reads it (-exec ... \; runs at once, before
-	 * find descends). rm -rf alone cannot empty a 0555 directory as a
-	 * non-root user. The marker goes after the rest went, so a failed
-	 * removal can be tried again.
+	 * marker is a regular file holding the session id.
 	 */
 	n = snprintf(buf, len,
 		     "p=%s; id=%s; out=absent; "
 		     "for r in \"$p\"/" AGENT_ROOT_PREFIX "*; do m=\"$r\"/" AGENT_ROOT_MARKER "; "
 		     "if [ -d \"$r\" ] && [ ! -L \"$r\" ] && [ -O \"$r\" ] && [ -f \"$m\" ] && [ ! -L \"$m\" ] && "
 		     "[ \"$(cat -- \"$m\")\" = \"$id\" ]; then "
-		     "find \"$r\" -type d ! -perm -u=rwx -exec chmod u+rwx -- {} \\; ; "
-		     "if find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + && "
-		     "rm -f -- \"$m\" && rmdir -- \"$r\"; then out=removed; else out=failed; break; fi; "
+		     "if " SSH_TARGET_REMOVE_ROOT_SH "; then out=removed; else out=failed; break; fi; "
 		     "fi; done; echo $out",
 		     quoted, session_id);
 	if (n < 0 || (size_t)n >= len)

@@ -12,6 +12,7 @@
 
 #include "ssh/ssh_conn.h"
 #include "ssh/ssh_exec.h"
+#include "stream/agent_startup.h"
 #include "stream/wire.h"
 #include "stream/wire_auth.h"
 
@@ -66,5 +67,19 @@ int ssh_target_close(struct ssh_target *t);
  * Returns 0 or -1 (error set) if buf is too small.
  */
 int ssh_target_cleanup_command(const char *parent, const char *session_id, char *buf, size_t len);
+
+/*
+ * Shell text that removes the scratch root "$r" whose marker is "$m", both
+ * checked ours by the caller; its exit status is 0 when the root is gone,
+ * for `if ...; then`. find never follows a link (its default, -P), and
+ * -type d matches no link; each directory is opened up before find reads
+ * it (-exec ... \; runs at once, before find descends): rm -rf alone cannot
+ * empty a 0555 directory as a non-root user. The marker goes after the rest
+ * went, so a failed removal can be tried again.
+ */
+#define SSH_TARGET_REMOVE_ROOT_SH                                                              \
+	"find \"$r\" -type d ! -perm -u=rwx -exec chmod u+rwx -- {} \\; ; "                      \
+	"find \"$r\" -mindepth 1 -maxdepth 1 ! -name " AGENT_ROOT_MARKER " -exec rm -rf -- {} + " \
+	"&& rm -f -- \"$m\" && rmdir -- \"$r\""
 
 #endif

@@ -18,15 +18,9 @@
 struct run_record {
 	const struct strategy *strategy;
 	double transfer_s, flush_s;	/* the median run's phases, seconds */
-	double sender_own_s;		/* the sender's own stage (send_stats.own_s; 0: not measured) */
 	struct send_stats sent;
-	struct stream_sizing sizing;	/* a single raw stream's buffers */
 	bool have_local, have_remote;
 	struct sampler_summary local, remote;
-	/* the create rate measured again after the run (files/s; 0: not) */
-	double create_rechecked_per_s;
-	char dest_fs[32];
-	bool warm_source;
 };
 
 #endif

@@ -2,6 +2,7 @@
 #include "probe/probes.h"
 
 #include "err.h"
+#include "nospace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,13 +28,29 @@ int probe_all(const struct probe_plan *plan, struct probe_results *r,
 	return probe_all_rest(plan, r, progress, ctx);
 }
 
+/*
+ * A destination probe failed: what filled up is said with what to do (the
+ * probes write more than the workload's space check asks for).
+ */
+static int destination_failed(const char *probe)
+{
+	char msg[ERR_MAX];
+
+	if (!strstr(err_msg(), NOSPACE_TEXT))
+		return err_wrap("%s", probe);
+	snprintf(msg, sizeof(msg), "%s", err_msg());
+	return err_set("%s: %s; free some space there or choose a --remote-dir with more room "
+		       "(--disk-probe-size sets what the disk probe writes)", probe, msg);
+}
+
 int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
 		   void (*progress)(void *ctx, const char *what), void *ctx)
 {
+	probe_hosts(plan->agent_info, plan->one_disk, r);
 	if (progress)
 		progress(ctx, "destination disk and metadata");
 	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, &plan->creates, r) < 0)
-		return err_wrap("destination probe");
+		return destination_failed("destination probe");
 	/*
 	 * A warm source is read from the page cache, not its disk, and the probe
 	 * drops what it reads: run, it would turn --warm into a cold run.
@@ -48,7 +65,7 @@ int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
 				progress(ctx, "one disk read and written at once");
 			if (probe_disk_at_once(plan->agent, plan->src_root, plan->manifest, plan->seconds,
 					       &plan->reads, r) < 0)
-				return err_wrap("disk probe");
+				return destination_failed("disk probe");
 		}
 	}
 	if (progress)

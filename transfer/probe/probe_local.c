@@ -107,24 +107,27 @@ static int pick_large(const struct manifest *m, uint64_t cap, size_t **idx, size
 }
 
 /*
- * Up to PROBE_OPEN_MAX_FILES files of at most PROBE_OPEN_MAX_SIZE, evenly
- * spread, in path order. *idx is malloc'd (the caller frees it).
+ * Up to PROBE_OPEN_MAX_FILES files of at most PROBE_OPEN_MAX_SIZE, one after
+ * another in path order from the middle of the tree: a strategy walks the
+ * tree in that order, reading files whose blocks lie one after another, and
+ * so does the probe (files picked far apart read as scattered blocks, which
+ * a walk never does). *idx is malloc'd (the caller frees it).
  */
 static int pick_small(const struct manifest *m, size_t **idx, size_t *n)
 {
-	size_t k = 0, want, seen = 0, j = 0;
+	size_t k = 0, want, seen = 0, j = 0, from;
 
 	for (size_t i = 0; i < m->count; i++)
 		k += m->entries[i].size <= PROBE_OPEN_MAX_SIZE;
 	want = k < PROBE_OPEN_MAX_FILES ? k : PROBE_OPEN_MAX_FILES;
+	from = (k - want) / 2;
 	*idx = malloc((want ? want : 1) * sizeof(**idx));
 	if (!*idx)
 		return err_set("out of memory for %zu files", want);
-	/* the j-th pick is small file number j * k / want */
 	for (size_t i = 0; i < m->count && j < want; i++) {
 		if (m->entries[i].size > PROBE_OPEN_MAX_SIZE)
 			continue;
-		if (seen++ == (size_t)((unsigned long long)j * k / want))
+		if (seen++ >= from)
 			(*idx)[j++] = i;
 	}
 	*n = want;
@@ -375,12 +378,12 @@ int probe_cold_reader_wait(struct probe_cold_reader *rd, clock_ns *end, uint64_t
 	return rc;
 }
 
-/* The opens of one depth: every `stride`-th picked file from `first`, on `depth` threads. */
+/* The opens of one depth: the picked files from `first` on, one after another, on `depth` threads. */
 struct open_job {
 	const char *root;
 	const struct manifest *m;
 	const size_t *idx;
-	size_t first, stride;
+	size_t first;
 	clock_ns deadline;
 	size_t files;		/* atomic */
 	uint64_t cpu_ns;	/* atomic: the CPU the opens took, their threads' */
@@ -399,8 +402,7 @@ static int open_one(void *ctx, unsigned worker, uint64_t k)
 	(void)worker;
 	if (clock_now() >= job->deadline)
 		return 0;
-	fd = open_entry(job->root, &job->m->entries[job->idx[job->first + k * job->stride]], path,
-			sizeof(path));
+	fd = open_entry(job->root, &job->m->entries[job->idx[job->first + k]], path, sizeof(path));
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0)
@@ -424,16 +426,17 @@ static int open_one(void *ctx, unsigned worker, uint64_t k)
 }
 
 /*
- * The opens at each depth: depth i reads picked files i, i + n, ... (its own
- * cold share) for seconds / n. Fills r->open_at and r->src_open_per_s.
+ * The opens at each depth: depth i reads its own cold share of the picked
+ * files, the i-th of d->n runs of them one after another, for seconds / n.
+ * Fills r->open_at and r->src_open_per_s.
  */
 static int read_small_at(const char *root, const struct manifest *m, const size_t *idx, size_t n,
 			 double seconds, const struct probe_depths *d, struct probe_results *r)
 {
 	r->nopen_at = 0;
 	for (unsigned i = 0; i < d->n && i < n; i++) {
-		struct open_job job = { .root = root, .m = m, .idx = idx, .first = i, .stride = d->n };
-		size_t count = (n - i + d->n - 1) / d->n;
+		struct open_job job = { .root = root, .m = m, .idx = idx, .first = i * n / d->n };
+		size_t count = (i + 1) * n / d->n - job.first;
 		clock_ns start = clock_now();
 		double took;
 

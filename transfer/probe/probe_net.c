@@ -459,18 +459,21 @@ int probe_destination(struct agent_client *a, double seconds, uint64_t disk_byte
 			&disk) < 0)
 		return -1;
 	{
-		double per_s[PROBE_DEPTHS_MAX], cpu_s[PROBE_DEPTHS_MAX];
+		double per_s[PROBE_DEPTHS_MAX], made_s[PROBE_DEPTHS_MAX], cpu_s[PROBE_DEPTHS_MAX];
 
-		if (agent_client_probe_creates(a, seconds, creates->depth, creates->n, per_s, cpu_s) < 0)
+		if (agent_client_probe_creates(a, seconds, creates->depth, creates->n, per_s, made_s, cpu_s) < 0)
 			return -1;
 		r->create_cpu_s = 0;
 		for (unsigned i = 0; i < creates->n; i++)
 			if (creates->depth[i] == 1)
 				r->create_cpu_s = cpu_s[i];
 		r->ncreate_at = 0;
-		for (unsigned i = 0; i < creates->n; i++)
+		for (unsigned i = 0; i < creates->n; i++) {
+			r->create_made_at[r->ncreate_at] =
+				(struct probe_rate){ .depth = creates->depth[i], .per_s = made_s[i] };
 			r->create_at[r->ncreate_at++] =
 				(struct probe_rate){ .depth = creates->depth[i], .per_s = per_s[i] };
+		}
 	}
 	r->disk_write_bps = disk.rate;
 	r->disk_write_bytes = disk.bytes;
@@ -593,9 +596,15 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "ssh_cipher", measured_text(r->ssh_cipher));
 	json_object_object_add(o, "dest_fs", measured_text(r->dest_fs));
 	json_object_object_add(o, "create_at", rates_json(r->create_at, r->ncreate_at, "files_per_s"));
+	json_object_object_add(o, "create_made_at", rates_json(r->create_made_at, r->ncreate_at, "files_per_s"));
 	json_object_object_add(o, "open_at", rates_json(r->open_at, r->nopen_at, "files_per_s"));
 	json_object_object_add(o, "read_at", rates_json(r->read_at, r->nread_at, "bytes_per_s"));
 	json_object_object_add(o, "disk_at_once", at_once_json(r));
 	json_object_object_add(o, "network", network_json(r));
+	json_object_object_add(o, "one_disk", json_object_new_boolean(r->one_disk));
+	json_object_object_add(o, "one_machine", json_object_new_boolean(r->one_machine));
+	json_object_object_add(o, "cores_local", r->cores_local ? json_object_new_int((int)r->cores_local) : NULL);
+	json_object_object_add(o, "cores_remote", r->cores_remote ? json_object_new_int((int)r->cores_remote) : NULL);
+	json_object_object_add(o, "dest_dirty_background_bytes", measured(r->dest_dirty_bytes));
 	return o;
 }

@@ -20,6 +20,7 @@
 
 #include "probe/net_sweep.h"
 #include "stream/probe_limits.h"
+#include "workload_counts.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -85,6 +86,7 @@ struct probe_results {
 	uint64_t disk_write_bytes;	/* what that probe wrote */
 	double create_per_s;		/* destination: open+write(4 KiB)+close of small files then syncfs, by the agent, one at a time */
 	struct probe_rate create_at[PROBE_DEPTHS_MAX];	/* the same at each depth asked (create_at[0] is depth 1) */
+	struct probe_rate create_made_at[PROBE_DEPTHS_MAX];	/* the creates alone at those depths, the syncfs left out (0: not said) */
 	unsigned ncreate_at;
 	double create_cpu_s;		/* the agent's CPU one of those creates took at depth 1 (0 = unknown) */
 	double disk_read_bps;		/* source: cold sequential read of the largest workload files, one stream */
@@ -103,6 +105,11 @@ struct probe_results {
 	double sftp_rtt_s;		/* one SFTP request round trip (stat), p50 */
 	char ssh_cipher[64];
 	char dest_fs[32];
+	/* the pair of hosts (probe_hosts), known before any strategy runs */
+	bool one_disk;			/* source and destination on one disk (probe_one_disk) */
+	bool one_machine;		/* both ends on one machine (one boot id): they share its cores */
+	unsigned cores_local, cores_remote;
+	double dest_dirty_bytes;	/* the destination's background dirty threshold (sample/dirty_limit.h); 0 = unknown */
 };
 
 /* Source disk: only files at least this large are read; at most this many bytes at each depth. */
@@ -110,7 +117,7 @@ struct probe_results {
 #define PROBE_READ_MAX_BYTES (1ull << 30)
 /* Source metadata: at most this many files, each at most this large. */
 #define PROBE_OPEN_MAX_FILES 2000u
-#define PROBE_OPEN_MAX_SIZE (64u << 10)
+#define PROBE_OPEN_MAX_SIZE WORKLOAD_SMALL_FILE_BYTES
 /* zstd: the sample's size, and the most input compressed in all passes. */
 #define PROBE_ZSTD_SAMPLE_BYTES (64u << 20)
 #define PROBE_ZSTD_MAX_INPUT (4ull << 30)
@@ -240,6 +247,13 @@ int probe_zstd(const char *src_root, const struct manifest *m, int level, unsign
 struct ssh_session_struct;
 int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_results *r);
 
+/*
+ * The pair of hosts from the agent's "info" answer (may be NULL: an older
+ * agent) and one_disk: fills one_disk, one_machine, cores_local,
+ * cores_remote and dest_dirty_bytes.
+ */
+void probe_hosts(json_object *agent_info, bool one_disk, struct probe_results *r);
+
 /* What probe_all measures, and with what. */
 struct probe_plan {
 	struct agent_client *agent;
@@ -253,6 +267,7 @@ struct probe_plan {
 	uint64_t disk_bytes;	/* the destination disk probe writes this much; 0: default */
 	bool warm_source;	/* skip probe_source: it would leave the source cold */
 	bool one_disk;		/* source and destination on one disk (probe_one_disk): probe_disk_at_once */
+	json_object *agent_info;	/* the agent's "info" answer, for probe_hosts (may be NULL) */
 	struct probe_depths creates, opens, reads;	/* the concurrencies the strategies use; n 0: depth 1 */
 };
 

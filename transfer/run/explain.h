@@ -18,7 +18,8 @@
  */
 
 #include "run/runner.h"
-#include "model/attribution.h"
+#include "model/accounting.h"
+#include "model/model_text.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,10 +42,10 @@ enum explain_status {
 
 /*
  * A removal saving less than this fraction of the time names no resource:
- * the allowance the model gives two measurements of one rate
- * (ATTRIBUTION_CEILING_NOISE, model/attribution.h).
+ * two runs of one copy on this machine differ by this much (a probe and a
+ * run of one rate agree within 10%: docs/MODEL.md).
  */
-#define EXPLAIN_NOISE ATTRIBUTION_CEILING_NOISE
+#define EXPLAIN_NOISE 0.10
 
 struct explain_ablation {
 	enum explain_removed removed;

@@ -61,7 +61,7 @@ void explain_decide(struct explain_item *it, uint64_t files, uint64_t bytes, dou
 {
 	double best = EXPLAIN_NOISE;
 	bool all_ran = true, any_ran = false;
-	enum resource model = it->result && it->result->have_attribution ? it->result->attribution.verdict
+	enum resource model = it->result && it->result->have_accounting ? it->result->accounting.verdict
 									 : RES_COUNT;
 
 	it->causal = RES_COUNT;

@@ -4,11 +4,12 @@
 #include "clock.h"
 #include "err.h"
 #include "fsutil.h"
+#include "nospace.h"
 #include "client/agent_client.h"
+#include "client/dest_space.h"
 #include "client/measure.h"
 #include "parallel.h"
 #include "sample/rss.h"
-#include "model/verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,19 +123,35 @@ static int stamp_source(const char *src_root, const struct manifest *m, struct s
 }
 
 /*
- * A destination that filled up is named as such, whichever side saw it: our
- * agent's errors carry strerror's text for ENOSPC, and so does the host's tar.
+ * Errors that a full destination gives without saying so: sftp-server's
+ * status 4, "Failure" (OpenSSH's maps ENOSPC to it), and GNU tar's short
+ * write. They are called out of space only when the file system is full.
  */
-static void name_out_of_space(struct strategy_result *r)
+static bool may_be_full(const char *error)
 {
-	char msg[sizeof(r->error)];
+	return strstr(error, "(status 4") || strstr(error, "Wrote only");
+}
 
-	if (!strstr(r->error, strerror(ENOSPC)))
+/*
+ * A destination that filled up is named as such, whichever side saw it (the
+ * agent's receivers, the host's tar or sftp-server, a reference tool), with
+ * what its file system has free now (nospace.h): the error names what was
+ * being written. Call it with the agent's channel idle (no receive or
+ * sampling under way): it asks the agent.
+ */
+static void name_out_of_space(struct xfer_target *t, struct strategy_result *r)
+{
+	struct nospace_free f;
+	struct err_saved saved;
+	bool enospc = nospace_says_enospc(r->error), known;
+
+	if (strstr(r->error, NOSPACE_TEXT) || (!enospc && !may_be_full(r->error)) || t->agent->lost)
 		return;
-	/* a long message loses its tail: the cause is named first */
-	if (snprintf(msg, sizeof(msg), "the destination ran out of space (ENOSPC): %s", r->error) < 0)
-		return;
-	snprintf(r->error, sizeof(r->error), "%s", msg);
+	err_save(&saved);
+	known = dest_space_free(t->agent, &f) == 0;
+	err_restore(&saved);
+	if (enospc || (known && nospace_full(&f)))
+		nospace_name(r->error, sizeof(r->error), known ? &f : NULL);
 }
 
 /* The agent's verdict on the job's destination into r (verified, verify_summary, error). */
@@ -220,57 +237,10 @@ static int agent_refused(struct xfer_target *t, struct strategy_result *r, uint6
 	if (t->agent->lost)
 		return -1;
 	snprintf(r->error, sizeof(r->error), "%s", err_msg());
-	name_out_of_space(r);
+	name_out_of_space(t, r);
 	if (job && cleanup(t, job) < 0)
 		return -1;
 	return 1;
-}
-
-/*
- * A run that made its files faster than the create probe says it can: the
- * create rate is measured again at once, before the run's files are removed,
- * in the same scratch root (r->create_rechecked_per_s, the highest over the
- * runs; verdict_inputs() takes the faster of the two). Returns 0, or -1
- * (error set) when the agent refused.
- *
- * Why the first probe can be wrong for the run: this VM's ext4 has no
- * journal, and then its inode allocator (find_inode_bit() in
- * fs/ext4/ialloc.c) passes over every free inode deleted less than 60 s ago
- * (360 s while its inode table block is dirty), looking each one up in the
- * buffer cache, on every create, from the start of the group. After a mass
- * delete a create costs kernel CPU in proportion to the inodes just freed
- * near it. Measured (20,000 creates of 4 KiB in 20 directories, one
- * thread, caches dropped, machine shared): fresh 1.31, 1.40 and 2.72 s
- * (1.39 s of system CPU); right after removing 120,000 files 3.93 - 15.56 s
- * (system CPU 3.78 - 7.19 s, 0.4 MB read: CPU, not the disk); 35 s after
- * the removal still 4.70 - 19.99 s. The probe runs in whatever window the
- * previous run's removal left (a CI run: the probe's rate gave 8.7 s for
- * 20,000 creates the run made in 3.0 s); the run comes later, after the
- * other probes. Measured again right after the run, the rate is that of
- * the run's own moment and place. Not for the opens: reading allocates
- * nothing, so the source's opens do not meet this.
- */
-static int recheck_creates(const struct runner_opts *o, struct xfer_target *t,
-			   const struct strategy *s, struct strategy_result *r, double wall)
-{
-	const struct probe_results *p = o->probes;
-	unsigned depth;
-	double rate, per_s = 0;
-
-	if (!p || o->null_sink || r->sent.files == 0 || !(wall > 0) || strcmp(r->dest_fs, p->dest_fs) != 0)
-		return 0;
-	rate = verdict_create_ceiling(s, p);
-	if (!(rate > 0) || (double)r->sent.files / rate <= wall * (1 + ATTRIBUTION_CEILING_NOISE))
-		return 0;
-	depth = verdict_create_depth(s, p);
-	if (depth > PROBE_MAX_DEPTH)
-		depth = PROBE_MAX_DEPTH;
-	if (agent_client_probe_creates(t->agent, o->probe_seconds > 0 ? o->probe_seconds : PROBE_DEFAULT_SECONDS,
-				       &depth, 1, &per_s, NULL) < 0)
-		return err_wrap("create probe after %s", s->name);
-	if (per_s > r->create_rechecked_per_s)
-		r->create_rechecked_per_s = per_s;
-	return 0;
 }
 
 /* One attempt; returns 0 if it ran and verified, 1 if it failed (r->error set), -1 if the agent is gone. */
@@ -304,16 +274,19 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	if (o->sample)
 		measure_start(&meas, t->agent, src_root, run.job);
 	t->agent->null_sink = o->null_sink;
+	/* the first run's first byte: the moment its forecast must precede */
+	if (!r->started_at[0])
+		wallclock_now(r->started_at, sizeof(r->started_at));
 	t0 = clock_now();
 	rc = s->run(&run);
 	t1 = clock_now();
 	t->agent->null_sink = false;
 	if (rc < 0) {
 		snprintf(r->error, sizeof(r->error), "%s", err_msg());
-		name_out_of_space(r);
 		if (o->sample && measure_stop(&meas, t->agent, &samples->local, &samples->have_local,
 					      &samples->remote, &samples->have_remote) < 0)
 			return -1;
+		name_out_of_space(t, r);
 		return cleanup(t, run.job) < 0 ? -1 : 1;
 	}
 	rc = agent_client_flush(t->agent, run.job);
@@ -348,8 +321,6 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 	}
 	if (verify(t, run.job, r) < 0)
 		return agent_refused(t, r, run.job);
-	if (r->verified && recheck_creates(o, t, s, r, sample->transfer + sample->flush) < 0)
-		return agent_refused(t, r, run.job);
 	if (cleanup(t, run.job) < 0)
 		return -1;
 	return r->verified ? 0 : 1;
@@ -368,13 +339,29 @@ static void skip_rest(const struct strategy *const *list, size_t i, size_t n,
 	}
 }
 
+/* r's wire bytes for the report, and how they were measured (runner.h). */
+static void wire_of(struct strategy_result *r)
+{
+	if (r->sent.wire_bytes > 0) {
+		r->wire_bytes = r->sent.wire_bytes;
+		r->wire_source = WIRE_SENDER;
+	} else if (r->have_local && r->local.has_net) {
+		r->wire_bytes = r->local.net_tx_bytes;
+		r->wire_source = WIRE_LINK;
+	} else {
+		r->wire_bytes = 0;
+		r->wire_source = WIRE_UNMEASURED;
+	}
+}
+
 /*
  * r's figures from its `done` (>= 1) verified runs: every run's time in run
  * order and their statistics, the median run's times and samples, min and
- * max, the verdict. Sorts samples.
+ * max, the wire bytes, the verdict. Sorts samples.
  */
 static void summarize(struct strategy_result *r, struct run_sample *samples, unsigned done,
-		      const struct run_samples *measured, const struct probe_results *probes)
+		      const struct run_samples *measured, const struct forecast_input *in,
+		      const struct runner_opts *o)
 {
 	for (unsigned k = 0; k < done; k++)
 		r->run_seconds[k] = samples[k].transfer + samples[k].flush;
@@ -387,11 +374,14 @@ static void summarize(struct strategy_result *r, struct run_sample *samples, uns
 	r->local = measured[r->median.index].local;
 	r->have_remote = measured[r->median.index].have_remote;
 	r->remote = measured[r->median.index].remote;
-	if (probes) {
+	wire_of(r);
+	if (in->probes) {
 		struct run_record rec;
 
 		runner_record(r, &rec);
-		r->have_attribution = verdict_compute(&rec, probes, &r->attribution);
+		r->have_accounting = accounting_make(&rec, in, &r->accounting) == 0;
+		for (size_t k = 0; k < o->nwhat_if && k < RUNNER_WHAT_IF_MAX; k++)
+			r->have_what_if[k] = what_if_forecast(&rec, in, &o->what_if[k], &r->what_if[k]) == 0;
 	}
 }
 
@@ -401,17 +391,36 @@ void runner_record(const struct strategy_result *r, struct run_record *rec)
 		.strategy = r->strategy,
 		.transfer_s = r->median.transfer,
 		.flush_s = r->median.flush,
-		.sender_own_s = r->median.sender_own_s,
 		.sent = r->sent,
-		.sizing = r->sizing,
 		.have_local = r->have_local,
 		.have_remote = r->have_remote,
 		.local = r->local,
 		.remote = r->remote,
-		.create_rechecked_per_s = r->create_rechecked_per_s,
-		.warm_source = r->warm_source,
 	};
-	snprintf(rec->dest_fs, sizeof(rec->dest_fs), "%s", r->dest_fs);
+}
+
+void runner_forecast_input(const struct runner_opts *o, const struct strategy *s,
+			   const struct manifest *m, struct forecast_input *in)
+{
+	*in = (struct forecast_input){
+		.strategy = s,
+		.probes = o->probes,
+		.streams = o->strategy.streams,
+		.warm_source = o->warm,
+	};
+	workload_counts_of(m, &in->work);
+}
+
+/*
+ * The forecast of s on this workload, made now: before its first run moves
+ * a byte (runner_run calls it first), from nothing a run of it measured.
+ */
+static void forecast_before(const struct forecast_input *in, struct strategy_result *r)
+{
+	if (!in->probes)
+		return;
+	wallclock_now(r->forecast_made_at, sizeof(r->forecast_made_at));
+	r->have_forecast = forecast_make(in, NULL, &r->forecast) == 0 && r->forecast.seconds > 0;
 }
 
 /* What every run of every strategy shares: the inputs and the scratch arrays. */
@@ -424,6 +433,7 @@ struct run_all {
 	struct run_sample samples[RUNNER_MAX_REPEAT];
 	struct run_samples *measured;	/* repeat of them */
 	struct src_stamp *stamps;	/* one a manifest entry */
+	struct forecast_input in;	/* the strategy's forecast's: the counts are the workload's */
 };
 
 /*
@@ -437,6 +447,8 @@ static int run_strategy(struct run_all *all, const struct strategy *s, struct st
 	unsigned done = 0;
 
 	r->status = RESULT_OK;
+	all->in.strategy = s;
+	forecast_before(&all->in, r);
 	for (unsigned k = 0; k < all->repeat; k++) {
 		int rc;
 
@@ -464,7 +476,7 @@ static int run_strategy(struct run_all *all, const struct strategy *s, struct st
 	}
 	r->runs = done;
 	if (done)
-		summarize(r, all->samples, done, all->measured, o->probes);
+		summarize(r, all->samples, done, all->measured, &all->in, o);
 	return 0;
 }
 
@@ -496,6 +508,9 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 
 	if (all.repeat > RUNNER_MAX_REPEAT)
 		return err_set("--repeat: at most %d", RUNNER_MAX_REPEAT);
+	if (o->nwhat_if > RUNNER_WHAT_IF_MAX)
+		return err_set("--what-if: at most %d links", RUNNER_WHAT_IF_MAX);
+	runner_forecast_input(o, n ? list[0] : NULL, m, &all.in);
 	all.measured = calloc(all.repeat, sizeof(*all.measured));
 	all.stamps = calloc(m->count ? m->count : 1, sizeof(*all.stamps));
 	if (!all.measured || !all.stamps) {

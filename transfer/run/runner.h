@@ -7,21 +7,33 @@
  * against the manifest, remove. Knows nothing strategy-specific.
  */
 
-#include "model/attribution.h"
+#include "model/accounting.h"
+#include "model/forecast.h"
 #include "model/run_record.h"
+#include "model/what_if.h"
 #include "probe/probes.h"
 #include "sample/sampler.h"
 #include "strategy/strategy.h"
 #include "stats.h"
+#include "wallclock.h"
 
 #include <stdbool.h>
 
 #define RUNNER_MAX_REPEAT 100
+/* The most --what-if links one comparison forecasts every strategy on. */
+#define RUNNER_WHAT_IF_MAX 8
 
 enum result_status {
 	RESULT_OK,
 	RESULT_FAILED,
 	RESULT_SKIPPED,
+};
+
+/* Where a result's wire bytes come from (the report's "wire_bytes_from"). */
+enum wire_source {
+	WIRE_UNMEASURED,	/* neither: null in the report */
+	WIRE_SENDER,		/* our sender's count (sent.wire_bytes) */
+	WIRE_LINK,		/* the link's counters: for a tool that counts nothing */
 };
 
 /* One timed attempt. */
@@ -55,6 +67,18 @@ struct strategy_result {
 	double run_seconds[RUNNER_MAX_REPEAT];
 	struct stats time;
 	struct send_stats sent;
+	/*
+	 * The bytes that crossed the wire, for the report: our sender's count
+	 * (what it handed to the socket or channel, framing included), or for a
+	 * tool that counts nothing (the reference strategies, cmd:) what the
+	 * interface towards the agent transmitted over the median run (the
+	 * client's sampler, /proc/net/dev: TCP/IP headers and whatever else
+	 * crossed it in that window included, so a little more than the tool's
+	 * own); 0 and WIRE_UNMEASURED when neither (no sampling, no interface).
+	 * The model reads sent.wire_bytes, not this.
+	 */
+	uint64_t wire_bytes;
+	enum wire_source wire_source;
 	struct recv_stats received;
 	struct stream_sizing sizing;	/* a single raw stream's buffers (strategy_open_one_stream) */
 	/* both ends' /proc counters over the median run (when sampling) */
@@ -68,14 +92,21 @@ struct strategy_result {
 	 */
 	uint64_t client_peak_rss_bytes, agent_peak_rss_bytes, agent_lifetime_peak_rss_bytes;
 	/*
-	 * The destination's create rate measured again right after a run that
-	 * beat the probe's (files/s, at the strategy's depth; 0 = not measured
-	 * again): see recheck_creates() in runner.c. The highest over the runs.
+	 * The forecast, made before the strategy moved a byte of this
+	 * workload, from the probes, the workload's counts and its traits
+	 * (model/forecast.h); made_at is earlier than started_at, when its
+	 * first run began. None without probes.
 	 */
-	double create_rechecked_per_s;
-	/* where the time went (when probes ran) */
-	bool have_attribution;
-	struct attribution attribution;
+	bool have_forecast;
+	struct forecast forecast;
+	char forecast_made_at[WALLCLOCK_TEXT_MAX];
+	char started_at[WALLCLOCK_TEXT_MAX];
+	/* where the measured time went (when probes ran): model/accounting.h */
+	bool have_accounting;
+	struct accounting accounting;
+	/* this run carried onto each --what-if link (runner_opts.what_if; model/what_if.h) */
+	bool have_what_if[RUNNER_WHAT_IF_MAX];
+	struct what_if_forecast what_if[RUNNER_WHAT_IF_MAX];
 };
 
 struct runner_opts {
@@ -83,8 +114,10 @@ struct runner_opts {
 	bool warm;		/* skip dropping the source from the page cache */
 	struct strategy_opts strategy;
 	bool sample;		/* sample /proc on both ends while each strategy runs */
-	const struct probe_results *probes;	/* ceilings for attribution; NULL = none */
-	double probe_seconds;	/* the probes' budget, for a create rate measured again (0 = the default) */
+	const struct probe_results *probes;	/* ceilings for the forecasts and the accounting; NULL = none */
+	/* other links to forecast each run on (--what-if), at most RUNNER_WHAT_IF_MAX; needs probes */
+	const struct what_if *what_if;
+	size_t nwhat_if;
 	/*
 	 * The workload is the user's own tree (dir:): a STRATEGY_CLEARTEXT
 	 * strategy to an agent off loopback is skipped unless allow_cleartext
@@ -119,6 +152,10 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 
 /* What the model reads of a result that ran (its median run): its run record. */
 void runner_record(const struct strategy_result *r, struct run_record *rec);
+
+/* What the forecast of s on m may use, with o's probes and knobs (model/forecast.h). */
+void runner_forecast_input(const struct runner_opts *o, const struct strategy *s,
+			   const struct manifest *m, struct forecast_input *in);
 
 /*
  * Drops the source files from the page cache (after writing back any dirty

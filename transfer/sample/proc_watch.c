@@ -104,8 +104,13 @@ static void track(struct proc_watch *w, pid_t pid, const struct pid_stat *st)
 		w->e[i] = (struct proc_watch_entry){ .pid = pid, .start_ticks = st->start_ticks,
 						     /* born in the window: all its time is the window's */
 						     .first = w->started ? 0 : st->ticks };
-		memcpy(w->e[i].comm, st->comm, sizeof(w->e[i].comm));
 	}
+	/*
+	 * The name it has now. A child's stat read just before its exec, with the
+	 * exe check after it, was tracked under its parent's name for good (CI saw
+	 * test_proc_watch_descendants find no "sh" though all its CPU was counted).
+	 */
+	memcpy(w->e[i].comm, st->comm, sizeof(w->e[i].comm));
 	w->e[i].last = st->ticks;
 	if (st->threads > w->e[i].threads)
 		w->e[i].threads = st->threads;

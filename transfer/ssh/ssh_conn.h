@@ -20,8 +20,8 @@ struct ssh_conn_opts {
 	const char *target;		/* [user@]host[:port] or a config Host alias */
 	const char *config_file;	/* like ssh -F; NULL = ~/.ssh/config and /etc/ssh/ssh_config */
 	int accept_new_hostkey;		/* 1: a host not in known_hosts is added to it, like
-					 * StrictHostKeyChecking=accept-new; a changed key is
-					 * refused either way */
+					 * ssh -o StrictHostKeyChecking=accept-new, whatever the
+					 * config says; a changed key is refused either way */
 	const char *ciphers;		/* comma-separated, both directions; NULL = libssh's default */
 	int connect_timeout_s;		/* > 0 overrides the config's ConnectTimeout; 0 = the
 					 * config's, else libssh's default (10 s) */
@@ -53,9 +53,13 @@ int ssh_conn_parse_target(const char *target, struct ssh_conn_target *t);
  * Connects, checks the host key and authenticates; *out is the session,
  * owned by the caller (ssh_conn_close). The config is applied first and the
  * user and port given in the target override it, as with ssh(1). The host
- * key policy is this function's, not the config's StrictHostKeyChecking: a
- * changed key, or one of another type than the known one, is always an
- * error; an unknown host is an error unless o->accept_new_hostkey.
+ * key policy is the config's StrictHostKeyChecking, as OpenSSH reads it:
+ * yes and ask (the default: there is nobody to ask) refuse an unknown host,
+ * accept-new adds its key to known_hosts, no adds it too and goes on past a
+ * changed key with a warning; o->accept_new_hostkey is accept-new whatever
+ * the config says. Without OpenSSH's ssh (libssh's parser) the config's
+ * value is not known: ask. Under every policy but no, a changed key, or one
+ * of another type than the known one, is an error.
  *
  * The connect timeout covers connecting and authenticating only. libssh 0.10
  * applies the session timeout to every blocking call afterwards, and a

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* 0: nowhere; else the libssh verbosity that goes to stderr */
 static atomic_int log_to_stderr;
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
 
@@ -28,9 +29,9 @@ static void install(void)
 	ssh_set_log_callback(on_log);
 }
 
-void ssh_log_route(int verbose)
+void ssh_log_route(int level)
 {
-	atomic_store(&log_to_stderr, verbose ? 1 : 0);
+	atomic_store(&log_to_stderr, level <= 0 ? 0 : level == 1 ? SSH_LOG_WARNING : SSH_LOG_PROTOCOL);
 	pthread_once(&installed, install);
 }
 
@@ -39,7 +40,7 @@ int ssh_log_apply(ssh_session s)
 	int level;
 
 	pthread_once(&installed, install);
-	level = atomic_load(&log_to_stderr) ? SSH_LOG_WARNING : SSH_LOG_NOLOG;
+	level = atomic_load(&log_to_stderr);	/* 0 is SSH_LOG_NOLOG */
 	if (ssh_options_set(s, SSH_OPTIONS_LOG_VERBOSITY, &level) < 0)
 		return err_set("cannot set libssh's log level: %s", ssh_get_error(s));
 	return 0;

@@ -218,6 +218,9 @@ int ssh_resolve_parse(const char *text, struct ssh_resolved *r)
 				bad = set_text(r->proxy_command, sizeof(r->proxy_command), value);
 			} else if (!strcmp(key, "identitiesonly")) {
 				r->identities_only = !strcmp(value, "yes");
+			} else if (!strcmp(key, "stricthostkeychecking")) {
+				bad = set_text(r->strict_host_key_checking,
+					       sizeof(r->strict_host_key_checking), value);
 			} else if (!strcmp(key, "connecttimeout") && strcmp(value, "none")) {
 				r->connect_timeout_s = atoi(value);
 			} else {

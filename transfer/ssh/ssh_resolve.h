@@ -39,6 +39,11 @@ struct ssh_resolved {
 	int identities_only;
 	int connect_timeout_s;		/* 0: none set */
 	/*
+	 * StrictHostKeyChecking as ssh -G prints it: "ask" (OpenSSH's default),
+	 * "true" (yes), "false" (no, off) or "accept-new"; "" when absent
+	 */
+	char strict_host_key_checking[16];
+	/*
 	 * The algorithm lists as ssh -G prints them (resolved: no +, - or ^),
 	 * "" when absent or, after ssh_resolve_drop_defaults, OpenSSH's own
 	 * default: libssh is handed only a list a config chose.

@@ -8,6 +8,7 @@
  */
 #include "err.h"
 #include "client/raw_stream.h"
+#include "stream/frames.h"
 #include "stream/send_plan.h"
 #include "stream/splice_sender.h"
 #include "strategy/strategy.h"
@@ -91,9 +92,7 @@ const struct strategy strategy_parallel = {
 	.summary = "N TCP streams to the agent (-P), files sharded, large files split into ranges",
 	.flags = STRATEGY_MULTI_STREAM | STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
-	.src_depth = STRATEGY_SENDER_DEPTH,
-	.dest_depth = STRATEGY_RECEIVER_DEPTH,
-	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.traits = STRATEGY_TRAITS_RECORDS,
 	.real_command = "N streams of tar -cf - -C DIR SHARD | nc HOST PORT (GNU parallel -j N), each into nc -l | tar -xf - -C DST",
 	.run = parallel_run,
 };

@@ -139,6 +139,7 @@ const struct strategy strategy_real_fpsync = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH | STRATEGY_MULTI_STREAM,
 	.preserves = PRESERVE_SYMLINKS | PRESERVE_EMPTY_DIRS | PRESERVE_MODES | PRESERVE_MTIMES,
 	.available = fpsync_available,
+	.traits = STRATEGY_TRAITS_RSYNC,
 	.run = fpsync_run,
 	.stop = pipeline_stop_running,
 };

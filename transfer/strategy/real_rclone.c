@@ -164,6 +164,16 @@ const struct strategy strategy_real_rclone = {
 	.flags = STRATEGY_REFERENCE | STRATEGY_SSH | STRATEGY_MULTI_STREAM,
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = rclone_available,
+	/* --transfers N files at once, each over SFTP in turn: stat, open, writes, close, the mtime */
+	.traits = {
+		.path = PATH_SFTP,
+		.serial = true,
+		.requests_per_file = 5,
+		.requests_per_dir = 2,
+		.creator = CREATOR_SFTP_SERVER,
+		.header_bytes = SFTP_REQUEST_BYTES,
+		.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	},
 	.run = rclone_run,
 	.stop = pipeline_stop_running,
 };

@@ -31,8 +31,7 @@ const struct strategy strategy_scp = {
 	.models = "real-scp",
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = strategy_needs_ssh,
-	.serial = true,
-	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.traits = STRATEGY_TRAITS_SCP,
 	.real_command = "scp -r DIR HOST:DST",
 	.run = scp_run,
 };

@@ -6,6 +6,7 @@
  * the manifest), as a migration tool such as tar or rsync -aH does.
  */
 #include "client/raw_stream.h"
+#include "stream/frames.h"
 #include "stream/send_plan.h"
 #include "stream/splice_sender.h"
 #include "strategy/strategy.h"
@@ -33,9 +34,7 @@ const struct strategy strategy_splice = {
 	.summary = "one TCP stream to the agent, zero-copy splice; the receiver overlaps creates",
 	.flags = STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
-	.src_depth = STRATEGY_SENDER_DEPTH,
-	.dest_depth = STRATEGY_RECEIVER_DEPTH,
-	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.traits = STRATEGY_TRAITS_RECORDS,
 	.real_command = "tar -cf - -C DIR . | nc HOST PORT, on HOST: nc -l PORT | tar -xf - -C DST",
 	.run = splice_run,
 };

@@ -40,6 +40,11 @@
  *     scripts/bench.sh sets them side by side. NULL otherwise.
  *     .preserves: what beyond content it carries (PRESERVE_SYMLINKS, ...);
  *     verification holds it to exactly that.
+ *     .traits: its structure, for the model's forecast (struct
+ *     strategy_traits below, docs/MODEL.md): the path its bytes take,
+ *     serial requests or a pipeline, the files in flight at each end, who
+ *     creates the destination's files, a file's header bytes, the
+ *     handshakes. Declare every field: the model reads nothing else of it.
  *     .release and .stop: only for what holds memory or starts processes
  *     (see below).
  *
@@ -91,8 +96,8 @@ enum strategy_flags {
 /* The most TCP streams one run opens (-P, and its default on a machine of many cores). */
 #define STRATEGY_MAX_STREAMS 64
 /*
- * Files in flight in our io_uring sender and receiver, for .src_depth and
- * .dest_depth: the sender's blocking opens run in splice_sender.c's 64 io-wq
+ * Files in flight in our io_uring sender and receiver, for .traits.sender_depth
+ * and .receiver_depth: the sender's blocking opens run in splice_sender.c's 64 io-wq
  * workers (IOWQ_WORKERS there), the receiver's creates in frames_receiver.c's
  * 16 (its IOWQ_WORKERS; 128 chains queue behind them). Keep them in step.
  */
@@ -106,8 +111,103 @@ enum strategy_flags {
  */
 #define STRATEGY_SETUP_ROUND_TRIPS 3
 
+/*
+ * Stream bytes a name costs in each format, for .traits.header_bytes: a tar
+ * header block, with content padded to blocks of the same size (POSIX
+ * ustar); an SFTP request's fixed fields beside its path (the packet's
+ * length, type and id, a handle or the attributes: draft-ietf-secsh-filexfer-02);
+ * the SCP protocol's "C0644 SIZE " line beside the name; an rsync file-list
+ * entry's flags, size, mtime and mode beside the name (rsync's flist.c
+ * send_file_entry). Our own records: stream/frames.h's FRAME_HEADER.
+ */
+#define TAR_HEADER_BYTES 512
+#define TAR_BLOCK_BYTES 512
+#define SFTP_REQUEST_BYTES 64
+#define SCP_LINE_BYTES 24
+#define RSYNC_ENTRY_BYTES 16
+
 /* The most zstd compression threads (--zstd-threads, and its default likewise). */
 #define STRATEGY_MAX_ZSTD_THREADS 64
+
+/*
+ * How a strategy's bytes travel (struct strategy_traits): what bounds its
+ * stream's rate besides the link.
+ */
+enum strategy_path {
+	PATH_NONE,		/* not declared (a cmd: strategy): the model makes no forecast */
+	PATH_RAW_TCP,		/* raw TCP streams to the agent: the link's rate at their count */
+	PATH_SSH_CHANNEL,	/* a stream through sshd: also at most the SSH channel's rate */
+	PATH_SFTP,		/* SFTP requests through sshd to sftp-server: the channel's rate too */
+};
+
+/* Who makes the destination's files (struct strategy_traits). */
+enum strategy_creator {
+	CREATOR_AGENT,		/* our receiver, receiver_depth files at once */
+	CREATOR_HOST_PROGRAM,	/* the host's tar or rsync: one file at a time */
+	CREATOR_SFTP_SERVER,	/* sftp-server, inside each file's open request */
+};
+
+/*
+ * What a strategy declares of its structure, so the model (docs/MODEL.md)
+ * never infers it from flags: how its files and bytes travel, what waits on
+ * what, and who does the work at each end. Fill every field for a new
+ * strategy; the model makes no forecast for path PATH_NONE.
+ */
+struct strategy_traits {
+	enum strategy_path path;
+	/*
+	 * serial: each file's requests wait on their replies, one file after
+	 * another (scp), so its costs add; otherwise the stages overlap as a
+	 * pipeline and the slowest sets the time. requests_per_file and
+	 * requests_per_dir: the round trips a serial strategy waits on for each
+	 * (its protocol's requests; writes within a file overlap and count one).
+	 */
+	bool serial;
+	unsigned requests_per_file, requests_per_dir;
+	/*
+	 * Files opened and read at once at the source (1: one thread, one file
+	 * at a time), and made at once at the destination; 0 means 1. A
+	 * STRATEGY_MULTI_STREAM strategy has that many per stream.
+	 */
+	unsigned sender_depth, receiver_depth;
+	enum strategy_creator creator;
+	/* metadata operations each file costs its creator (2: a temporary file, then its rename) */
+	unsigned creates_per_file;
+	/*
+	 * Stream bytes each name (file, link, directory) costs beyond its
+	 * content, and the block its content is padded to (a tar stream: a
+	 * 512-byte header, content in 512-byte blocks; 0: no padding).
+	 */
+	unsigned header_bytes, block_bytes;
+	/* handshakes each stream waits for before its data (connection, channel, job) */
+	unsigned setup_round_trips;
+};
+
+/*
+ * The traits several strategies share, for .traits (each says why in the
+ * strategy's file): scp over SFTP (OpenSSH's do_upload: open, the writes
+ * overlapped, the size, close; mkdir, then the mode), a tar stream through
+ * sshd into the host's tar (one file read at a time here, one made at a
+ * time there), a tar stream over raw TCP into the agent's extraction (the
+ * same, one file at a time at each end), our records over raw TCP (many
+ * files in flight at each end), rsync over ssh (a pipeline whose receiver
+ * writes a temporary file and renames it).
+ */
+#define STRATEGY_TRAITS_SCP { .path = PATH_SFTP, .serial = true, .requests_per_file = 4, \
+	.requests_per_dir = 2, .creator = CREATOR_SFTP_SERVER, .header_bytes = SFTP_REQUEST_BYTES, \
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS }
+#define STRATEGY_TRAITS_TAR_SSH { .path = PATH_SSH_CHANNEL, .creator = CREATOR_HOST_PROGRAM, \
+	.header_bytes = TAR_HEADER_BYTES, .block_bytes = TAR_BLOCK_BYTES, \
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS }
+#define STRATEGY_TRAITS_TAR_TO_AGENT { .path = PATH_RAW_TCP, .creator = CREATOR_AGENT, \
+	.header_bytes = TAR_HEADER_BYTES, .block_bytes = TAR_BLOCK_BYTES, \
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS }
+#define STRATEGY_TRAITS_RECORDS { .path = PATH_RAW_TCP, .sender_depth = STRATEGY_SENDER_DEPTH, \
+	.receiver_depth = STRATEGY_RECEIVER_DEPTH, .creator = CREATOR_AGENT, \
+	.header_bytes = FRAME_HEADER, .setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS }
+#define STRATEGY_TRAITS_RSYNC { .path = PATH_SSH_CHANNEL, .creator = CREATOR_HOST_PROGRAM, \
+	.creates_per_file = 2, .header_bytes = RSYNC_ENTRY_BYTES, \
+	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS }
 
 /* Knobs the user sets for every strategy. */
 struct strategy_opts {
@@ -162,22 +262,12 @@ struct strategy {
 	 * carries what it does (the tool it models, and its flags).
 	 */
 	unsigned preserves;
+	/* What the model needs to know of how it moves a tree (docs/MODEL.md). */
+	struct strategy_traits traits;
 	/*
-	 * Its structure, for the model that predicts its time (model/
-	 * attribution.h; verdict.c reads these). serial: each file waits for
-	 * its requests in turn (scp), so the stages add; otherwise the stages
-	 * overlap as a pipeline and the slowest sets the time. src_depth and
-	 * dest_depth: the files one stream keeps in flight at the source
-	 * (opens and reads) and at the destination (creates); 0 means 1, and a
-	 * STRATEGY_MULTI_STREAM strategy has that many per stream. The probes
-	 * measure the open and create ceilings at these depths.
-	 * setup_round_trips: handshakes each stream waits before its data.
-	 * real_command: the command a user would type for the same transfer,
-	 * DIR, HOST and DST standing for the tree, the host and the destination.
+	 * The command a user would type for the same transfer, DIR, HOST and
+	 * DST standing for the tree, the host and the destination.
 	 */
-	bool serial;
-	unsigned src_depth, dest_depth;
-	unsigned setup_round_trips;
 	const char *real_command;
 	/*
 	 * Optional. Returns 0 when the strategy can run against target, or 1

@@ -116,7 +116,7 @@ const struct strategy strategy_tar_ssh = {
 	.models = "real-tar-ssh",
 	.preserves = PRESERVE_ALL,
 	.available = strategy_needs_ssh,
-	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.traits = STRATEGY_TRAITS_TAR_SSH,
 	.real_command = "tar -cf - -C DIR . | ssh HOST 'tar -xf - -C DST'",
 	.run = tar_ssh_run,
 };
@@ -128,7 +128,7 @@ const struct strategy strategy_zstd_ssh = {
 	.models = "real-tar-zstd-ssh",
 	.preserves = PRESERVE_ALL,
 	.available = needs_zstd,
-	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.traits = STRATEGY_TRAITS_TAR_SSH,
 	.real_command = "tar -cf - -C DIR . | zstd -T0 | ssh HOST 'zstd -d | tar -xf - -C DST'",
 	.run = zstd_ssh_run,
 };

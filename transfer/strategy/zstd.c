@@ -36,7 +36,7 @@ const struct strategy strategy_zstd = {
 	.summary = "tar stream compressed with multi-threaded zstd, one TCP stream to the agent",
 	.flags = STRATEGY_COMPRESSED | STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
-	.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
+	.traits = STRATEGY_TRAITS_TAR_TO_AGENT,
 	.real_command = "tar -cf - -C DIR . | zstd -T0 | nc HOST PORT, on HOST: nc -l PORT | zstd -d | tar -xf - -C DST",
 	.run = zstd_run,
 };

@@ -118,15 +118,27 @@ static int tar_extract_drain(struct tar_reader *r)
 	}
 }
 
+/*
+ * libarchive's error, and the system's reason when it has one and did not
+ * say it ("Can't create 'f'" for what was ENOSPC: a full destination must
+ * read as one, nospace.h).
+ */
 static int tar_extract_error(struct archive *a, const char *name)
 {
-	const char *msg = archive_error_string(a);
+	const char *msg = archive_error_string(a), *why = "";
+	int e = archive_errno(a);
 
 	if (!msg)
 		msg = "unknown libarchive error";
+	/*
+	 * libarchive's own codes are no system reason: ARCHIVE_ERRNO_MISC is
+	 * -1, _FILE_FORMAT EILSEQ, _PROGRAMMER EINVAL (archive_private.h)
+	 */
+	if (e > 0 && e != EILSEQ && e != EINVAL && !strstr(msg, strerror(e)))
+		why = strerror(e);
 	if (name)
-		return err_set("tar stream: entry '%.200s': %s", name, msg);
-	return err_set("tar stream: %s", msg);
+		return err_set("tar stream: entry '%.200s': %s%s%s", name, msg, why[0] ? ": " : "", why);
+	return err_set("tar stream: %s%s%s", msg, why[0] ? ": " : "", why);
 }
 
 /* What the entry is, when it is of a kind never extracted; NULL for the others. */

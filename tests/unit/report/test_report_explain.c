@@ -16,10 +16,10 @@
 static struct strategy_result result(const char *name, enum resource model)
 {
 	struct strategy_result r = { .strategy = strategy_find(name), .status = RESULT_OK, .verified = true,
-				     .runs = 1, .have_attribution = true };
+				     .runs = 1, .have_accounting = true };
 
 	r.median.transfer = 41.2;
-	r.attribution.verdict = model;
+	r.accounting.verdict = model;
 	return r;
 }
 
@@ -61,26 +61,26 @@ static void test_disagreement_line(void **state)
 			    "saved most (41.20 s -> 7.90 s, -81%): the causal verdict is network");
 
 	/* the model said network: no line */
-	r.attribution.verdict = RES_NETWORK;
+	r.accounting.verdict = RES_NETWORK;
 	explain_decide(&it, 1, 1ull << 30, 5000, 1e9, 10000, 1e9);
 	assert_true(it.agrees);
 	strcpy(buf, "x");
 	assert_int_equal(explain_disagreement_text(&it, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
 	/* latency and network are one link: loopback takes both away */
-	r.attribution.verdict = RES_LATENCY;
+	r.accounting.verdict = RES_LATENCY;
 	explain_decide(&it, 1, 1ull << 30, 5000, 1e9, 10000, 1e9);
 	assert_true(it.agrees);
 
 	/* no model verdict: no agreement either way, no line */
-	r.have_attribution = false;
+	r.have_accounting = false;
 	explain_decide(&it, 1, 1ull << 30, 5000, 1e9, 10000, 1e9);
 	assert_false(it.has_agreement);
 	assert_int_equal(explain_disagreement_text(&it, buf, sizeof(buf)), 0);
 
 	/* a short buffer is cut, not overrun */
-	r.have_attribution = true;
-	r.attribution.verdict = RES_CPU;
+	r.have_accounting = true;
+	r.accounting.verdict = RES_CPU;
 	explain_decide(&it, 1, 1ull << 30, 5000, 1e9, 10000, 1e9);
 	assert_int_equal(explain_disagreement_text(&it, buf, 10), 9);
 	assert_string_equal(buf, "splice: t");
@@ -135,7 +135,7 @@ static void test_noise_and_elimination(void **state)
 	assert_int_equal(it.causal, RES_COUNT);
 	/* a model that said disk disagrees with cpu by elimination, in its own words */
 	set(&it, EXPLAIN_NETWORK, EXPLAIN_SKIPPED, 0);
-	r.attribution.verdict = RES_DISK;
+	r.accounting.verdict = RES_DISK;
 	explain_decide(&it, 1, 1ull << 30, 5000, 1e9, 10000, 1e9);
 	assert_true(explain_disagreement_text(&it, buf, sizeof(buf)) > 0);
 	assert_contains(buf, "no removal saved more than 10%: the causal verdict is cpu (by elimination)");

@@ -72,7 +72,7 @@ static void test_renames_and_scales(void **state)
 	(void)state;
 	assert_non_null(doc);
 	assert_int_equal(report_json_upgrade(doc, "a.json"), 0);
-	assert_num(doc, "schema", 2);
+	assert_num(doc, "schema", 3);
 	/* schema 1's network "bps" were bytes per second: schema 2 has bits */
 	assert_num(doc, "ceilings.network_1_stream_bits_per_s", 285788735.0 * 8);
 	assert_num(doc, "ceilings.network_n_streams_bits_per_s", 287723877.0 * 8);
@@ -120,26 +120,55 @@ static void test_unmeasured_become_null(void **state)
 	json_object_put(doc);
 }
 
-static void test_schema2_unchanged(void **state)
+static void test_schema2_drops_the_prediction(void **state)
 {
-	json_object *doc = json_tokener_parse("{\"schema\": 2, \"results\": [],"
+	json_object *doc = json_tokener_parse("{\"schema\": 2, \"ceilings\": {\"network_bps_1\": 5},"
+					      " \"results\": [{\"strategy\": \"splice\", \"seconds\": 2.0,"
+					      " \"predicted_seconds\": 1.9, \"predicted_ratio\": 0.95,"
+					      " \"misfit\": false, \"prediction_fitted\": false, \"verdict\": \"disk-bound\"}],"
+					      " \"what_if\": [{\"rate_bits_per_s\": 1e9, \"predicted\": {\"splice\": 9.1}}]}");
+	json_object *r;
+
+	(void)state;
+	assert_int_equal(report_json_upgrade(doc, "b.json"), 0);
+	assert_num(doc, "schema", 3);
+	/* schema 2's fields as written, whatever they hold */
+	assert_num(doc, "ceilings.network_bps_1", 5);
+	assert_num(doc, "results.0.seconds", 2.0);
+	assert_string_equal(json_object_get_string(at(doc, "results.0.verdict")), "disk-bound");
+	/* its prediction came from the run it was compared with: no forecast */
+	r = at(doc, "results.0");
+	assert_absent(r, "predicted_seconds");
+	assert_absent(r, "predicted_ratio");
+	assert_absent(r, "misfit");
+	assert_absent(r, "prediction_fitted");
+	assert_json_null(doc, "results.0.forecast");
+	assert_json_null(doc, "results.0.forecast_ratio");
+	assert_json_null(doc, "results.0.started_at");
+	assert_absent(at(doc, "what_if.0"), "predicted");
+	assert_non_null(at(doc, "what_if.0.forecasts"));
+	json_object_put(doc);
+}
+
+static void test_schema3_unchanged(void **state)
+{
+	json_object *doc = json_tokener_parse("{\"schema\": 3, \"results\": [],"
 					      " \"ceilings\": {\"network_bps_1\": 5}}");
 
 	(void)state;
 	assert_int_equal(report_json_upgrade(doc, "b.json"), 0);
-	/* a schema-2 file is read as written, whatever it holds */
 	assert_num(doc, "ceilings.network_bps_1", 5);
 	json_object_put(doc);
 }
 
 static void test_rejects_unknown_schema(void **state)
 {
-	json_object *newer = json_tokener_parse("{\"schema\": 3, \"results\": []}");
+	json_object *newer = json_tokener_parse("{\"schema\": 4, \"results\": []}");
 	json_object *none = json_tokener_parse("{\"results\": []}");
 
 	(void)state;
 	assert_int_equal(report_json_upgrade(newer, "c.json"), -1);
-	assert_contains(err_msg(), "'c.json' is schema 3");
+	assert_contains(err_msg(), "'c.json' is schema 4");
 	assert_int_equal(report_json_upgrade(none, "d.json"), -1);
 	assert_contains(err_msg(), "'d.json' has no \"schema\"");
 	json_object_put(newer);
@@ -151,7 +180,8 @@ int main(void)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_renames_and_scales),
 		cmocka_unit_test(test_unmeasured_become_null),
-		cmocka_unit_test(test_schema2_unchanged),
+		cmocka_unit_test(test_schema2_drops_the_prediction),
+		cmocka_unit_test(test_schema3_unchanged),
 		cmocka_unit_test(test_rejects_unknown_schema),
 	};
 

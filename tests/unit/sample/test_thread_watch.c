@@ -1,14 +1,11 @@
 /*
  * Unit tests for transfer/sample/thread_watch.c: a process's busiest
  * thread over a window (threads there at the start count from there, those
- * born in it from 0, the sampler's own left out), and verdict.c taking it as
- * a stage that cannot spread over cores.
+ * born in it from 0, the sampler's own left out).
  */
 #include "testutil.h"
 
 #include "sample/thread_watch.h"
-#include "model/verdict.h"
-#include "strategy/strategy.h"
 
 #include <math.h>
 #include <string.h>
@@ -64,51 +61,11 @@ static void test_scan_reads_this_process(void **state)
 	assert_int_equal(thread_watch_scan(&w), -1);
 }
 
-/*
- * The zstd run of 2026-12-02: 20,000 files in 9.41 s; the agent's process
- * used 8.8 s of CPU with 3 threads at the end of the window, its stream
- * thread 8.46 s of it. The busiest thread is measured, but not yet a stage
- * of its own (verdict.c says why: a thread writing into the page cache
- * burns CPU for the disk): the CPU stage stays the process over its threads.
- */
-static void test_verdict_keeps_the_process_stage(void **state)
-{
-	static const struct strategy s = { .name = "zstd" };
-	static struct run_record r;
-	static struct probe_results p;
-	struct attribution_input in;
-	struct ceilings c;
-
-	(void)state;
-	memset(&r, 0, sizeof(r));
-	r.strategy = &s;
-	r.transfer_s = 9.39;
-	r.flush_s = 0.02;
-	r.have_local = r.have_remote = true;
-	r.local.cpus = r.remote.cpus = 2;
-	r.local.nprocs = r.remote.nprocs = 1;
-	r.local.procs[0] = (struct sampler_proc){ .name = "self", .cpu_s = 4.4, .threads = 2 };
-	r.local.procs_cpu_s = 4.4;
-	r.local.busiest_thread_cpu_s = 3.6;
-	r.remote.procs[0] = (struct sampler_proc){ .name = "self", .cpu_s = 8.8, .threads = 3 };
-	r.remote.procs_cpu_s = 8.8;
-	r.remote.busiest_thread_cpu_s = 8.46;
-	verdict_inputs(&r, &p, &in, &c);
-	assert_true(fabs(in.cpu_stage_s - 4.4) < 1e-9);
-
-	/* not measured (an older agent): the same */
-	r.remote.busiest_thread_cpu_s = -1;
-	r.local.busiest_thread_cpu_s = -1;
-	verdict_inputs(&r, &p, &in, &c);
-	assert_true(fabs(in.cpu_stage_s - 4.4) < 1e-9);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_busiest_of_the_window),
 		cmocka_unit_test(test_scan_reads_this_process),
-		cmocka_unit_test(test_verdict_keeps_the_process_stage),
 	};
 
 	return test_run("thread_watch", tests, ARRAY_LEN(tests), NULL, 0);

@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "ssh/ssh_conn.h"
+#include "ssh/ssh_conn_parts.h"
 
 static void expect_target(const char *text, const char *user, const char *host, unsigned port)
 {
@@ -130,6 +131,25 @@ static void test_close_null(void **state)
 	assert_string_equal(ssh_conn_cipher(NULL), "");
 }
 
+/*
+ * StrictHostKeyChecking as ssh -G prints it, and --accept-new-hostkey over
+ * it whatever it says (as ssh's -o is over the config).
+ */
+static void test_hostkey_policy(void **state)
+{
+	(void)state;
+	assert_int_equal(ssh_hostkey_policy(0, "accept-new"), SSH_HOSTKEY_ACCEPT_NEW);
+	assert_int_equal(ssh_hostkey_policy(0, "true"), SSH_HOSTKEY_YES);
+	assert_int_equal(ssh_hostkey_policy(0, "false"), SSH_HOSTKEY_NO);
+	assert_int_equal(ssh_hostkey_policy(0, "ask"), SSH_HOSTKEY_ASK);
+	/* not known (libssh read the config) or absent: OpenSSH's default */
+	assert_int_equal(ssh_hostkey_policy(0, NULL), SSH_HOSTKEY_ASK);
+	assert_int_equal(ssh_hostkey_policy(0, ""), SSH_HOSTKEY_ASK);
+	assert_int_equal(ssh_hostkey_policy(1, "true"), SSH_HOSTKEY_ACCEPT_NEW);
+	assert_int_equal(ssh_hostkey_policy(1, "false"), SSH_HOSTKEY_ACCEPT_NEW);
+	assert_int_equal(ssh_hostkey_policy(1, NULL), SSH_HOSTKEY_ACCEPT_NEW);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -141,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_open_missing_config),
 		cmocka_unit_test(test_open_bad_target),
 		cmocka_unit_test(test_close_null),
+		cmocka_unit_test(test_hostkey_policy),
 	};
 
 	return test_run("ssh_conn", tests, ARRAY_LEN(tests), NULL, 0);

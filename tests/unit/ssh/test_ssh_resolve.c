@@ -22,6 +22,7 @@ static const char sample[] =
 	"proxyjump jumper,second\n"
 	"proxycommand none\n"
 	"connecttimeout 7\n"
+	"stricthostkeychecking accept-new\n"
 	"ciphers chacha20-poly1305@openssh.com,aes128-ctr\n";
 
 static void test_parse(void **state)
@@ -50,6 +51,7 @@ static void test_parse(void **state)
 	assert_string_equal(r.proxy_command, "");	/* "none" */
 	assert_int_equal(r.identities_only, 1);
 	assert_int_equal(r.connect_timeout_s, 7);
+	assert_string_equal(r.strict_host_key_checking, "accept-new");
 	/* Ciphers was dropped: libssh's own config parsing is off, so it must come from here */
 	assert_string_equal(r.algos.ciphers, "chacha20-poly1305@openssh.com,aes128-ctr");
 }
@@ -164,6 +166,7 @@ static void test_defaults_and_missing(void **state)
 	assert_int_equal(r.connect_timeout_s, 0);
 	assert_int_equal(r.identities_only, 0);
 	assert_string_equal(r.host_key_alias, "");
+	assert_string_equal(r.strict_host_key_checking, "");
 	err_clear();
 	assert_int_equal(ssh_resolve_parse("port 22\nuser u\n", &r), -1);
 	assert_contains(err_msg(), "hostname");

@@ -1,0 +1,120 @@
+/*
+ * Unit tests for transfer/model/sample_forecast.c: a sample's run
+ * calibrates the model's level, the model scales it to the whole, the
+ * handshakes do not grow, the flush scales as the model's, and the range
+ * holds the runs' spread (and the model's own forecast when another stage
+ * bounds the whole).
+ */
+#include "testutil.h"
+
+#include "model/sample_forecast.h"
+#include "model_fixture.h"
+#include "strategy/list.h"
+
+#include <math.h>
+
+#define assert_near(a, b) assert_true(fabs((a) - (b)) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-12)
+
+static struct forecast model(const struct forecast_input *in)
+{
+	struct forecast f;
+
+	assert_int_equal(forecast_make(in, NULL, &f), 0);
+	return f;
+}
+
+/* A run exactly as the model said: the whole is the model's forecast of the whole. */
+static void test_a_run_as_forecast_gives_the_model(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input whole = fixture_input(strategy_find("tar-ssh"), &p, fixture_small(100000));
+	struct forecast_input part = fixture_input(strategy_find("tar-ssh"), &p, fixture_small(5000));
+	struct forecast s = model(&part), w = model(&whole), out;
+	struct sample_run run = { .transfer_s = s.seconds - s.flush_s, .flush_s = s.flush_s };
+
+	(void)state;
+	run.min_s = run.max_s = s.seconds;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_near(out.seconds, w.seconds);
+	assert_near(out.low, w.seconds);
+	assert_near(out.high, w.seconds);
+}
+
+/* Twice the model's working time in the sample: twice in the whole; the handshakes stay. */
+static void test_the_sample_calibrates_the_level(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input whole, part;
+	struct forecast s, w, out;
+	struct sample_run run;
+
+	(void)state;
+	p.rtt_p50_s = 2e-3;	/* handshakes worth seeing, the creates still the bound */
+	whole = fixture_input(strategy_find("splice"), &p, fixture_small(100000));
+	part = fixture_input(strategy_find("splice"), &p, fixture_small(5000));
+	s = model(&part);
+	w = model(&whole);
+	run = (struct sample_run){ .transfer_s = s.need_s[RES_LATENCY] + 2 * (s.seconds - s.need_s[RES_LATENCY] - s.flush_s),
+				   .flush_s = 3 * s.flush_s };
+	run.min_s = 0.9 * (run.transfer_s + run.flush_s);
+	run.max_s = 1.2 * (run.transfer_s + run.flush_s);
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_near(out.seconds, w.need_s[RES_LATENCY] + 2 * (w.seconds - w.need_s[RES_LATENCY] - w.flush_s) +
+				       3 * w.flush_s);
+	assert_near(out.flush_s, 3 * w.flush_s);
+	/* the runs' spread, as a share of the median */
+	assert_near(out.low, 0.9 * out.seconds);
+	assert_near(out.high, 1.2 * out.seconds);
+}
+
+/*
+ * The sample fits the page cache and the link bounds it; the whole does not
+ * and its writes during the transfer share the one disk with the reads:
+ * another bound, so the model's own forecast of the whole is in the range.
+ */
+static void test_another_bound_widens_the_range(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input whole, part;
+	struct forecast s, w, out;
+	struct sample_run run;
+
+	(void)state;
+	p.net_bps_1 = 1e9;
+	p.disk_read_bps = 1e9;
+	p.disk_write_bps = 2e9;
+	p.dest_dirty_bytes = 256 << 20;
+	whole = fixture_input(strategy_find("splice"), &p, fixture_large(64 * GIB));
+	part = fixture_input(strategy_find("splice"), &p, fixture_large(128 << 20));
+	s = model(&part);
+	w = model(&whole);
+	assert_int_not_equal(s.bound, w.bound);
+	run = (struct sample_run){ .transfer_s = 0.5 * (s.seconds - s.flush_s), .flush_s = s.flush_s };
+	run.min_s = run.max_s = run.transfer_s + run.flush_s;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_true(out.low <= out.seconds && out.seconds <= out.high);
+	assert_true(out.low <= w.seconds && w.seconds <= out.high);
+}
+
+static void test_no_time_is_refused(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input in = fixture_input(strategy_find("splice"), &p, fixture_small(100));
+	struct sample_run run = { 0 };
+	struct forecast out;
+
+	(void)state;
+	assert_int_equal(sample_forecast(&in, &in, &run, &out), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_run_as_forecast_gives_the_model),
+		cmocka_unit_test(test_the_sample_calibrates_the_level),
+		cmocka_unit_test(test_another_bound_widens_the_range),
+		cmocka_unit_test(test_no_time_is_refused),
+	};
+
+	return cmocka_run_group_tests_name("sample_forecast", tests, NULL, NULL);
+}

@@ -1,0 +1,34 @@
+#ifndef XFERCMP_SAMPLE_FORECAST_H
+#define XFERCMP_SAMPLE_FORECAST_H
+
+/*
+ * The whole migration's forecast from a run on a sample of it (--sample;
+ * docs/MODEL.md, "From a sample"). The sample's run calibrates the model's
+ * level; the model scales each stage from the sample's counts to the
+ * whole's (bytes, files, directories, requests) and keeps what does not
+ * scale (handshakes, slow start); the flush is the sample's measured one
+ * scaled as the model scales it. The whole's own run (--check) comes
+ * after: nothing of it is in reach here.
+ */
+
+#include "model/forecast.h"
+
+/* What the sample's runs measured (the median run's phases, and the runs' spread). */
+struct sample_run {
+	double transfer_s, flush_s;	/* the median run's */
+	double min_s, max_s;		/* the fastest and slowest run's time, transfer and flush */
+};
+
+/*
+ * The forecast of whole (the whole workload's counts) from sample (the
+ * sample's counts, the same strategy and probes) and what the sample's
+ * runs measured. low and high: the runs' spread, and, when the stage that
+ * bounds the whole is not the sample's, the model's own forecast of the
+ * whole as well (the sample then calibrated another stage). Returns 0, or
+ * -1 (error set) on a bad input; no forecast (seconds 0, why) when the
+ * model has none for this strategy.
+ */
+int sample_forecast(const struct forecast_input *whole, const struct forecast_input *sample,
+		    const struct sample_run *run, struct forecast *out);
+
+#endif
