@@ -135,6 +135,8 @@ int compare_sample_run(struct compare_session *s, const struct strategy *const *
 	}
 	watch_phase(first, &s->sample.m);
 	rc = runner_run(&s->o.run, s->sample.dir, &s->sample.m, &s->dest.target, list, n, first);
+	/* the whole's forecasts from the sample's runs (those that ran, even if the agent went after) */
+	runner_forecast_whole(&s->o.run, &s->m, &s->sample.m, first, n);
 	if (rc < 0 || !s->o.sample_check)
 		return rc;
 	/* the agent verifies against the tree that moves: the whole's manifest now */
@@ -142,7 +144,11 @@ int compare_sample_run(struct compare_session *s, const struct strategy *const *
 		return -1;
 	s->whole_moved = true;
 	watch_phase(results, &s->m);
-	return runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, n, results);
+	/* each strategy's forecast of the whole is the sample's, made before this pass */
+	s->o.run.forecasts = sample_results;
+	rc = runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, n, results);
+	s->o.run.forecasts = NULL;
+	return rc;
 }
 
 void compare_sample_interrupt(void)

@@ -226,12 +226,36 @@ static inline uint64_t report_moved_bytes(const struct report *r)
 	return r->moved_bytes ? r->moved_bytes : r->bytes;
 }
 
+/* Only a sample moved (--sample without --check): results are the sample's runs. */
+static inline bool report_sample_only(const struct report *r)
+{
+	return r->sample_results && !r->whole_moved;
+}
+
+/* The whole's forecast from the sample's runs (runner_forecast_whole); 0: none. */
+static inline double report_whole_forecast(const struct strategy_result *res)
+{
+	return res->status == RESULT_OK && res->forecast_from_sample && res->have_forecast ?
+		       res->forecast.seconds : 0;
+}
+
+/*
+ * The recommendation when only a sample moved: the strategy forecast
+ * fastest for the whole, its command, its forecast and range for the
+ * whole's files and bytes, the runner-up's, and what the answer cost
+ * ("answered in 3 min 10 s from a 5% sample"). Returns what it wrote.
+ */
+int report_sample_recommendation(const struct report *r, const struct strategy_result *best,
+				 char *buf, size_t len);
+
 /* The lines saying the sample drawn and, with --check, each strategy's sample and whole. */
 void report_sample_lines(const struct report *r, FILE *out);
 
 /*
- * The table's end: with --check each strategy's time on the sample and on
- * the whole, then where the answer's time went ("answered in ..."), when timed.
+ * The table's end: each strategy's time on the sample, the whole's
+ * forecast from it with its range and, with --check, the whole's measured
+ * time against it; which is fastest for the whole when that is not the
+ * sample's fastest; then where the answer's time went ("answered in ..."), when timed.
  */
 void report_sample_tail(const struct report *r, FILE *out);
 

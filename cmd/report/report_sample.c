@@ -6,6 +6,7 @@
  */
 #include "report/report.h"
 
+#include "model/model_text.h"
 #include "report/text_wrap.h"
 #include "units.h"
 #include "workload_sample.h"
@@ -48,9 +49,68 @@ void report_sample_lines(const struct report *r, FILE *out)
 	text_wrap(out, "  how: ", 7, s->method, TEXT_WIDTH);
 }
 
-/* With --check: each strategy's time on the sample and on the whole, side by side. */
+/* "5% sample", "2G sample", "sample": what --sample asked for. */
+static void sample_name(const struct report *r, char *buf, size_t len)
+{
+	const char *asked = r->sample->request.text;
+
+	snprintf(buf, len, "%s%ssample", asked ? asked : "", asked ? " " : "");
+}
+
+int report_sample_recommendation(const struct report *r, const struct strategy_result *best,
+				 char *buf, size_t len)
+{
+	const struct strategy_result *next = NULL;
+	char tb[32], lo[32], hi[32], bytes[32], files[32], line[160] = "", cost[160] = "", name[48];
+
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct strategy_result *res = &r->results[i];
+
+		if (res != best && report_whole_forecast(res) > 0 &&
+		    (!next || report_whole_forecast(res) < report_whole_forecast(next)))
+			next = res;
+	}
+	model_format_seconds(report_whole_forecast(best), tb, sizeof(tb));
+	model_format_seconds(best->forecast.low, lo, sizeof(lo));
+	model_format_seconds(best->forecast.high, hi, sizeof(hi));
+	if (next) {
+		char tn[32];
+
+		snprintf(line, sizeof(line), "; %s about %s", next->strategy->name,
+			 model_format_seconds(report_whole_forecast(next), tn, sizeof(tn)));
+	}
+	sample_name(r, name, sizeof(name));
+	if (r->timing) {
+		char ta[32];
+
+		snprintf(cost, sizeof(cost), " (answered in %s from a %s)",
+			 model_format_seconds(r->timing->answer_s, ta, sizeof(ta)), name);
+	}
+	return snprintf(buf, len, "use %s for the whole workload: about %s (%s to %s) for %s, %s files, "
+			"forecast from its runs on the %s%s%s",
+			best->strategy->name, tb, lo, hi, units_format_bytes(r->bytes, bytes, sizeof(bytes)),
+			units_format_count(r->files, files, sizeof(files)), name, line, cost);
+}
+/* The whole's forecast of res and its range, or "-" when none. */
+static void whole_cells(const struct strategy_result *res, FILE *out)
+{
+	char range[48];
+
+	snprintf(range, sizeof(range), "%.1f-%.1f", res->forecast.low, res->forecast.high);
+	if (report_whole_forecast(res) > 0)
+		fprintf(out, " %10.1f %21s", res->forecast.seconds, range);
+	else
+		fprintf(out, " %10s %21s", "-", "-");
+}
+
+/*
+ * Each strategy's time on the sample and the whole's forecast from it, with
+ * the whole's measured time beside it with --check; then which strategy is
+ * fastest for the whole when the sample's fastest is another.
+ */
 static void sample_and_whole(const struct report *r, FILE *out)
 {
+	const struct strategy_result *fast_sample = NULL, *fast_whole = NULL;
 	bool any = false;
 
 	for (size_t i = 0; i < r->nresults; i++) {
@@ -60,32 +120,32 @@ static void sample_and_whole(const struct report *r, FILE *out)
 		if (!s->runs && !w->runs)
 			continue;
 		if (!any)
-			fprintf(out, "\nsample and whole (seconds; the whole holds %.1fx the sample's files, %.1fx its bytes):\n"
-				"  %-17s %9s %9s %12s\n", r->sample->sample.files ?
+			fprintf(out, "\nthe whole from the sample (seconds; the whole holds %.1fx the sample's files, %.1fx its bytes):\n"
+				"  %-17s %9s %10s %21s%s\n", r->sample->sample.files ?
 				(double)r->sample->whole.files / (double)r->sample->sample.files : 0,
 				r->sample->sample.bytes ? (double)r->sample->whole.bytes / (double)r->sample->sample.bytes : 0,
-				"strategy", "sample", "whole", "whole/sample");
+				"strategy", "sample", "forecast", "range", r->whole_moved ? "     whole   f/m" : "");
 		any = true;
 		fprintf(out, "  %-17s ", w->strategy->name);
 		if (s->runs)
-			fprintf(out, "%9.2f ", ts);
+			fprintf(out, "%9.2f", ts);
 		else
-			fprintf(out, "%9s ", "-");
-		if (w->runs)
-			fprintf(out, "%9.2f %11.1fx\n", tw, s->runs && ts > 0 ? tw / ts : 0);
-		else
-			fprintf(out, "%9s %12s\n", "-", "-");
+			fprintf(out, "%9s", "-");
+		whole_cells(w, out);
+		if (r->whole_moved && w->runs && tw > 0)
+			fprintf(out, " %9.2f %5.2fx", tw, report_whole_forecast(w) > 0 ? report_whole_forecast(w) / tw : 0);
+		else if (r->whole_moved)
+			fprintf(out, " %9s %6s", "-", "-");
+		fputc('\n', out);
+		if (s->status == RESULT_OK && s->runs && (!fast_sample || ts < report_seconds(fast_sample)))
+			fast_sample = s;
+		if (report_whole_forecast(w) > 0 &&
+		    (!fast_whole || report_whole_forecast(w) < report_whole_forecast(fast_whole)))
+			fast_whole = w;
 	}
-}
-
-static void duration(char *buf, size_t len, double s)
-{
-	if (s < 60)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%d min %02d s", (int)s / 60, (int)s % 60);
-	else
-		snprintf(buf, len, "%d h %02d min", (int)s / 3600, (int)s % 3600 / 60);
+	if (fast_sample && fast_whole && fast_sample->strategy != fast_whole->strategy)
+		fprintf(out, "  fastest on the sample: %s; for the whole, %s is forecast fastest\n",
+			fast_sample->strategy->name, fast_whole->strategy->name);
 }
 
 void report_sample_tail(const struct report *r, FILE *out)
@@ -93,11 +153,11 @@ void report_sample_tail(const struct report *r, FILE *out)
 	const struct report_timing *t = r->timing;
 	char answer[32], host[32], here[32], cleanup[160] = "", line[512];
 
-	if (r->sample_results && r->sample && r->whole_moved && r->sample_results != r->results)
+	if (r->sample_results && r->sample)
 		sample_and_whole(r, out);
 	if (!t)
 		return;
-	duration(answer, sizeof(answer), t->answer_s);
+	model_format_seconds(t->answer_s, answer, sizeof(answer));
 	if (t->cleaned) {
 		units_format_count(t->host_removed, host, sizeof(host));
 		units_format_count(t->local_removed, here, sizeof(here));

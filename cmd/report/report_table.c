@@ -274,7 +274,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6);
 		/* the forecast made before it ran, and forecast over measured */
-		if (res->have_forecast && t > 0)
+		if (res->have_forecast && t > 0 && !report_sample_only(r))
 			fprintf(out, " %9.2f %5.2fx", res->forecast.seconds, res->forecast.seconds / t);
 		else
 			fprintf(out, " %9s %6s", "-", "-");

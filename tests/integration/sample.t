@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --sample and the answer's end (issue 42): a stratified sample moves instead of
-# the whole and is said in the report and the JSON; --check moves the whole
+# the whole and is said in the report and the JSON, each result's forecast the
+# whole's from the sample's runs, the recommendation naming it and the answer's cost; --check moves the whole
 # too; a dir: tree with links goes through --sample untouched; Ctrl-C during a
 # sample run gives the partial report and leaves no sample tree; the copies go
 # before the report, the status line on a terminal saying so; "timing" adds up.
@@ -54,6 +55,16 @@ for r in d["results"]:
               r["bytes"], w["files"], w["bytes"]))
     if not whole_moved and r["files"] != s["files"]:
         print("%s: moved %s files, the sample has %s" % (r["strategy"], r["files"], s["files"]))
+    if d["probes"] is None:
+        continue
+    # the whole's forecast from the sample's runs, with its range; a ratio only when the whole moved
+    f = r.get("forecast") or {}
+    if f.get("basis") != "sample" or not (f.get("seconds") or 0) > 0 or \
+       not (f["low"] <= f["seconds"] <= f["high"]):
+        print("%s: forecast %s" % (r["strategy"], f))
+    if whole_moved != (r["forecast_ratio"] is not None):
+        print("%s: forecast_ratio %s with the whole %s" % (r["strategy"], r["forecast_ratio"],
+              "moved" if whole_moved else "not moved"))
 EOF
 }
 # timing_bad JSON WALL: "timing" missing, a part negative, the parts more than the answer,
@@ -80,7 +91,7 @@ EOF
 
 testbed_part "--sample --check runs" "its JSON" "the sample said" "side by side" "timing" \
 	"cleanup line on a tty" "answered in" "nothing left on the host" "dir: tree through --sample" \
-	"its links" "the source untouched" "no sample tree left" "Ctrl-C: 130" "partial report" \
+	"its links" "the recommendation for the whole" "the source untouched" "no sample tree left" "Ctrl-C: 130" "partial report" \
 	"partial table" "the interrupt removed the sample"
 mkdir -p "$work/remote"
 
@@ -97,7 +108,8 @@ ok $? "the JSON has the sample, its times, and the whole's"
 [ -z "$bad" ] || diag <<<"$bad"
 lines=$(tr '\r' '\n' <"$work/tty.log" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g')
 check_grep "the report says the sample drawn" '^sample: 2,?000 of 20,?000 files \(10\.0%\)' "$lines"
-check_grep "and each strategy's sample and whole side by side" '^  tar-ssh +[0-9.]+ +[0-9.]+ +[0-9.]+x' "$lines"
+check_grep "each strategy's sample, the whole's forecast from it, its range, the whole measured" \
+	'^  tar-ssh +[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+ +[0-9.]+ +[0-9.]+x' "$lines"
 bad=$(timing_bad "$work/check.json" "$wall" 2>&1)
 [ -z "$bad" ]
 ok $? "timing: present, the parts add up to no more than the answer"
@@ -112,7 +124,7 @@ ok $? "nothing left on the host (its scratch root went)"
 # ---------------------------------------------- a dir: tree with links, sample only
 "$xf" gen -q -w realistic --files 3000 --seed 5 "$work/tree" >/dev/null
 find "$work/tree" -printf '%p %y %s %n %T@ %C@ %m\n' | sort >"$work/before"
-"$xf" -F "$cfg" --remote-dir "$work/remote" -w "dir:$work/tree" --no-probes --allow-cleartext -s tar-ssh,splice --sample 20% --seed 3 \
+"$xf" -F "$cfg" --remote-dir "$work/remote" -w "dir:$work/tree" --probe-seconds 0.5 --allow-cleartext -s tar-ssh,splice --sample 20% --seed 3 \
 	--json "$work/tree.json" testbed >"$work/tree.out" 2>"$work/tree.err"
 rc=$?
 ok $rc "a dir: tree with links through --sample 20% (exit $rc)"
@@ -122,6 +134,9 @@ bad+=$(json_get "$work/tree.json" "'' if d['sample']['counts']['symlinks'] > 0 a
 [ -z "$bad" ]
 ok $? "its sample holds symbolic and hard links, the times are the sample's"
 [ -z "$bad" ] || diag <<<"$bad"
+check_grep "the recommendation: the whole's forecast from the sample, and what the answer cost" \
+	'use (tar-ssh|splice) for the whole workload: about .* for .*3,000 files, forecast from its runs on the 20% sample.*answered in [0-9].* from a 20% sample' \
+	"$(tr '\n' ' ' <"$work/tree.out" | tr -s ' ')"
 find "$work/tree" -printf '%p %y %s %n %T@ %C@ %m\n' | sort >"$work/after"
 cmp -s "$work/before" "$work/after"
 ok $? "the source tree is as it was (names, sizes, links, times, modes)"

@@ -2,8 +2,9 @@
  * Unit tests for --sample in the reports (cmd/report/report_sample.c): the
  * JSON's "sample" (the sample's and the whole's counts), each result's
  * sample_seconds, its seconds null when only the sample moved, "timing";
- * the table's lines saying the sample, the sample and whole side by side
- * with --check, and where the answer's time went.
+ * the table's lines saying the sample, each strategy's sample time beside
+ * the whole's forecast from it (and with --check the whole's measured), the
+ * recommendation for the whole, and where the answer's time went.
  */
 #include "testutil.h"
 
@@ -12,6 +13,7 @@
 #include "workload_sample.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* 1,000 files of 1 KiB in 10 directories, sampled at 10%. */
 static void sampled(struct manifest *whole, struct workload_sample *s)
@@ -27,6 +29,15 @@ static void sampled(struct manifest *whole, struct workload_sample *s)
 	manifest_sort(whole);
 	assert_int_equal(workload_sample_parse("10%", &req), 0);
 	assert_int_equal(workload_sample_draw(whole, &req, 1, s), 0);
+}
+
+/* res's forecast of the whole, made from its sample's runs. */
+static void whole_forecast(struct strategy_result *res, double seconds, double low, double high)
+{
+	res->have_forecast = res->forecast_from_sample = true;
+	res->forecast.seconds = seconds;
+	res->forecast.low = low;
+	res->forecast.high = high;
 }
 
 static void print_report(FILE *out, const void *arg)
@@ -46,10 +57,15 @@ static void test_sample_only(void **state)
 	json_object *doc = json_object_new_object(), *one = json_object_new_object(), *v, *x;
 	char *text;
 
+	char rec[512];
+
 	(void)state;
 	sampled(&whole, &s);
 	r.sample = &s;
 	r.sample_results = res;
+	/* splice the faster on the sample, zstd forecast the faster for the whole */
+	whole_forecast(&res[0], 9.0, 8.5, 9.5);
+	whole_forecast(&res[1], 6.0, 5.0, 7.0);
 	json_object_object_add(one, "seconds", json_object_new_double(0.5));
 	report_sample_result_json(&r, 0, one);
 	assert_true(json_object_object_get_ex(one, "seconds", &v) && v == NULL);
@@ -67,9 +83,20 @@ static void test_sample_only(void **state)
 	text = test_written(print_report, &r);
 	assert_contains(text, "sample: 100 of 1,000 files (10.0%)");
 	assert_contains(text, "the times below are the sample's");
-	assert_contains(text, "answered in 6.6 s: setup 1.0 s, probes 2.0 s, strategies 3.0 s, cleanup 0.5 s");
-	assert_contains(text, "removed 2,200 entries");
+	assert_contains(text, "answered in 6.60 s: setup 1.0 s, probes 2.0 s, strategies 3.0 s, cleanup");
+	assert_contains(text, "cleanup 0.5 s (removed 2,200");
+	assert_contains(text, "strategy             sample   forecast                 range\n");
+	assert_contains(text, "  splice                 0.50        9.0               8.5-9.5\n");
+	assert_contains(text, "  zstd                   0.80        6.0               5.0-7.0\n");
+	assert_contains(text, "fastest on the sample: splice; for the whole, zstd is forecast fastest");
 	free(text);
+	report_sample_recommendation(&r, &res[1], rec, sizeof(rec));
+	assert_string_equal(rec, "use zstd for the whole workload: about 6.00 s (5.00 s to 7.00 s) for 1000.00 KiB, "
+			    "1,000 files, forecast from its runs on the 10% sample; splice about 9.00 s "
+			    "(answered in 6.60 s from a 10% sample)");
+	/* without the whole's forecasts there is none to compare */
+	res[0].forecast_from_sample = false;
+	assert_true(report_whole_forecast(&res[0]) == 0);
 	json_object_put(one);
 	json_object_put(doc);
 	workload_sample_release(&s);
@@ -90,6 +117,7 @@ static void test_sample_and_whole(void **state)
 	(void)state;
 	sampled(&whole, &s);
 	r.sample = &s;
+	whole_forecast(&w[0], 4.0, 3.5, 4.5);
 	json_object_object_add(one, "seconds", json_object_new_double(5.0));
 	report_sample_result_json(&r, 0, one);
 	assert_true(json_object_object_get_ex(one, "seconds", &v) && json_object_get_double(v) == 5.0);
@@ -97,7 +125,9 @@ static void test_sample_and_whole(void **state)
 	text = test_written(print_report, &r);
 	assert_contains(text, "then the whole (--check)");
 	assert_contains(text, "the whole holds 10.0x the sample's files");
-	assert_contains(text, "  splice                 0.50      5.00        10.0x");
+	assert_contains(text, "     whole   f/m\n");
+	assert_contains(text, "  splice                 0.50        4.0               3.5-4.5      5.00  0.80x\n");
+	assert_null(strstr(text, "fastest on the sample"));
 	free(text);
 	json_object_put(one);
 	workload_sample_release(&s);
