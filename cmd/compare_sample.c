@@ -6,6 +6,7 @@
 #include "err.h"
 #include "fs_remove.h"
 #include "fsutil.h"
+#include "report/report.h"
 #include "parallel.h"
 #include "units.h"
 
@@ -149,6 +150,20 @@ int compare_sample_run(struct compare_session *s, const struct strategy *const *
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, n, results);
 	s->o.run.forecasts = NULL;
 	return rc;
+}
+
+void compare_sample_suggest(const struct compare_session *s, const struct strategy *const *list, size_t n)
+{
+	char line[320];
+	double total;
+
+	if (s->o.sample_text || s->o.quiet)
+		return;
+	total = runner_forecast_total(&s->o.run, list, n, &s->m);
+	if (total <= COMPARE_SAMPLE_SUGGEST_S)
+		return;
+	report_sample_suggestion(total, line, sizeof(line));
+	fprintf(stderr, "xfercmp: %s\n", line);
 }
 
 void compare_sample_interrupt(void)

@@ -62,6 +62,18 @@ void compare_sample_space(const struct compare_session *s, uint64_t *bytes, uint
 int compare_sample_run(struct compare_session *s, const struct strategy *const *list, size_t n,
 		       struct strategy_result *results, struct strategy_result *sample_results);
 
+/* Beyond this forecast (seconds) a comparison without --sample is told --sample would be quicker. */
+#define COMPARE_SAMPLE_SUGGEST_S 600.0
+
+/*
+ * Without --sample, once the probes ran: when they forecast the strategies'
+ * runs to take more than COMPARE_SAMPLE_SUGGEST_S in all, says so on stderr
+ * and suggests --sample (report_sample_suggestion); the comparison goes on
+ * as asked (no question: a script has no one to answer it, and Ctrl-C gives
+ * the report so far).
+ */
+void compare_sample_suggest(const struct compare_session *s, const struct strategy *const *list, size_t n);
+
 /* Removes the sample's tree (the interrupt's thread, while it may still be being made). */
 void compare_sample_interrupt(void);
 

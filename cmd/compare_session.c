@@ -105,9 +105,10 @@ static int check_destination_space(const struct compare_session *s)
 	need = bytes + files * 4096ull + (64ull << 20);
 	if (!destination_free_bytes(&s->dest, &free_bytes) || free_bytes >= need)
 		return 0;
-	return err_set("not enough space on %s: %s needs about %s, the scratch directory's file system has %s free; choose a larger one with --remote-dir",
+	return err_set("not enough space on %s: %s needs about %s, the scratch directory's file system has %s free; choose a larger one with --remote-dir%s",
 		       s->o.host, what, units_format_bytes(need, want, sizeof(want)),
-		       units_format_bytes(free_bytes, have, sizeof(have)));
+		       units_format_bytes(free_bytes, have, sizeof(have)),
+		       s->sampled ? "" : ", or move a sample of it with --sample (the destination then needs room for the sample only)");
 }
 
 /*
@@ -213,6 +214,7 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	if (run_probes(s, list, n) < 0)
 		return compare_fail();
 	s->timing.probes_s = clock_seconds(o->started_ns, clock_now()) - s->timing.setup_s;
+	compare_sample_suggest(s, list, n);
 	return EXIT_OK;
 }
 

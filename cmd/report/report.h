@@ -248,6 +248,13 @@ static inline double report_whole_forecast(const struct strategy_result *res)
 int report_sample_recommendation(const struct report *r, const struct strategy_result *best,
 				 char *buf, size_t len);
 
+/*
+ * The line telling a comparison the probes forecast at total_s in all that
+ * --sample would answer sooner, with a share that would take about a
+ * minute of runs (1% to 20%).
+ */
+void report_sample_suggestion(double total_s, char *buf, size_t len);
+
 /* The lines saying the sample drawn and, with --check, each strategy's sample and whole. */
 void report_sample_lines(const struct report *r, FILE *out);
 

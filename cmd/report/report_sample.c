@@ -11,6 +11,7 @@
 #include "units.h"
 #include "workload_sample.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +92,17 @@ int report_sample_recommendation(const struct report *r, const struct strategy_r
 			best->strategy->name, tb, lo, hi, units_format_bytes(r->bytes, bytes, sizeof(bytes)),
 			units_format_count(r->files, files, sizeof(files)), name, line, cost);
 }
+void report_sample_suggestion(double total_s, char *buf, size_t len)
+{
+	char t[32];
+	double pct = total_s > 0 ? ceil(100.0 * 60.0 / total_s) : 20;
+
+	pct = pct < 1 ? 1 : pct > 20 ? 20 : pct;
+	snprintf(buf, len, "the probes forecast these runs at about %s in all; --sample %.0f%% would answer from "
+		 "a sample in about a minute of runs, with a forecast of the whole (going on as asked: Ctrl-C stops "
+		 "with the report so far)", model_format_seconds(total_s, t, sizeof(t)), pct);
+}
+
 /* The whole's forecast of res and its range, or "-" when none. */
 static void whole_cells(const struct strategy_result *res, FILE *out)
 {

@@ -180,6 +180,14 @@ void runner_forecast_whole(const struct runner_opts *o, const struct manifest *w
 			   const struct manifest *sample, struct strategy_result *results, size_t n);
 
 /*
+ * What the probes forecast moving m through list[0..n), o->repeat times
+ * each, to take: the strategies' forecasts added (a strategy the model
+ * cannot forecast adds nothing). 0 without probes.
+ */
+double runner_forecast_total(const struct runner_opts *o, const struct strategy *const *list, size_t n,
+			     const struct manifest *m);
+
+/*
  * Drops the source files from the page cache (after writing back any dirty
  * pages, which fadvise cannot drop) so the next read comes from the disk.
  */

@@ -36,3 +36,22 @@ void runner_forecast_whole(const struct runner_opts *o, const struct manifest *w
 		r->have_forecast = r->forecast.seconds > 0;
 	}
 }
+
+double runner_forecast_total(const struct runner_opts *o, const struct strategy *const *list, size_t n,
+			     const struct manifest *m)
+{
+	double total = 0;
+
+	if (!o->probes)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct forecast_input in;
+		struct forecast f;
+
+		runner_forecast_input(o, list[i], m, &in);
+		if (forecast_make(&in, NULL, &f) == 0 && f.seconds > 0)
+			total += f.seconds * (o->repeat ? o->repeat : 1);
+	}
+	err_clear();
+	return total;
+}

@@ -134,11 +134,28 @@ static void test_sample_and_whole(void **state)
 	manifest_release(&whole);
 }
 
+/* A comparison forecast long: --sample with a share of about a minute's runs, 1% to 20%. */
+static void test_suggestion(void **state)
+{
+	char buf[320];
+
+	(void)state;
+	report_sample_suggestion(1200, buf, sizeof(buf));
+	assert_string_equal(buf, "the probes forecast these runs at about 20 min 0 s in all; --sample 5% would answer "
+			    "from a sample in about a minute of runs, with a forecast of the whole (going on as "
+			    "asked: Ctrl-C stops with the report so far)");
+	report_sample_suggestion(36000, buf, sizeof(buf));
+	assert_contains(buf, "about 10 h 0 min in all; --sample 1% ");
+	report_sample_suggestion(601, buf, sizeof(buf));
+	assert_contains(buf, "--sample 10% ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_only),
 		cmocka_unit_test(test_sample_and_whole),
+		cmocka_unit_test(test_suggestion),
 	};
 
 	return test_run("report_sample", tests, ARRAY_LEN(tests), NULL, 0);

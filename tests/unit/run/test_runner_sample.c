@@ -2,7 +2,8 @@
  * Unit tests for transfer/run/runner_sample.c: with --sample each result
  * that ran on the sample gets the whole's forecast from its runs
  * (model/sample_forecast.h), marked as made from the sample; a failed
- * result, or a comparison without probes, keeps what it had.
+ * result, or a comparison without probes, keeps what it had. And the
+ * comparison's forecast in all, which decides whether --sample is suggested.
  */
 #include "testutil.h"
 
@@ -78,11 +79,39 @@ static void test_no_probes_no_forecast(void **state)
 	manifest_release(&sample);
 }
 
+/* The comparison's runs from the probes: each strategy's forecast times --repeat, added. */
+static void test_total(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct runner_opts o = { .repeat = 3, .probes = &p };
+	const struct strategy *list[2] = { strategy_find("splice"), strategy_find("tar-ssh") };
+	struct manifest m;
+	double want = 0;
+
+	(void)state;
+	o.strategy.streams = 2;
+	tree(&m, 2000);
+	for (int i = 0; i < 2; i++) {
+		struct forecast_input in;
+		struct forecast f;
+
+		runner_forecast_input(&o, list[i], &m, &in);
+		assert_int_equal(forecast_make(&in, NULL, &f), 0);
+		assert_true(f.seconds > 0);
+		want += 3 * f.seconds;
+	}
+	assert_true(fabs(runner_forecast_total(&o, list, 2, &m) - want) < 1e-9);
+	o.probes = NULL;
+	assert_true(runner_forecast_total(&o, list, 2, &m) == 0);
+	manifest_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_the_whole_from_the_sample),
 		cmocka_unit_test(test_no_probes_no_forecast),
+		cmocka_unit_test(test_total),
 	};
 
 	return test_run("runner_sample", tests, ARRAY_LEN(tests), NULL, 0);
