@@ -62,7 +62,7 @@ int report_sample_recommendation(const struct report *r, const struct strategy_r
 				 char *buf, size_t len)
 {
 	const struct strategy_result *next = NULL;
-	char tb[32], lo[32], hi[32], bytes[32], files[32], line[160] = "", cost[160] = "", name[48];
+	char tb[32], lo[32], hi[32], range[80] = "", bytes[32], files[32], line[160] = "", cost[160] = "", name[48];
 
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
@@ -72,8 +72,10 @@ int report_sample_recommendation(const struct report *r, const struct strategy_r
 			next = res;
 	}
 	model_format_seconds(report_whole_forecast(best), tb, sizeof(tb));
-	model_format_seconds(best->forecast.low, lo, sizeof(lo));
-	model_format_seconds(best->forecast.high, hi, sizeof(hi));
+	/* one run and one stage: no range to give */
+	if (strcmp(model_format_seconds(best->forecast.low, lo, sizeof(lo)),
+		   model_format_seconds(best->forecast.high, hi, sizeof(hi))))
+		snprintf(range, sizeof(range), " (%s to %s)", lo, hi);
 	if (next) {
 		char tn[32];
 
@@ -87,9 +89,9 @@ int report_sample_recommendation(const struct report *r, const struct strategy_r
 		snprintf(cost, sizeof(cost), " (answered in %s from a %s)",
 			 model_format_seconds(r->timing->answer_s, ta, sizeof(ta)), name);
 	}
-	return snprintf(buf, len, "use %s for the whole workload: about %s (%s to %s) for %s, %s files, "
+	return snprintf(buf, len, "use %s for the whole workload: about %s%s for %s, %s files, "
 			"forecast from its runs on the %s%s%s",
-			best->strategy->name, tb, lo, hi, units_format_bytes(r->bytes, bytes, sizeof(bytes)),
+			best->strategy->name, tb, range, units_format_bytes(r->bytes, bytes, sizeof(bytes)),
 			units_format_count(r->files, files, sizeof(files)), name, line, cost);
 }
 void report_sample_suggestion(double total_s, char *buf, size_t len)

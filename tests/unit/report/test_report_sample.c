@@ -94,6 +94,10 @@ static void test_sample_only(void **state)
 	assert_string_equal(rec, "use zstd for the whole workload: about 6.00 s (5.00 s to 7.00 s) for 1000.00 KiB, "
 			    "1,000 files, forecast from its runs on the 10% sample; splice about 9.00 s "
 			    "(answered in 6.60 s from a 10% sample)");
+	/* no spread: no range */
+	res[1].forecast.low = res[1].forecast.high = 6.0;
+	report_sample_recommendation(&r, &res[1], rec, sizeof(rec));
+	assert_contains(rec, "use zstd for the whole workload: about 6.00 s for 1000.00 KiB, ");
 	/* without the whole's forecasts there is none to compare */
 	res[0].forecast_from_sample = false;
 	assert_true(report_whole_forecast(&res[0]) == 0);
