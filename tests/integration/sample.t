@@ -55,7 +55,7 @@ for r in d["results"]:
               r["bytes"], w["files"], w["bytes"]))
     if not whole_moved and r["files"] != s["files"]:
         print("%s: moved %s files, the sample has %s" % (r["strategy"], r["files"], s["files"]))
-    if d["probes"] is None:
+    if d.get("ceilings") is None:
         continue
     # the whole's forecast from the sample's runs, with its range; a ratio only when the whole moved
     f = r.get("forecast") or {}
