@@ -8,6 +8,8 @@
  */
 #include "commands.h"
 #include "compare.h"
+#include "compare_cleanup.h"
+#include "compare_sample.h"
 #include "err.h"
 #include "exitcode.h"
 #include "fsutil.h"
@@ -49,19 +51,27 @@ int cmd_compare(int argc, char **argv)
 	return code;
 }
 
-/* Runs the n strategies of list and reports. Returns the exit code. */
+/*
+ * Runs the n strategies of list (on the sample, then with --check the
+ * whole: compare_sample_run), cleans up and reports. Returns the exit code.
+ */
 static int run_strategies(struct compare_session *s, const struct strategy **list, int n)
 {
 	struct strategy_result *results = calloc(COMPARE_MAX_STRATEGIES, sizeof(*results));
+	struct strategy_result *sample_results = calloc(COMPARE_MAX_STRATEGIES, sizeof(*results));
 	struct explain_report *ex = NULL;
-	int rc, code;
+	int rc, code, cleaned;
 
-	if (!results) {
+	if (!results || !sample_results) {
+		free(results);
+		free(sample_results);
 		err_set("out of memory for results");
 		return compare_fail();
 	}
+	s->sample_results = sample_results;
+	s->strategies_started = clock_now();
 	watch_strategies(results, n);
-	rc = runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, (size_t)n, results);
+	rc = compare_sample_run(s, list, (size_t)n, results, sample_results);
 	watch_strategies_done();
 	if (rc == 0 && s->o.explain && (ex = calloc(1, sizeof(*ex)))) {
 		/* an interrupt from here on reports the comparison and the removals that finished */
@@ -70,6 +80,12 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 		rc = explain(s, results, (size_t)n, ex);
 		ex->partial = false;
 	}
+	s->timing.strategies_s = clock_seconds(s->strategies_started, clock_now());
+	/* the copies here and on the host go before the report: the prompt comes back with it */
+	cleaned = compare_cleanup(s, s->temp_source, compare_sample_dir(s), !s->o.quiet && isatty(2),
+				  s->o.verbose, &s->timing);
+	if (cleaned < 0)
+		cmd_fail(NULL, EXIT_FAILED);
 	/* an interrupted run's report is the interrupt's */
 	watch_leave_exit();
 	watch_reporting(1);
@@ -79,7 +95,9 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	watch_end();
 	free(ex);
 	free(results);
-	return code;
+	free(sample_results);
+	s->sample_results = NULL;
+	return cleaned < 0 && code == EXIT_OK ? EXIT_FAILED : code;
 }
 
 /* --explain's progress lines, on stderr. */
@@ -146,7 +164,15 @@ int compare_report(struct compare_session *s, struct strategy_result *results, i
 		.explain = ex,
 		.streams_auto = o->streams_auto, .streams_why = o->streams_why,
 		.agent_via_ssh = s->dest.agent.via_ssh,
+		.sample = s->sampled ? &s->sample : NULL, .whole_moved = s->whole_moved,
+		.sample_results = !compare_sample_made(s) ? NULL : s->whole_moved ? s->sample_results : results,
+		.moved_files = compare_sample_made(s) && !s->whole_moved ? s->sample.sample.files : 0,
+		.moved_bytes = compare_sample_made(s) && !s->whole_moved ? s->sample.sample.bytes : 0,
+		.timing = &s->timing,
 	};
+	s->timing.answer_s = clock_seconds(o->started_ns, clock_now());
+	if (partial && s->strategies_started && !s->timing.strategies_s)
+		s->timing.strategies_s = clock_seconds(s->strategies_started, clock_now());
 	report_recommend(&rep);
 	if (rc < 0) {
 		err_save(&error);

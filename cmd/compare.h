@@ -10,6 +10,8 @@
  */
 
 #include "client/destination.h"
+#include "clock.h"
+#include "report/report.h"
 #include "run/explain.h"
 #include "model/what_if.h"
 #include "run/runner.h"
@@ -17,6 +19,7 @@
 #include "probe/probes.h"
 #include "strategy/strategy.h"
 #include "workload_opts.h"
+#include "workload_sample.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -62,6 +65,11 @@ struct compare_opts {
 	/* --what-if scenarios, in the order given */
 	struct what_if what_if[COMPARE_WHAT_IF_MAX];
 	size_t nwhat_if;
+	/* --sample (NULL without) and --check (compare_sample.h) */
+	const char *sample_text;
+	struct workload_sample_request sample_req;
+	int sample_check;
+	clock_ns started_ns;	/* when the command started: the answer's time runs from here */
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */
@@ -72,6 +80,13 @@ struct compare_session {
 	struct probe_results probes;	/* o.run.probes points here once measured */
 	const char *root;		/* the source tree */
 	char temp_source[PATH_MAX];	/* the temporary source, if we made one ("" if not) */
+	/* --sample: what was drawn; the sample's results (NULL: none); whether the whole moved */
+	struct workload_sample sample;
+	bool sampled;
+	struct strategy_result *sample_results;
+	bool whole_moved;
+	struct report_timing timing;
+	clock_ns strategies_started;	/* 0: not yet; an interrupted run's report counts to its moment */
 };
 
 /*
@@ -140,6 +155,13 @@ void watch_agent(struct agent_process *p);
  * which tells the interrupt how many have finished.
  */
 void watch_strategies(struct strategy_result *results, int n);
+
+/*
+ * A pass of the strategies begins (compare_sample_run: the sample's, then
+ * with --check the whole's): they fill results[0..n) from now on, moving the
+ * tree of manifest m (the status line's totals).
+ */
+void watch_phase(struct strategy_result *results, const struct manifest *m);
 
 /* The strategies ran: ends the status line (the interrupt still reports the results). */
 void watch_strategies_done(void);

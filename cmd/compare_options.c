@@ -4,6 +4,7 @@
  * what -P auto resolves to once the network probe has swept.
  */
 #include "compare.h"
+#include "compare_sample.h"
 
 #include "commands.h"
 #include "err.h"
@@ -26,7 +27,7 @@ enum {
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
 	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF, OPT_EXPLAIN,
-	OPT_AGENT_VIA_SSH,
+	OPT_AGENT_VIA_SSH, OPT_SAMPLE, OPT_CHECK,
 };
 
 /* The options the comparison and `probe` share, so their help cannot drift apart. */
@@ -96,6 +97,8 @@ static const struct cli_option compare_options[] = {
 	CLI_OPTION("repeat", OPT_REPEAT, required_argument, "N",
 	  "runs per strategy (default 1): the median, mean ± σ and each\n"
 	  "run; a winner only beyond the runs' noise (Welch's t-test)"),
+	CLI_OPTION("sample", OPT_SAMPLE, required_argument, "SIZE|PERCENT|COUNT", COMPARE_SAMPLE_HELP),
+	CLI_OPTION("check", OPT_CHECK, no_argument, NULL, COMPARE_CHECK_HELP),
 	CLI_OPTION("warm", OPT_WARM, no_argument, NULL,
 	  "do not drop the source from the page cache before each run\n"
 	  "(and skip the source disk probe, which would)"),
@@ -390,6 +393,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 	int opt, rc;
 
 	set_defaults(o, probe_only);
+	o->started_ns = clock_now();
 	o->argc = argc;
 	o->argv = argv;
 	{
@@ -438,6 +442,11 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			o->explain = 1;
 			o->explain_list = optarg && *optarg ? optarg : NULL;
 			break;
+		case OPT_SAMPLE:
+			if ((rc = compare_sample_option(o, optarg)) != 0)
+				return rc;
+			break;
+		case OPT_CHECK: o->sample_check = 1; break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_PROBE_SECONDS: case OPT_DISK_PROBE_SIZE: case OPT_REPEAT: case 'P':
@@ -457,7 +466,7 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 			return cli_bad_option(NULL, opt, argv);
 		}
 	}
-	if ((rc = check_opts(o, argc, argv)) != 0)
+	if ((rc = check_opts(o, argc, argv)) != 0 || (rc = compare_sample_check_opts(o)) != 0)
 		return rc;
 	o->run.user_tree = o->wo.spec.kind == WORKLOAD_DIR;
 	o->run.sample = true;

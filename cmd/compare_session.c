@@ -5,10 +5,12 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "compare_sample.h"
 
 #include "commands.h"
 #include "err.h"
 #include "exitcode.h"
+#include "fs_remove.h"
 #include "fsutil.h"
 #include "generate.h"
 #include "model/forecast.h"
@@ -17,6 +19,7 @@
 #include "strategy/list.h"
 #include "units.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +46,8 @@ static int prepare_source(struct compare_opts *o, struct manifest *m, const char
 	if (spec->kind == WORKLOAD_DIR) {
 		if (access(spec->dir, R_OK | X_OK) != 0)
 			return err_errno("cannot read workload directory '%s'", spec->dir);
-		if (manifest_from_tree(m, spec->dir, 2 * parallel_cpus()) < 0)
+		if ((compare_sample_lists_only(o) ? manifest_list_tree(m, spec->dir) :
+		     manifest_from_tree(m, spec->dir, 2 * parallel_cpus())) < 0)
 			return -1;
 		/* no strategy could carry them all, and copying a device is no measure of a link */
 		if (m->nspecials)
@@ -86,21 +90,25 @@ static int prepare_source(struct compare_opts *o, struct manifest *m, const char
 }
 
 /*
- * Refuses to start when the destination cannot hold the workload: one copy
+ * Refuses to start when the destination cannot hold what moves (the
+ * workload, or with --sample the sample: compare_sample_space): one copy
  * at a time is there (each strategy's destination is removed after it is
  * verified), plus room for file-system overhead on small files.
  */
-static int check_destination_space(const struct destination *d, const struct manifest *m,
-				   const char *host)
+static int check_destination_space(const struct compare_session *s)
 {
-	uint64_t free_bytes, need = m->total_bytes + m->count * 4096ull + (64ull << 20);
+	uint64_t free_bytes, bytes, files, need;
+	const char *what;
 	char have[32], want[32];
 
-	if (!destination_free_bytes(d, &free_bytes) || free_bytes >= need)
+	compare_sample_space(s, &bytes, &files, &what);
+	need = bytes + files * 4096ull + (64ull << 20);
+	if (!destination_free_bytes(&s->dest, &free_bytes) || free_bytes >= need)
 		return 0;
-	return err_set("not enough space on %s: the workload needs about %s, the scratch directory's file system has %s free; choose a larger one with --remote-dir",
-		       host, units_format_bytes(need, want, sizeof(want)),
-		       units_format_bytes(free_bytes, have, sizeof(have)));
+	return err_set("not enough space on %s: %s needs about %s, the scratch directory's file system has %s free; choose a larger one with --remote-dir%s",
+		       s->o.host, what, units_format_bytes(need, want, sizeof(want)),
+		       units_format_bytes(free_bytes, have, sizeof(have)),
+		       s->sampled ? "" : ", or move a sample of it with --sample (the destination then needs room for the sample only)");
 }
 
 /*
@@ -190,16 +198,23 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->root = NULL;
 	s->temp_source[0] = '\0';
 	manifest_init(&s->m);
+	s->sampled = s->whole_moved = false;
+	s->sample_results = NULL;
+	memset(&s->timing, 0, sizeof(s->timing));
+	s->strategies_started = 0;
 	/* libssh's own log: to stderr only with -vv, its protocol with -vvv (ssh_log.h) */
 	ssh_log_route(o->verbose > 1 ? o->verbose - 1 : 0);
 	watch_start(s, list, n);
 	/* connect first: a refused host key should not wait for a 20 GiB workload */
 	if (open_destination(o, &s->dest) < 0 || prepare_source(o, &s->m, &s->root, s->temp_source) < 0 ||
-	    check_destination_space(&s->dest, &s->m, o->host) < 0 ||
-	    destination_send_manifest(&s->dest, &s->m) < 0)
+	    compare_sample_prepare(s) < 0 || check_destination_space(s) < 0 ||
+	    destination_send_manifest(&s->dest, compare_sample_manifest(s)) < 0)
 		return compare_fail();
+	s->timing.setup_s = clock_seconds(o->started_ns, clock_now());
 	if (run_probes(s, list, n) < 0)
 		return compare_fail();
+	s->timing.probes_s = clock_seconds(o->started_ns, clock_now()) - s->timing.setup_s;
+	compare_sample_suggest(s, list, n);
 	return EXIT_OK;
 }
 
@@ -220,9 +235,14 @@ int compare_close(struct compare_session *s)
 	/* each cleanup that failed is one line on stderr, and the run fails */
 	if (destination_close(&s->dest, close_failed, NULL) < 0)
 		code = EXIT_FAILED;
+	/* left only when the run ended before its cleanup (compare_cleanup) */
+	if (compare_sample_dir(s)[0] &&
+	    fs_remove_tree_parallel(AT_FDCWD, compare_sample_dir(s), compare_sample_dir(s), FS_REMOVE_THREADS, NULL) < 0)
+		code = cmd_fail(NULL, EXIT_FAILED);
+	compare_sample_release(s);
 	manifest_release(&s->m);
 	if (s->temp_source[0]) {
-		if (fs_remove_tree(s->temp_source) < 0) {
+		if (fs_remove_tree_parallel(AT_FDCWD, s->temp_source, s->temp_source, FS_REMOVE_THREADS, NULL) < 0) {
 			err_wrap("temporary source left behind (remove it with: chmod -R u+rwx '%s' && rm -rf '%s')",
 				 s->temp_source, s->temp_source);
 			code = cmd_fail(NULL, EXIT_FAILED);

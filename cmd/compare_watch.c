@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "compare_sample.h"
 
 #include "commands.h"
 #include "exitcode.h"
@@ -133,6 +134,7 @@ static void *watch_interrupt(void *arg)
 		if (manifest_default_path(session->temp_source, manifest, sizeof(manifest)) == 0)
 			unlink(manifest);
 	}
+	compare_sample_interrupt();
 	_exit(EXIT_INTERRUPTED);
 	return NULL;
 }
@@ -175,13 +177,16 @@ void watch_agent(struct agent_process *p)
 	running_agent = p;
 }
 
+/* The tree the strategies are moving (the sample's, then with --check the whole's): the status line's totals. */
+static const struct manifest *moving;
+
 /* The wire bytes a strategy should move, for the status line's total: 0 when unknown. */
 static uint64_t expected_wire(const struct compare_session *s, const struct strategy *st)
 {
 	if (!(st->flags & STRATEGY_COMPRESSED))
-		return s->m.total_bytes;
+		return moving->total_bytes;
 	if (s->o.run.probes && s->o.run.probes->zstd_ratio > 0)
-		return (uint64_t)((double)s->m.total_bytes / s->o.run.probes->zstd_ratio);
+		return (uint64_t)((double)moving->total_bytes / s->o.run.probes->zstd_ratio);
 	return 0;
 }
 
@@ -205,9 +210,9 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 		atomic_store(&partial_completed, (int)(done - partial_results) + 1);
 	if (live_on) {
 		if (done)
-			live_end(&live, done, session->m.count);
+			live_end(&live, done, moving->count);
 		else
-			live_begin(&live, s, run, runs, session->m.count, session->m.total_bytes,
+			live_begin(&live, s, run, runs, moving->count, moving->total_bytes,
 				   expected_wire(session, s), forecast_of(s));
 		return;
 	}
@@ -226,9 +231,17 @@ void watch_strategies(struct strategy_result *results, int n)
 {
 	partial_n = n;
 	partial_results = results;
+	moving = &session->m;
 	session->o.run.progress = progress;
 	session->o.run.progress_ctx = &session->o;
 	live_on = !session->o.quiet && isatty(2) && live_start(&live, session->dest.agent.addr) == 0;
+}
+
+void watch_phase(struct strategy_result *results, const struct manifest *m)
+{
+	atomic_store(&partial_completed, 0);
+	partial_results = results;
+	moving = m;
 }
 
 void watch_strategies_done(void)

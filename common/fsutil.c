@@ -87,7 +87,7 @@ static int refused_until_opened(int dirfd, int *opened_up)
 	return 1;
 }
 
-static int open_dir_at(int dirfd, const char *name, mode_t mode)
+int fs_open_dir_at(int dirfd, const char *name, unsigned mode)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -123,7 +123,7 @@ static void remove_entry(struct remove_walk *w, int dirfd, const char *name, int
 			remove_failed(w, name, EXDEV);
 			return;
 		}
-		fd = open_dir_at(dirfd, name, st.st_mode);
+		fd = fs_open_dir_at(dirfd, name, st.st_mode);
 		if (fd < 0) {
 			remove_failed(w, name, errno);
 			return;
@@ -189,7 +189,7 @@ static int remove_dir_tree(int dirfd, const char *name, const char *label, const
 			   const char *last_name)
 {
 	struct remove_walk w = { .dev = st->st_dev };
-	int fd = open_dir_at(dirfd, name, st->st_mode), opened_up = 0;
+	int fd = fs_open_dir_at(dirfd, name, st->st_mode), opened_up = 0;
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : err_errno("cannot remove '%s'", label);

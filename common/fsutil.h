@@ -41,6 +41,13 @@ int fs_remove_tree_at(int dirfd, const char *name, const char *label);
  */
 int fs_empty_marked_dir(int fd, const char *marker, const char *label);
 
+/*
+ * Opens the directory name of dirfd without following a link (O_DIRECTORY,
+ * O_NOFOLLOW); one that refuses its owner (0000, 0300: mode, its mode) is
+ * made rwx for the owner first. Returns the fd, or -1 (errno set).
+ */
+int fs_open_dir_at(int dirfd, const char *name, unsigned mode);
+
 /* Removes everything below dir, keeping dir itself. Returns 0 or -1 (error set). */
 int fs_clear_dir(const char *dir);
 

@@ -3,6 +3,7 @@
 #include "err.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -102,5 +103,26 @@ const char *units_format_bytes(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
 	else
 		snprintf(buf, len, "%.2f %s", v, names[i]);
+	return buf;
+}
+
+const char *units_format_count(uint64_t v, char *buf, size_t len)
+{
+	char digits[24];
+	size_t n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), o = 0;
+
+	if (len == 0)
+		return buf;
+	for (size_t i = 0; i < n; i++) {
+		bool comma = i > 0 && (n - i) % 3 == 0;
+
+		/* room for the comma, the digit and the NUL */
+		if (o + comma + 1 >= len)
+			break;
+		if (comma)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
 	return buf;
 }

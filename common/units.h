@@ -20,4 +20,7 @@ int units_parse_double(const char *text, double lo, double hi, double *out);
 /* Formats bytes as "1.50 GiB", "512 B" into buf; returns buf. */
 const char *units_format_bytes(uint64_t bytes, char *buf, size_t len);
 
+/* Formats a count with thousands separators, "120,000", into buf; returns buf. */
+const char *units_format_count(uint64_t v, char *buf, size_t len);
+
 #endif

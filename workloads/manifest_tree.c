@@ -8,6 +8,7 @@
 #include "tree.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +105,8 @@ static int add_node(struct manifest *m, const struct tree_file *f, const char *p
 	return 0;
 }
 
-int manifest_from_tree(struct manifest *m, const char *root, unsigned threads)
+/* manifest_from_tree, or with hash false manifest_list_tree. */
+static int from_tree(struct manifest *m, const char *root, unsigned threads, bool hash)
 {
 	struct tree t;
 	struct hash_job job = { .root = root, .tree = &t };
@@ -123,7 +125,7 @@ int manifest_from_tree(struct manifest *m, const char *root, unsigned threads)
 	if (group_hardlinks(&t, primary) < 0)
 		goto out;
 	job.skip = primary;
-	if (parallel_for(t.count, threads, 16, hash_one, &job, NULL) < 0)
+	if (hash && parallel_for(t.count, threads, 16, hash_one, &job, NULL) < 0)
 		goto out;
 	for (size_t i = 0; i < t.count; i++)
 		if (add_node(m, &t.files[i], primary[i], job.hashes[i]) < 0)
@@ -138,4 +140,14 @@ out:
 	if (rc < 0)
 		manifest_release(m);
 	return rc;
+}
+
+int manifest_from_tree(struct manifest *m, const char *root, unsigned threads)
+{
+	return from_tree(m, root, threads, true);
+}
+
+int manifest_list_tree(struct manifest *m, const char *root)
+{
+	return from_tree(m, root, 1, false);
 }

@@ -5,6 +5,7 @@
 #include "err.h"
 #include "sent_progress.h"
 #include "sample/procstat.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,20 +27,6 @@ static void duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%d min %02d s", (int)s / 60, (int)s % 60);
 	else
 		snprintf(buf, len, "%d h %02d min", (int)s / 3600, (int)s % 3600 / 60);
-}
-
-/* 120000 as "120,000": the file counts are read at a glance. */
-static void thousands(char *buf, size_t len, uint64_t v)
-{
-	char digits[24];
-	size_t n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), o = 0;
-
-	for (size_t i = 0; i < n && o + 2 < len; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
 }
 
 void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
@@ -68,8 +55,9 @@ void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned
 	if (files > 0 && files_total > 0) {
 		char a[32], b[32];
 
-		thousands(a, sizeof(a), files > files_total ? files_total : files);
-		thousands(b, sizeof(b), files_total);
+		/* 120000 as "120,000": the file counts are read at a glance */
+		units_format_count(files > files_total ? files_total : files, a, sizeof(a));
+		units_format_count(files_total, b, sizeof(b));
 		snprintf(files_text, sizeof(files_text), " %s of %s files,", a, b);
 	}
 	/* the forecast made before it began: a run can be read against it as it goes */

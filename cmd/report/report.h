@@ -21,6 +21,21 @@
 #define REPORT_PARTIAL_WHY "interrupted; only the strategies marked ok finished"
 
 struct explain_report;
+struct workload_sample;
+
+/*
+ * Where the answer's time went (JSON "timing"): setup (connecting, making
+ * the source, drawing the sample), the probes, the strategies (every run,
+ * the sample's and the whole's, --explain's), the cleanup (the copies on
+ * the host and the temporary trees here, before the report), and the
+ * answer: from the start to the report. The rest of the answer is the
+ * report itself.
+ */
+struct report_timing {
+	double setup_s, probes_s, strategies_s, cleanup_s, answer_s;
+	bool cleaned;		/* the cleanup ran (an interrupted run's report comes before it) */
+	uint64_t host_removed, local_removed;	/* what it removed, entries */
+};
 
 struct report {
 	const char *host;		/* as the user named it */
@@ -51,6 +66,17 @@ struct report {
 	bool streams_auto;	/* -P auto chose it */
 	const char *streams_why;	/* how: "-P auto chose 8: ..." (may be NULL) */
 	bool agent_via_ssh;	/* every connection to the agent went through ssh (agent_client.h) */
+	/*
+	 * --sample (report_sample.c): what was drawn (NULL without), the
+	 * sample's results (results itself when only the sample moved), and
+	 * whether the whole moved too (--check), results then being the
+	 * whole's. files, bytes and manifest are the whole workload's.
+	 */
+	const struct workload_sample *sample;
+	const struct strategy_result *sample_results;
+	bool whole_moved;
+	uint64_t moved_files, moved_bytes;	/* the sample's when only it moved; 0: files, bytes */
+	const struct report_timing *timing;	/* NULL: not timed */
 	char recommendation[1024];		/* "" when there is none */
 	char compression_hint[512];
 };
@@ -188,6 +214,66 @@ void report_sweep(const struct probe_results *p, FILE *out);
 void report_window_line(const struct probe_results *p, char *buf, size_t len);
 
 void report_table(const struct report *r, FILE *out, bool color);
+
+/* The files and bytes the results moved (the sample's when only the sample moved), for rates. */
+static inline uint64_t report_moved_files(const struct report *r)
+{
+	return r->moved_files ? r->moved_files : r->files;
+}
+
+static inline uint64_t report_moved_bytes(const struct report *r)
+{
+	return r->moved_bytes ? r->moved_bytes : r->bytes;
+}
+
+/* Only a sample moved (--sample without --check): results are the sample's runs. */
+static inline bool report_sample_only(const struct report *r)
+{
+	return r->sample_results && !r->whole_moved;
+}
+
+/* The whole's forecast from the sample's runs (runner_forecast_whole); 0: none. */
+static inline double report_whole_forecast(const struct strategy_result *res)
+{
+	return res->status == RESULT_OK && res->forecast_from_sample && res->have_forecast ?
+		       res->forecast.seconds : 0;
+}
+
+/*
+ * The recommendation when only a sample moved: the strategy forecast
+ * fastest for the whole, its command, its forecast and range for the
+ * whole's files and bytes, the runner-up's, and what the answer cost
+ * ("answered in 3 min 10 s from a 5% sample"). Returns what it wrote.
+ */
+int report_sample_recommendation(const struct report *r, const struct strategy_result *best,
+				 char *buf, size_t len);
+
+/*
+ * The line telling a comparison the probes forecast at total_s in all that
+ * --sample would answer sooner, with a share that would take about a
+ * minute of runs (1% to 20%).
+ */
+void report_sample_suggestion(double total_s, char *buf, size_t len);
+
+/* The lines saying the sample drawn and, with --check, each strategy's sample and whole. */
+void report_sample_lines(const struct report *r, FILE *out);
+
+/*
+ * The table's end: each strategy's time on the sample, the whole's
+ * forecast from it with its range and, with --check, the whole's measured
+ * time against it; which is fastest for the whole when that is not the
+ * sample's fastest; then where the answer's time went ("answered in ..."), when timed.
+ */
+void report_sample_tail(const struct report *r, FILE *out);
+
+/*
+ * The document's "sample" (null without --sample) and "timing" (null when
+ * not timed); a result's "sample_seconds" and "sample_run_seconds" (null
+ * without a sample run), and its "seconds" made null when the whole did
+ * not move.
+ */
+void report_sample_json(const struct report *r, json_object *doc);
+void report_sample_result_json(const struct report *r, size_t i, json_object *o);
 
 /* Builds the JSON document; the caller owns it. */
 json_object *report_json(const struct report *r);

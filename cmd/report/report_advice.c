@@ -68,8 +68,12 @@ void report_recommend(struct report *r)
 	report_winner(r, &win);
 	if (w)
 		what_if_label(w, where, sizeof(where));
-	/* report_recommended named the fastest measured: there is no winner to name */
-	if (!w && !win.clear) {
+	if (!w && report_sample_only(r) && report_whole_forecast(best) > 0) {
+		/* the whole's forecast from the sample: what the migration will take */
+		model_format_seconds(report_whole_forecast(best), tb, sizeof(tb));
+		n = report_sample_recommendation(r, best, r->recommendation, sizeof(r->recommendation));
+	} else if (!w && !win.clear) {
+		/* report_recommended named the fastest measured: there is no winner to name */
 		verdict = best->have_accounting ? resource_verdict_name(best->accounting.verdict) : NULL;
 		model_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
 		n = report_noise_text(&win, r->recommendation, sizeof(r->recommendation));

@@ -13,7 +13,7 @@
 double report_cpu_per_gib(const struct report *r, const struct strategy_result *res, bool agent)
 {
 	/* every verified run moved the whole workload; the samples are its median run's */
-	double gib = (double)r->bytes / GIB;
+	double gib = (double)report_moved_bytes(r) / GIB;
 	const struct sampler_summary *sum = agent ? &res->remote : &res->local;
 	bool have = agent ? res->have_remote : res->have_local;
 

@@ -40,7 +40,7 @@ static void cell(const struct report *r, const struct strategy_result *res, size
 	case 6: if (ran) snprintf(buf, len, "%.3f", res->time.mean); break;
 	case 7: if (ran && res->runs > 1) snprintf(buf, len, "%.3f", res->time.sd); break;
 	case 8: if (ran && t > 0) snprintf(buf, len, "%.0f", (double)res->sent.bytes_read / t); break;
-	case 9: if (ran && t > 0) snprintf(buf, len, "%.1f", (double)r->files / t); break;
+	case 9: if (ran && t > 0) snprintf(buf, len, "%.1f", (double)report_moved_files(r) / t); break;
 	case 10: if (ran) snprintf(buf, len, "%llu", (unsigned long long)res->sent.wire_bytes); break;
 	case 11: if (ran) snprintf(buf, len, "%s", res->verified ? "yes" : "no"); break;
 	case 12: if (res->verify_summary[0]) report_preserved_text(res, buf, len); break;

@@ -180,12 +180,15 @@ static void results_table(const struct report *r, FILE *f)
 			   "<td>%.1f</td><td>%.0f</td><td>%.1f</td><td>%s</td><td>",
 			t, res->median.transfer, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
-			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6,
+			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6,
 			res->verified ? "yes" : "no");
-		if (res->have_forecast && t > 0)
-			fprintf(f, "%.2f</td><td title=\"made before it ran, from the probes: %.2f-%.2f s\">%.2fx</td><td>",
-				res->forecast.seconds, res->forecast.low, res->forecast.high,
-				res->forecast.seconds / t);
+		if (res->have_forecast && t > 0 && report_sample_only(r))
+			fprintf(f, "%.2f</td><td title=\"the whole's, from the sample's runs: %.2f-%.2f s\">whole</td><td>",
+				res->forecast.seconds, res->forecast.low, res->forecast.high);
+		else if (res->have_forecast && t > 0)
+			fprintf(f, "%.2f</td><td title=\"made before it ran, from the %s: %.2f-%.2f s\">%.2fx</td><td>",
+				res->forecast.seconds, res->forecast_from_sample ? "sample's runs" : "probes",
+				res->forecast.low, res->forecast.high, res->forecast.seconds / t);
 		else
 			fputs("</td><td></td><td>", f);
 		{

@@ -156,7 +156,7 @@ static json_object *forecast_json(const struct strategy_result *res)
 	json_object_object_add(o, "seconds", number_or_null(f->seconds, made));
 	json_object_object_add(o, "low", number_or_null(f->low, made));
 	json_object_object_add(o, "high", number_or_null(f->high, made));
-	json_object_object_add(o, "basis", json_object_new_string("probes"));
+	json_object_object_add(o, "basis", json_object_new_string(res->forecast_from_sample ? "sample" : "probes"));
 	json_object_object_add(o, "made_at", json_object_new_string(res->forecast_made_at));
 	json_object_object_add(o, "bound", made ? json_object_new_string(resource_name(f->bound)) : NULL);
 	json_object_object_add(o, "wire_bytes", number_or_null(f->wire_bytes, made));
@@ -252,8 +252,9 @@ static json_object *result_json(const struct report *r, const struct strategy_re
 	json_object_object_add(o, "socket_buffers", report_sockbuf_json(r, res));
 	json_object_object_add(o, "started_at", text_or_null(res->started_at));
 	json_object_object_add(o, "forecast", forecast_json(res));
+	/* a forecast of the whole against a sample's time is no ratio */
 	json_object_object_add(o, "forecast_ratio", number_or_null(res->forecast.seconds / seconds,
-			       timed && res->have_forecast));
+			       timed && res->have_forecast && !report_sample_only(r)));
 	accounting_json(o, res);
 	samples = json_object_new_object();
 	json_object_object_add(samples, "source",
@@ -328,9 +329,11 @@ json_object *report_json(const struct report *r)
 		json_object *one = result_json(r, &r->results[i]);
 
 		report_explain_json(r->explain, &r->results[i], one);
+		report_sample_result_json(r, i, one);
 		json_object_array_add(results, one);
 	}
 	json_object_object_add(doc, "results", results);
+	report_sample_json(r, doc);
 	json_object_object_add(doc, "what_if", what_if_json(r));
 	json_object_object_add(doc, "error", r->error ? json_object_new_string(r->error) : NULL);
 	return doc;

@@ -250,6 +250,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	}
 	if (r->streams_why && r->streams_why[0])
 		fprintf(out, "%sstreams: %s\n", r->probes ? "" : "\n", r->streams_why);
+	report_sample_lines(r, out);
 	if (r->partial)
 		fprintf(out, "\n%spartial%s: " REPORT_PARTIAL_WHY "\n", red, reset);
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
@@ -278,9 +279,9 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 			(int)i == best ? bold : "", res->strategy->name, reset, green,
 			res->verified ? "ok" : "ok?", reset, t, res->median.flush,
 			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
-			t > 0 ? (double)r->files / t : 0.0, (double)res->sent.wire_bytes / 1e6);
+			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6);
 		/* the forecast made before it ran, and forecast over measured */
-		if (res->have_forecast && t > 0)
+		if (res->have_forecast && t > 0 && !report_sample_only(r))
 			fprintf(out, " %9.2f %5.2fx", res->forecast.seconds, res->forecast.seconds / t);
 		else
 			fprintf(out, " %9s %6s", "-", "-");
@@ -305,6 +306,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 		fprintf(out, "\n%srecommendation%s: %s\n", bold, reset, r->recommendation);
 	if (r->compression_hint[0])
 		fprintf(out, "%scompression%s: %s\n", bold, reset, r->compression_hint);
+	report_sample_tail(r, out);
 	if (r->error) {
 		char why[4096];
 

@@ -58,6 +58,9 @@ double report_projected(const struct report *r, const struct strategy_result *re
 {
 	double p = w ? report_forecast(r, res, w) : 0;
 
+	/* only a sample moved: the whole's forecast from it is what a strategy will take */
+	if (!w && report_sample_only(r) && report_whole_forecast(res) > 0)
+		p = report_whole_forecast(res);
 	return p > 0 ? p : report_seconds(res);
 }
 
@@ -87,7 +90,8 @@ const struct strategy_result *report_recommended(const struct report *r)
 	/*
 	 * On this link the measured runs decide: when the two fastest are within
 	 * their noise (--repeat) there is no winner, and the fastest measured is
-	 * named as one of the two. A what-if link is the model's alone.
+	 * named as one of the two. A what-if link is the model's alone, and
+	 * so is the whole when only a sample of it moved.
 	 */
-	return !w && !win.clear ? win.best : best;
+	return !w && !win.clear && !report_sample_only(r) ? win.best : best;
 }

@@ -275,7 +275,7 @@ start "$name" -w largefile --size 100M --source-dir "$work/f100" --remote-dir "$
 finish_client
 ok_exit "full before the run: refused" 1
 ok_last_err "full before the run: the space check says so" \
-	"not enough space on testbed: the workload needs about .* free; choose a larger one with --remote-dir$"
+	"not enough space on testbed: the workload needs about .* free; choose a larger one with --remote-dir, or move a sample of it with --sample \\(the destination then needs room for the sample only\\)$"
 ok_clean "full before the run: nothing left on the host" "$mnt/scratch" 15
 rm -rf "$work/f100" "$work/f100.manifest"
 

@@ -114,6 +114,15 @@ check_grep() { # check_grep DESCRIPTION PATTERN TEXT
 	ok "$rc" "$1"
 	[ "$rc" -eq 0 ] || printf '%s\n' "$3" | tail -20 | diag
 }
+# wait_grep FILE PATTERN: waits up to 60 s for a line matching PATTERN in FILE
+wait_grep() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # json_get FILE EXPR: a value from a JSON file (python3 is on every Debian with apt)
 json_get() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"

@@ -5,6 +5,7 @@
 #include "agent/agent.h"
 #include "stream/agent_startup.h"
 #include "err.h"
+#include "fs_remove.h"
 #include "fsutil.h"
 
 #include <errno.h>
@@ -334,7 +335,7 @@ int agent_root_remove(const struct agent_root *r, const char *name)
 	if (!plain_name(name))
 		return err_set("'%s' is not a name for a destination", name);
 	snprintf(label, sizeof(label), "%s/%s", r->path, name);
-	return fs_remove_tree_at(r->fd, name, label);
+	return fs_remove_tree_parallel(r->fd, name, label, FS_REMOVE_THREADS, NULL);
 }
 
 int agent_root_remove_all(struct agent_root *r)
@@ -343,8 +344,11 @@ int agent_root_remove_all(struct agent_root *r)
 
 	if (r->fd < 0)
 		return 0;
-	if (fs_empty_marked_dir(r->fd, AGENT_ROOT_MARKER, r->path) < 0)
+	/* the marker last, once the rest went: a root that could not be emptied keeps it */
+	if (fs_empty_dir_parallel(r->fd, AGENT_ROOT_MARKER, r->path, FS_REMOVE_THREADS, NULL) < 0)
 		return -1;
+	if (unlinkat(r->fd, AGENT_ROOT_MARKER, 0) < 0 && errno != ENOENT)
+		return err_errno("cannot remove '%s/%s'", r->path, AGENT_ROOT_MARKER);
 	/* the name in the parent must still be this directory: never remove another */
 	if (fstat(r->fd, &st) == 0 && fstatat(r->parent_fd, r->name, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    st.st_ino == lst.st_ino && st.st_dev == lst.st_dev &&

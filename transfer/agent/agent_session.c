@@ -6,6 +6,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "parallel.h"
+#include "agent/agent_cleanup.h"
 #include "agent/agent_probes.h"
 #include "agent/agent_open_up.h"
 #include "agent/agent_root.h"
@@ -393,6 +394,8 @@ static const struct {
 	{ "probe_disk", agent_op_probe_disk },
 	{ "probe_create", agent_op_probe_create },
 	{ "content_macs", agent_op_content_macs },
+	{ "remove", agent_op_remove },
+	{ "remove_status", agent_op_remove_status },
 };
 
 /*
@@ -468,6 +471,7 @@ static int dispatch(struct agent_session *s, json_object *req, json_object *repl
 	if (!strcmp(op, "bye")) {
 		/* before the reply, so the client waits for the parked destinations to go */
 		*bye = 1;
+		agent_remove_wait(s);
 		return remove_jobs(s);
 	}
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -543,6 +547,7 @@ void agent_session_run(struct agent_session *s)
 			break;
 	}
 	agent_sampling_release(s);
+	agent_remove_wait(s);
 	remove_jobs(s);
 	agent_content_release(s);
 	if (s->have_manifest)

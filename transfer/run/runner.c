@@ -419,7 +419,7 @@ void runner_forecast_input(const struct runner_opts *o, const struct strategy *s
  */
 static void forecast_before(const struct forecast_input *in, struct strategy_result *r)
 {
-	if (!in->probes)
+	if (!in->probes || r->forecast_made_at[0])
 		return;
 	wallclock_now(r->forecast_made_at, sizeof(r->forecast_made_at));
 	r->have_forecast = forecast_make(in, NULL, &r->forecast) == 0 && r->forecast.seconds > 0;
@@ -527,6 +527,13 @@ int runner_run(const struct runner_opts *o, const char *src_root, const struct m
 
 		memset(r, 0, sizeof(*r));
 		r->strategy = s;
+		if (o->forecasts && o->forecasts[i].forecast_made_at[0]) {
+			/* the whole's forecast from the sample, made before this pass */
+			r->have_forecast = o->forecasts[i].have_forecast;
+			r->forecast = o->forecasts[i].forecast;
+			r->forecast_from_sample = o->forecasts[i].forecast_from_sample;
+			memcpy(r->forecast_made_at, o->forecasts[i].forecast_made_at, sizeof(r->forecast_made_at));
+		}
 		r->warm_source = o->warm;
 		target->manifest = m;
 		if (cleartext_refused(o, target, s, r) ||

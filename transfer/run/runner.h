@@ -107,6 +107,12 @@ struct strategy_result {
 	bool have_forecast;
 	struct forecast forecast;
 	char forecast_made_at[WALLCLOCK_TEXT_MAX];
+	/*
+	 * --sample: forecast is the whole workload's, made from the runs on
+	 * its sample (runner_forecast_whole; the report's basis "sample"),
+	 * not this workload's from the probes.
+	 */
+	bool forecast_from_sample;
 	char started_at[WALLCLOCK_TEXT_MAX];
 	/* where the measured time went (when probes ran): model/accounting.h */
 	bool have_accounting;
@@ -140,6 +146,12 @@ struct runner_opts {
 	 * counted, every whole file's hash checked, match the manifest.
 	 */
 	bool null_sink;
+	/*
+	 * --sample --check's pass on the whole: result i takes forecasts[i]'s
+	 * forecast of the whole, made from the sample's runs before this pass
+	 * (runner_forecast_whole), in place of one from the probes. NULL: none.
+	 */
+	const struct strategy_result *forecasts;
 	/* optional: called before and after each strategy (progress lines) */
 	void (*progress)(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 			 const struct strategy_result *done);
@@ -163,6 +175,24 @@ void runner_record(const struct strategy_result *r, struct run_record *rec);
 /* What the forecast of s on m may use, with o's probes and knobs (model/forecast.h). */
 void runner_forecast_input(const struct runner_opts *o, const struct strategy *s,
 			   const struct manifest *m, struct forecast_input *in);
+
+/*
+ * --sample: each of results[0..n) that ran on sample (a sample of whole)
+ * gets the whole's forecast in place of its own, made now from its runs
+ * there (model/sample_forecast.h), forecast_from_sample set; with
+ * have_forecast false and forecast.why set when none could be made. No
+ * probes: nothing changes (the model has no ceilings to scale).
+ */
+void runner_forecast_whole(const struct runner_opts *o, const struct manifest *whole,
+			   const struct manifest *sample, struct strategy_result *results, size_t n);
+
+/*
+ * What the probes forecast moving m through list[0..n), o->repeat times
+ * each, to take: the strategies' forecasts added (a strategy the model
+ * cannot forecast adds nothing). 0 without probes.
+ */
+double runner_forecast_total(const struct runner_opts *o, const struct strategy *const *list, size_t n,
+			     const struct manifest *m);
 
 /*
  * Drops the source files from the page cache (after writing back any dirty

@@ -12,6 +12,7 @@
 #include "agent_child.h"
 #include "agent/agent.h"
 #include "client/agent_client.h"
+#include "client/agent_remove.h"
 #include "client/raw_stream.h"
 #include "fsutil.h"
 #include "manifest.h"
@@ -128,6 +129,71 @@ static void test_parked_destinations_give_their_slots_back(void **state)
 {
 	(void)state;
 	many_destinations(true);
+}
+
+static void count_progress(void *ctx, const struct agent_remove_status *st)
+{
+	(void)st;
+	(*(unsigned *)ctx)++;
+}
+
+/*
+ * "remove" (agent_cleanup.c): refused while a destination is in use; then
+ * every parked destination goes, with what is in it, the marker stays, the
+ * progress counts every entry; bye still ends the session and the root.
+ */
+static void test_remove_all_empties_root(void **state)
+{
+	struct agent_child a = { 0 };
+	struct agent_client c;
+	struct agent_remove_status last;
+	struct manifest m;
+	uint64_t jobs[3];
+	unsigned polls = 0;
+	char path[4400], marker[4200];
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	agent_child_start(&a);
+	assert_int_equal(agent_client_connect(&c, "127.0.0.1", a.port, TOKEN), 0);
+	manifest_init(&m);
+	assert_int_equal(manifest_add(&m, "f", 10, 0644, 42), 0);
+	assert_int_equal(agent_client_send_manifest(&c, &m), 0);
+	for (int i = 0; i < 3; i++)
+		jobs[i] = prepare(&c);
+	/* 100 files in each destination */
+	d = opendir(c.root);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		for (int k = 0; e->d_name[0] != '.' && k < 100; k++) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/%s/f%03d", c.root, e->d_name, k);
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs("data\n", f);
+			fclose(f);
+		}
+	closedir(d);
+	assert_true(cleanup(&c, jobs[0]) && cleanup(&c, jobs[1]));
+	assert_int_equal(agent_client_remove_all(&c, count_progress, &polls, &last), -1);
+	assert_contains(err_msg(), "still in use");
+	assert_true(cleanup(&c, jobs[2]));
+	if (agent_client_remove_all(&c, count_progress, &polls, &last) != 0)
+		fail_msg("remove: %s", err_msg());
+	assert_true(last.done && last.walked);
+	assert_true(polls >= 1);
+	assert_int_equal(last.removed, 3 * 101);
+	assert_int_equal(last.found, last.removed);
+	assert_int_equal(destinations(c.root), 0);
+	snprintf(marker, sizeof(marker), "%s/" AGENT_ROOT_MARKER, c.root);
+	assert_int_equal(access(marker, F_OK), 0);
+	/* again: nothing left, nothing to say */
+	assert_int_equal(agent_client_remove_all(&c, NULL, NULL, &last), 0);
+	agent_client_close(&c);
+	manifest_release(&m);
+	agent_child_wait(&a);
 }
 
 /* True if this host has ::1 (IPv6 loopback) up, as /proc/net/if_inet6 lists it. */
@@ -678,6 +744,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_removed_destinations_give_their_slots_back),
 		cmocka_unit_test(test_parked_destinations_give_their_slots_back),
+		cmocka_unit_test(test_remove_all_empties_root),
 		cmocka_unit_test(test_agent_over_ipv6),
 		cmocka_unit_test(test_unreachable_agent_names_the_address),
 		cmocka_unit_test(test_many_streams_open_at_once),

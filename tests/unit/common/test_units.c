@@ -270,6 +270,21 @@ static void test_format_bytes_unit_boundary(void **state)
 	expect_format((1ull << 30) - 1, "1.00 GiB");
 }
 
+/* Counts with thousands separators; a buffer too small cuts the text, never overruns. */
+static void test_format_count(void **state)
+{
+	char buf[32], small[4];
+
+	(void)state;
+	assert_string_equal(units_format_count(0, buf, sizeof(buf)), "0");
+	assert_string_equal(units_format_count(999, buf, sizeof(buf)), "999");
+	assert_string_equal(units_format_count(1000, buf, sizeof(buf)), "1,000");
+	assert_string_equal(units_format_count(120000, buf, sizeof(buf)), "120,000");
+	assert_string_equal(units_format_count(18446744073709551615ull, buf, sizeof(buf)),
+			    "18,446,744,073,709,551,615");
+	assert_string_equal(units_format_count(120000, small, sizeof(small)), "120");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -284,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_double_ok),
 		cmocka_unit_test(test_double_errors),
 		cmocka_unit_test(test_format_bytes),
+		cmocka_unit_test(test_format_count),
 		cmocka_unit_test(test_format_bytes_truncates),
 		cmocka_unit_test(test_format_bytes_unit_boundary),
 	};

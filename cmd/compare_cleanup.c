@@ -1,0 +1,157 @@
+/*
+ * The comparison's cleanup before its report. See compare_cleanup.h, and
+ * agent/agent_cleanup.c for why the copies wait until every strategy ran
+ * and then go together, before the report rather than after the client
+ * exits.
+ */
+#define _GNU_SOURCE
+#include "compare_cleanup.h"
+
+#include "client/agent_remove.h"
+#include "clock.h"
+#include "err.h"
+#include "fs_remove.h"
+#include "units.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* This machine's part, on a thread of its own while the host removes its copies. */
+struct local_removal {
+	const char *empty_dir, *remove_dir;
+	struct fs_remove_progress progress;
+	int rc;
+	struct err_saved why;
+	atomic_int done;
+};
+
+static void *remove_local(void *arg)
+{
+	struct local_removal *l = arg;
+	int fd;
+
+	if (l->empty_dir && l->empty_dir[0]) {
+		fd = open(l->empty_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			l->rc = fs_empty_dir_parallel(fd, NULL, l->empty_dir, FS_REMOVE_THREADS, &l->progress);
+			close(fd);
+		}
+	}
+	if (l->rc == 0 && l->remove_dir && l->remove_dir[0])
+		l->rc = fs_remove_tree_parallel(AT_FDCWD, l->remove_dir, l->remove_dir, FS_REMOVE_THREADS,
+						&l->progress);
+	if (l->rc < 0)
+		err_save(&l->why);
+	atomic_store(&l->done, 1);
+	return NULL;
+}
+
+static int percent(uint64_t done, uint64_t of)
+{
+	double p = of ? 100.0 * (double)done / (double)of : 0;
+
+	return (int)(p > 99 && done < of ? 99 : p);
+}
+
+void compare_cleanup_format(char *buf, size_t len, uint64_t host_found, uint64_t host_removed,
+			    bool host_walked, uint64_t local_found, uint64_t local_removed)
+{
+	char a[32], b[32];
+	int n;
+
+	units_format_count(host_found, a, sizeof(a));
+	if (host_walked)
+		n = snprintf(buf, len, "removing %s files on the host: %d%%", a,
+			     percent(host_removed, host_found));
+	else
+		n = snprintf(buf, len, "removing the copies on the host (%s files so far)", a);
+	if (local_found && n >= 0 && (size_t)n < len) {
+		units_format_count(local_found, b, sizeof(b));
+		snprintf(buf + n, len - (size_t)n, ", %s here: %d%%", b, percent(local_removed, local_found));
+	}
+}
+
+struct shown {
+	bool show;
+	struct local_removal *local;
+	struct agent_remove_status host;
+	bool drawn;
+};
+
+static void draw(struct shown *sh)
+{
+	char line[160];
+
+	if (!sh->show)
+		return;
+	compare_cleanup_format(line, sizeof(line), sh->host.found, sh->host.removed, sh->host.walked,
+			       atomic_load(&sh->local->progress.found), atomic_load(&sh->local->progress.removed));
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	sh->drawn = true;
+}
+
+static void host_progress(void *ctx, const struct agent_remove_status *st)
+{
+	struct shown *sh = ctx;
+
+	sh->host = *st;
+	draw(sh);
+}
+
+int compare_cleanup(struct compare_session *s, const char *empty_dir, const char *remove_dir,
+		    bool show, bool verbose, struct report_timing *t)
+{
+	struct local_removal local = { .empty_dir = empty_dir, .remove_dir = remove_dir };
+	struct shown sh = { .show = show, .local = &local, .host = { .walked = true } };
+	struct agent_remove_status last = { 0 };
+	struct err_saved host_why;
+	clock_ns t0 = clock_now();
+	pthread_t tid;
+	bool thread = false;
+	int host_rc = 0;
+
+	if ((empty_dir && empty_dir[0]) || (remove_dir && remove_dir[0]))
+		thread = pthread_create(&tid, NULL, remove_local, &local) == 0;
+	if (!thread)
+		remove_local(&local);
+	/* a lost agent removed nothing more for us: the run already says why it ended */
+	if (s->dest.agent.ctl.fd >= 0 && !s->dest.agent.lost) {
+		host_rc = agent_client_remove_all(&s->dest.agent, host_progress, &sh, &last);
+		if (host_rc < 0)
+			err_save(&host_why);
+	}
+	while (!atomic_load(&local.done)) {
+		const struct timespec tick = { 0, AGENT_REMOVE_POLL_MS * 1000000L };
+
+		draw(&sh);
+		nanosleep(&tick, NULL);
+	}
+	if (thread)
+		pthread_join(tid, NULL);
+	if (sh.drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	t->cleaned = true;
+	t->cleanup_s = clock_seconds(t0, clock_now());
+	t->host_removed = last.removed;
+	t->local_removed = atomic_load(&local.progress.removed);
+	if (show || verbose) {
+		char host[32], here[32];
+
+		fprintf(stderr, "  cleanup: removed %s entries on the host and %s here in %.1f s\n",
+			units_format_count(t->host_removed, host, sizeof(host)),
+			units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
+	}
+	if (host_rc < 0)
+		return err_restore(&host_why);
+	if (local.rc < 0)
+		return err_restore(&local.why);
+	return 0;
+}
