@@ -10,6 +10,7 @@
 #include "client/agent_remove.h"
 #include "clock.h"
 #include "err.h"
+#include "report/live.h"
 #include "fs_remove.h"
 #include "units.h"
 
@@ -51,31 +52,6 @@ static void *remove_local(void *arg)
 	return NULL;
 }
 
-static int percent(uint64_t done, uint64_t of)
-{
-	double p = of ? 100.0 * (double)done / (double)of : 0;
-
-	return (int)(p > 99 && done < of ? 99 : p);
-}
-
-void compare_cleanup_format(char *buf, size_t len, uint64_t host_found, uint64_t host_removed,
-			    bool host_walked, uint64_t local_found, uint64_t local_removed)
-{
-	char a[32], b[32];
-	int n;
-
-	units_format_count(host_found, a, sizeof(a));
-	if (host_walked)
-		n = snprintf(buf, len, "removing %s files on the host: %d%%", a,
-			     percent(host_removed, host_found));
-	else
-		n = snprintf(buf, len, "removing the copies on the host (%s files so far)", a);
-	if (local_found && n >= 0 && (size_t)n < len) {
-		units_format_count(local_found, b, sizeof(b));
-		snprintf(buf + n, len - (size_t)n, ", %s here: %d%%", b, percent(local_removed, local_found));
-	}
-}
-
 struct shown {
 	bool show;
 	struct local_removal *local;
@@ -89,7 +65,7 @@ static void draw(struct shown *sh)
 
 	if (!sh->show)
 		return;
-	compare_cleanup_format(line, sizeof(line), sh->host.found, sh->host.removed, sh->host.walked,
+	live_cleanup_format(line, sizeof(line), sh->host.found, sh->host.removed, sh->host.walked,
 			       atomic_load(&sh->local->progress.found), atomic_load(&sh->local->progress.removed));
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);

@@ -22,13 +22,4 @@
 int compare_cleanup(struct compare_session *s, const char *empty_dir, const char *remove_dir,
 		    bool show, bool verbose, struct report_timing *t);
 
-/*
- * The status line: "removing 120,000 files on the host: 40%" and, when
- * local_found, ", 20,000 here: 70%"; before the host's walk has listed
- * everything, "removing the copies on the host (35,000 files so far)".
- * Pure, for the tests.
- */
-void compare_cleanup_format(char *buf, size_t len, uint64_t host_found, uint64_t host_removed,
-			    bool host_walked, uint64_t local_found, uint64_t local_removed);
-
 #endif

@@ -68,4 +68,13 @@ void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned
 		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
 		 uint64_t expect, bool wire, double rate, double forecast);
 
+/*
+ * The status line: "removing 120,000 files on the host: 40%" and, when
+ * local_found, ", 20,000 here: 70%"; before the host's walk has listed
+ * everything, "removing the copies on the host (35,000 files so far)".
+ * Pure, for the tests; compare_cleanup.c draws it.
+ */
+void live_cleanup_format(char *buf, size_t len, uint64_t host_found, uint64_t host_removed,
+			 bool host_walked, uint64_t local_found, uint64_t local_removed);
+
 #endif
