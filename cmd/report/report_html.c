@@ -58,7 +58,7 @@ static void chart(const struct report *r, FILE *f)
 {
 	double longest = 0, step;
 	unsigned rows = 0;
-	struct report_winner win;
+	struct winner win;
 	int height;
 
 	for (size_t i = 0; i < r->nresults; i++)
