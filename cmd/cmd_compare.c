@@ -54,12 +54,15 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 {
 	struct strategy_result *results = calloc(COMPARE_MAX_STRATEGIES, sizeof(*results));
 	struct explain_report *ex = NULL;
+	char notice[1024];
 	int rc, code;
 
 	if (!results) {
 		err_set("out of memory for results");
 		return compare_fail();
 	}
+	if (runner_cleartext_notice(&s->o.run, &s->dest.target, list, (size_t)n, notice, sizeof(notice)))
+		fprintf(stderr, "xfercmp: %s\n", notice);
 	watch_strategies(results, n);
 	rc = runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, (size_t)n, results);
 	watch_strategies_done();

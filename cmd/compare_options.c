@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "err.h"
+#include "fsutil.h"
 #include "exitcode.h"
 #include "parallel.h"
 #include "report/text_wrap.h"
@@ -346,6 +347,25 @@ static int parse_number(struct compare_opts *o, int opt, const char *arg)
 	return 0;
 }
 
+/*
+ * The files the reports go to, checked before anything runs: a report
+ * that cannot be written must not cost the whole comparison first.
+ */
+static int check_outputs(const struct compare_opts *o)
+{
+	const struct {
+		const char *option, *path;
+	} out[] = {
+		{ "--json", o->json }, { "--html", o->html },
+		{ "--export-csv", o->export_csv }, { "--export-markdown", o->export_markdown },
+	};
+
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++)
+		if (out[i].path && fs_check_writable(out[i].path) < 0)
+			return cmd_usage_error(NULL, "%s: %s", out[i].option, err_msg());
+	return 0;
+}
+
 /* What the options say together, once all are read. Returns 0, or cmd_usage_error's code. */
 static int check_opts(struct compare_opts *o, int argc, char **argv)
 {
@@ -365,7 +385,7 @@ static int check_opts(struct compare_opts *o, int argc, char **argv)
 	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
 		return cmd_usage_error(NULL, "--remote-dir: at most %d bytes, not %zu", SSH_TARGET_ROOT_MAX,
 				       strlen(o->remote_dir));
-	return 0;
+	return check_outputs(o);
 }
 
 /*
