@@ -112,10 +112,20 @@ void report_recommend(struct report *r)
 			n += why_not_here(best, &win, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	}
 	used = n > 0 && (size_t)n < sizeof(r->recommendation) ? (size_t)n : strlen(r->recommendation);
-	if (best->strategy->real_command && used < sizeof(r->recommendation))
-		snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
-			 ". The same without xfercmp: %s (about %s for this data)",
-			 best->strategy->real_command, tb);
+	if (best->strategy->real_command && used < sizeof(r->recommendation)) {
+		const char *host = r->host && strcmp(r->host, "local") ? r->host : NULL;
+		const char *dir = r->spec && r->spec->kind == WORKLOAD_DIR ? r->spec->dir : NULL;
+		char cmd[512];
+
+		strategy_real_command(best->strategy, r->streams, host, dir, cmd, sizeof(cmd));
+		if (best->strategy->flags & STRATEGY_MULTI_STREAM)
+			snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+				 ". The nearest without xfercmp: %s (%u rsync streams over ssh, as %s ran %u)",
+				 cmd, r->streams, best->strategy->name, r->streams);
+		else
+			snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+				 ". The same without xfercmp: %s (about %s for this data)", cmd, tb);
+	}
 	n = (int)strlen(r->recommendation);
 	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	window_advice(r);
