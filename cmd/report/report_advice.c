@@ -129,11 +129,21 @@ void report_recommend(struct report *r)
 	n = (int)strlen(r->recommendation);
 	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	window_advice(r);
-	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0)
+	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
+		const char *host = r->host ? r->host : "the host";
+		char link[160];
+
+		/* the link this run measured, not a --what-if one the recommendation may be for */
+		if (plain->have_forecast)
+			snprintf(link, sizeof(link), "the measured link to %s, as %s sees it", host,
+				 plain->strategy->name);
+		else
+			snprintf(link, sizeof(link), "the measured link to %s, one stream", host);
 		compression_advice((double)plain->sent.bytes_read,
 				   plain->have_forecast ? plain->forecast.link.bytes_per_s : r->probes->net_bps_1,
-				   r->probes->zstd_ratio, r->probes->zstd_bps, r->compression_hint,
+				   link, r->probes->zstd_ratio, r->probes->zstd_bps, r->compression_hint,
 				   sizeof(r->compression_hint));
+	}
 }
 
 /* " (at depth 16: 31,000/s; ...)" for a rate measured at several depths. */
