@@ -96,7 +96,7 @@ static const struct cli_option compare_options[] = {
 	CLI_GROUP(connect_options),
 	CLI_OPTION("repeat", OPT_REPEAT, required_argument, "N",
 	  "runs per strategy (default 1): the median, mean ± σ and each\n"
-	  "run; a winner only beyond the runs' noise (Welch's t-test)"),
+	  "run; a winner only when its runs beat every other strategy's"),
 	CLI_OPTION("warm", OPT_WARM, no_argument, NULL,
 	  "do not drop the source from the page cache before each run\n"
 	  "(and skip the source disk probe, which would)"),
