@@ -123,7 +123,8 @@ static const struct cli_option compare_options[] = {
 	  "then rerun LIST (default: the recommended and the slowest) with\n"
 	  "one resource taken away at a time (destination disk, durable\n"
 	  "write, source disk, network, cipher) and report what each\n"
-	  "saved and the causal verdict"),
+	  "saved against a control run with nothing removed, and the\n"
+	  "causal verdict (none when the control belies the first run)"),
 	CLI_OPTION("json", OPT_JSON, required_argument, "FILE", "write the results as JSON (- = stdout; schema in README)"),
 	CLI_OPTION("html", OPT_HTML, required_argument, "FILE", "write a self-contained HTML page with a chart"),
 	CLI_OPTION("export-csv", OPT_EXPORT_CSV, required_argument, "FILE", "write the results table as CSV (one row a strategy)"),
