@@ -76,7 +76,7 @@ causal() {
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
 
-plan 36
+plan 37
 
 # --- no strategy or option reaches the null sink
 run "$xf" -s null --no-probes local
