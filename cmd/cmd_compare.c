@@ -60,6 +60,7 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	struct strategy_result *results = calloc(COMPARE_MAX_STRATEGIES, sizeof(*results));
 	struct strategy_result *sample_results = calloc(COMPARE_MAX_STRATEGIES, sizeof(*results));
 	struct explain_report *ex = NULL;
+	char notice[1024];
 	int rc, code, cleaned;
 
 	if (!results || !sample_results) {
@@ -70,6 +71,8 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 	}
 	s->sample_results = sample_results;
 	s->strategies_started = clock_now();
+	if (runner_cleartext_notice(&s->o.run, &s->dest.target, list, (size_t)n, notice, sizeof(notice)))
+		fprintf(stderr, "xfercmp: %s\n", notice);
 	watch_strategies(results, n);
 	rc = compare_sample_run(s, list, (size_t)n, results, sample_results);
 	watch_strategies_done();

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "err.h"
+#include "fsutil.h"
 #include "exitcode.h"
 #include "parallel.h"
 #include "report/text_wrap.h"
@@ -96,7 +97,7 @@ static const struct cli_option compare_options[] = {
 	CLI_GROUP(connect_options),
 	CLI_OPTION("repeat", OPT_REPEAT, required_argument, "N",
 	  "runs per strategy (default 1): the median, mean ± σ and each\n"
-	  "run; a winner only beyond the runs' noise (Welch's t-test)"),
+	  "run; a winner only when its runs beat every other strategy's"),
 	CLI_OPTION("sample", OPT_SAMPLE, required_argument, "SIZE|PERCENT|COUNT", COMPARE_SAMPLE_HELP),
 	CLI_OPTION("check", OPT_CHECK, no_argument, NULL, COMPARE_CHECK_HELP),
 	CLI_OPTION("warm", OPT_WARM, no_argument, NULL,
@@ -125,7 +126,8 @@ static const struct cli_option compare_options[] = {
 	  "then rerun LIST (default: the recommended and the slowest) with\n"
 	  "one resource taken away at a time (destination disk, durable\n"
 	  "write, source disk, network, cipher) and report what each\n"
-	  "saved and the causal verdict"),
+	  "saved against a control run with nothing removed, and the\n"
+	  "causal verdict (none when the control belies the first run)"),
 	CLI_OPTION("json", OPT_JSON, required_argument, "FILE", "write the results as JSON (- = stdout; schema in README)"),
 	CLI_OPTION("html", OPT_HTML, required_argument, "FILE", "write a self-contained HTML page with a chart"),
 	CLI_OPTION("export-csv", OPT_EXPORT_CSV, required_argument, "FILE", "write the results table as CSV (one row a strategy)"),
@@ -349,6 +351,25 @@ static int parse_number(struct compare_opts *o, int opt, const char *arg)
 	return 0;
 }
 
+/*
+ * The files the reports go to, checked before anything runs: a report
+ * that cannot be written must not cost the whole comparison first.
+ */
+static int check_outputs(const struct compare_opts *o)
+{
+	const struct {
+		const char *option, *path;
+	} out[] = {
+		{ "--json", o->json }, { "--html", o->html },
+		{ "--export-csv", o->export_csv }, { "--export-markdown", o->export_markdown },
+	};
+
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++)
+		if (out[i].path && fs_check_writable(out[i].path) < 0)
+			return cmd_usage_error(NULL, "%s: %s", out[i].option, err_msg());
+	return 0;
+}
+
 /* What the options say together, once all are read. Returns 0, or cmd_usage_error's code. */
 static int check_opts(struct compare_opts *o, int argc, char **argv)
 {
@@ -368,7 +389,7 @@ static int check_opts(struct compare_opts *o, int argc, char **argv)
 	if (o->remote_dir && strlen(o->remote_dir) > SSH_TARGET_ROOT_MAX)
 		return cmd_usage_error(NULL, "--remote-dir: at most %d bytes, not %zu", SSH_TARGET_ROOT_MAX,
 				       strlen(o->remote_dir));
-	return 0;
+	return check_outputs(o);
 }
 
 /*

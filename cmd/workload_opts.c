@@ -1,6 +1,7 @@
 #include "workload_opts.h"
 
 #include "err.h"
+#include "fsutil.h"
 #include "tree_features.h"
 #include "units.h"
 
@@ -95,6 +96,12 @@ int workload_opts_finish(struct workload_opts *o)
 		return err_set("--tree-features does not apply to the largefile workload: use smallfiles or mixed");
 	if (o->have_features && o->spec.kind == WORKLOAD_DIR)
 		return err_set("--tree-features does not apply to dir: workloads, which are your own tree");
+	if (o->spec.kind == WORKLOAD_DIR && fs_check_readable_dir(o->spec.dir) < 0) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err_msg());
+		return err_set("-w dir:%s", why);
+	}
 	if (o->have_features)
 		o->spec.features = o->features;
 	workload_apply_defaults(&o->spec);

@@ -303,6 +303,62 @@ int fs_join(char *buf, size_t len, const char *a, const char *b)
 	return 0;
 }
 
+int fs_check_writable(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (!*path)
+		return err_set("an empty file name: give the file to write");
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return err_set("%s is a directory: give a file name in it", path);
+		if (access(path, W_OK) < 0)
+			return err_errno("cannot write %s", path);
+		return 0;
+	}
+	if (errno != ENOENT && errno != ENOTDIR)
+		return err_errno("cannot write %s", path);
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return err_set("path too long: '%s'", path);
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return err_set("cannot write %s: the directory %s does not exist (create it first)", path,
+				       dir);
+		return err_errno("cannot write %s: %s", path, dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return err_set("cannot write %s: %s is not a directory", path, dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return err_errno("cannot write %s: cannot create files in %s", path, dir);
+	return 0;
+}
+
+int fs_check_readable_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		if (errno == ENOENT)
+			return err_set("%s: no such directory", dir);
+		return err_errno("%s", dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return err_set("%s: not a directory (give the directory whose tree to copy)", dir);
+	if (access(dir, R_OK | X_OK) < 0)
+		return err_errno("%s: cannot read the directory", dir);
+	return 0;
+}
+
 static int write_all_by(int fd, const void *buf, size_t len, int as_send)
 {
 	const char *p = buf;

@@ -57,6 +57,18 @@ int fs_dir_is_empty(const char *dir);
 /* Joins a and b with one '/' into buf; returns -1 (error set) if it does not fit. */
 int fs_join(char *buf, size_t len, const char *a, const char *b);
 
+/*
+ * Whether a file could be written at path before anything is done that
+ * its writing would waste: its directory exists, is a directory and is
+ * writable, and path is not itself a directory (nor an existing file we
+ * may not write). "-" (stdout) always can. Creates nothing. Returns 0,
+ * or -1 with the error set to one line saying which and what to do.
+ */
+int fs_check_writable(const char *path);
+
+/* Whether dir is a directory we can read: -1 (error set: "no such directory", "not a directory", ...) or 0. */
+int fs_check_readable_dir(const char *dir);
+
 /* Writes all of buf to fd, retrying short writes and EINTR. Returns 0 or -1 (errno set). */
 int fs_write_all(int fd, const void *buf, size_t len);
 

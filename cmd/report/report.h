@@ -9,6 +9,7 @@
 #include "probe/probes.h"
 #include "model/what_if.h"
 #include "run/runner.h"
+#include "run/winner.h"
 #include "workload.h"
 
 #include <json-c/json.h>
@@ -100,26 +101,19 @@ void report_tree_shape(const struct manifest *m, char *buf, size_t len);
 void report_preserved_text(const struct strategy_result *res, char *buf, size_t len);
 json_object *report_preserved_json(const struct strategy_result *res);
 
-/* A result's time: its median run's transfer + flush. */
+/* A result's time: its median run's transfer + flush (winner_seconds). */
 double report_seconds(const struct strategy_result *r);
 
-/*
- * The fastest strategy that ran (by median), the one after it, and whether
- * the first is faster beyond the runs' noise (stats_differ: the ranges do not
- * overlap, or Welch's test says so; single runs differ when their times do).
- * best is NULL when nothing ran.
- */
-struct report_winner {
-	const struct strategy_result *best, *next;
-	bool clear;
-};
-void report_winner(const struct report *r, struct report_winner *w);
+/* The one winner (run/winner.h's winner_decide over r's results): every rendering asks here. */
+void report_winner(const struct report *r, struct winner *w);
 
 /*
- * "no clear winner between A (m ± σ s) and B (...): ..." into buf when the
- * winner is not clear; returns the length written, 0 (buf untouched) when it is.
+ * "no clear winner between A (m ± σ s, lo–hi), B (...) and C (...): a tie
+ * within the runs' noise (their ranges overlap)" into buf when the winner
+ * is not clear, naming every tied strategy; returns the length written,
+ * 0 (buf untouched) when it is clear.
  */
-int report_noise_text(const struct report_winner *w, char *buf, size_t len);
+int report_noise_text(const struct winner *w, char *buf, size_t len);
 
 /*
  * res's forecast: on the link w, one of r->what_if (this run carried onto it,
@@ -137,11 +131,10 @@ double report_projected(const struct report *r, const struct strategy_result *re
 const struct what_if *report_recommend_link(const struct report *r);
 
 /*
- * The strategy the recommendation names (report_recommend): among those that
- * ran, the one with the least report_projected time on report_recommend_link;
- * on this link, when the two fastest measured are within their noise
- * (report_winner), the fastest measured. NULL when none ran. Reads only
- * results, nresults, probes, what_if and nwhat_if of r.
+ * The strategy the recommendation names (report_recommend), as
+ * winner_recommended decides it: on this link report_winner's winner; on
+ * report_recommend_link the least forecast there. NULL when none ran.
+ * Reads only results, nresults, probes, what_if and nwhat_if of r.
  */
 const struct strategy_result *report_recommended(const struct report *r);
 

@@ -36,9 +36,28 @@ static void window_advice(struct report *r)
 }
 
 /*
- * The recommendation: the fastest strategy, "N× faster than the slowest"
- * only when that difference is beyond the runs' noise, and no winner at all
- * when the fastest two are within it (--repeat; report_winner decides).
+ * When the recommendation is for a --what-if link and names another
+ * strategy than the one that won here: "; here splice was fastest (4.75 s
+ * measured), but on that link the model forecasts tar-ssh faster", so one
+ * report never names two winners without saying why.
+ */
+static int why_not_here(const struct strategy_result *best, const struct winner *win, char *buf, size_t len)
+{
+	char t[32];
+
+	if (!win->best || win->best == best || !len)
+		return 0;
+	model_format_seconds(report_seconds(win->best), t, sizeof(t));
+	return snprintf(buf, len, "; here %s was %s (%s measured), but on that link the model forecasts %s faster",
+			win->best->strategy->name, win->clear ? "fastest" : "among the fastest", t,
+			best->strategy->name);
+}
+
+/*
+ * The recommendation: the strategy report_recommended names, "N× faster
+ * than the slowest" only when it won beyond the runs' noise, and no winner
+ * at all when it is tied with others (--repeat; report_winner decides, as
+ * for the table's mark).
  */
 void report_recommend(struct report *r)
 {
@@ -46,7 +65,7 @@ void report_recommend(struct report *r)
 	const struct strategy_result *best = report_recommended(r), *slowest = NULL, *plain = NULL;
 	const char *verdict;
 	char where[96] = "on this link", tb[32], ts[32];
-	struct report_winner win;
+	struct winner win;
 	size_t used;
 	int n;
 
@@ -68,22 +87,21 @@ void report_recommend(struct report *r)
 	report_winner(r, &win);
 	if (w)
 		what_if_label(w, where, sizeof(where));
+	model_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
 	if (!w && report_sample_only(r) && report_whole_forecast(best) > 0) {
 		/* the whole's forecast from the sample: what the migration will take */
 		model_format_seconds(report_whole_forecast(best), tb, sizeof(tb));
 		n = report_sample_recommendation(r, best, r->recommendation, sizeof(r->recommendation));
 	} else if (!w && !win.clear) {
-		/* report_recommended named the fastest measured: there is no winner to name */
+		/* here and tied: the tie is the answer, with the fastest measured as one of them */
 		verdict = best->have_accounting ? resource_verdict_name(best->accounting.verdict) : NULL;
-		model_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
 		n = report_noise_text(&win, r->recommendation, sizeof(r->recommendation));
 		n += snprintf(r->recommendation + n, sizeof(r->recommendation) - (size_t)n,
-			      "; either will do here%s%s", verdict ? ", and it is " : "", verdict ? verdict : "");
+			      "; %s will do here%s%s", win.ntied > 2 ? "any of them" : "either",
+			      verdict ? ", and the fastest is " : "", verdict ? verdict : "");
 	} else {
-		model_format_seconds(report_projected(r, best, w), tb, sizeof(tb));
 		model_format_seconds(report_projected(r, slowest, w), ts, sizeof(ts));
-		if (slowest != best && report_projected(r, best, w) > 0 &&
-		    (w || stats_differ(&best->time, &slowest->time)))
+		if (slowest != best && report_projected(r, best, w) > 0)
 			n = snprintf(r->recommendation, sizeof(r->recommendation),
 				     "use %s for this workload %s: %s %s, %.1fx faster than %s (%s)%s%s",
 				     best->strategy->name, where,
@@ -94,20 +112,42 @@ void report_recommend(struct report *r)
 		else
 			n = snprintf(r->recommendation, sizeof(r->recommendation), "use %s %s: %s",
 				     best->strategy->name, where, tb);
+		if (w && n > 0 && (size_t)n < sizeof(r->recommendation))
+			n += why_not_here(best, &win, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	}
-	used = n > 0 ? (size_t)n : 0;
-	if (best->strategy->real_command && used < sizeof(r->recommendation))
-		snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
-			 ". The same without xfercmp: %s (about %s for this data)",
-			 best->strategy->real_command, tb);
+	used = n > 0 && (size_t)n < sizeof(r->recommendation) ? (size_t)n : strlen(r->recommendation);
+	if (best->strategy->real_command && used < sizeof(r->recommendation)) {
+		const char *host = r->host && strcmp(r->host, "local") ? r->host : NULL;
+		const char *dir = r->spec && r->spec->kind == WORKLOAD_DIR ? r->spec->dir : NULL;
+		char cmd[512];
+
+		strategy_real_command(best->strategy, r->streams, host, dir, cmd, sizeof(cmd));
+		if (best->strategy->flags & STRATEGY_MULTI_STREAM)
+			snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+				 ". The nearest without xfercmp: %s (%u rsync streams over ssh, as %s ran %u)",
+				 cmd, r->streams, best->strategy->name, r->streams);
+		else
+			snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
+				 ". The same without xfercmp: %s (about %s for this data)", cmd, tb);
+	}
 	n = (int)strlen(r->recommendation);
 	report_real_tool(r, best, r->recommendation + n, sizeof(r->recommendation) - (size_t)n);
 	window_advice(r);
-	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0)
+	if (plain && r->probes && r->probes->zstd_ratio > 0 && r->probes->zstd_bps > 0) {
+		const char *host = r->host ? r->host : "the host";
+		char link[160];
+
+		/* the link this run measured, not a --what-if one the recommendation may be for */
+		if (plain->have_forecast)
+			snprintf(link, sizeof(link), "the measured link to %s, as %s sees it", host,
+				 plain->strategy->name);
+		else
+			snprintf(link, sizeof(link), "the measured link to %s, one stream", host);
 		compression_advice((double)plain->sent.bytes_read,
 				   plain->have_forecast ? plain->forecast.link.bytes_per_s : r->probes->net_bps_1,
-				   r->probes->zstd_ratio, r->probes->zstd_bps, r->compression_hint,
+				   link, r->probes->zstd_ratio, r->probes->zstd_bps, r->compression_hint,
 				   sizeof(r->compression_hint));
+	}
 }
 
 /* " (at depth 16: 31,000/s; ...)" for a rate measured at several depths. */

@@ -12,6 +12,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* A ceiling that moved less than this is not listed: probes repeat within it here. */
@@ -135,6 +136,55 @@ static void diff_results(json_object *a, json_object *b, FILE *out)
 	}
 }
 
+/* A ceiling's unit, from its key's ending: the key without it is the ceiling's name. */
+static const struct {
+	const char *suffix;
+	double scale;		/* to the unit shown */
+	const char *unit;
+} ceiling_units[] = {
+	{ "_bits_per_s", 1e-9, "Gbit/s" },
+	{ "_bytes_per_s", 1e-6, "MB/s" },
+	{ "_files_per_s", 1, "files/s" },
+	{ "_seconds", 1, "s" },
+	{ "_bytes", 1e-6, "MB" },
+};
+
+/* "network 1 stream" for network_1_stream_bits_per_s, and its value in that unit ("2.29 Gbit/s") */
+static void ceiling_text(const char *key, double v, char *name, size_t nlen, char *val, size_t vlen)
+{
+	size_t klen = strlen(key), cut = klen;
+
+	snprintf(val, vlen, "%.4g", v);
+	for (size_t i = 0; i < sizeof(ceiling_units) / sizeof(ceiling_units[0]); i++) {
+		size_t sl = strlen(ceiling_units[i].suffix);
+		double x = v * ceiling_units[i].scale;
+
+		if (klen <= sl || strcmp(key + klen - sl, ceiling_units[i].suffix))
+			continue;
+		cut = klen - sl;
+		if (!strcmp(ceiling_units[i].unit, "s"))
+			snprintf(val, vlen, x < 1e-3 ? "%.1f µs" : x < 1 ? "%.2f ms" : "%.2f s",
+				 x < 1e-3 ? x * 1e6 : x < 1 ? x * 1e3 : x);
+		else
+			snprintf(val, vlen, x >= 100 ? "%.0f %s" : "%.2f %s", x, ceiling_units[i].unit);
+		break;
+	}
+	snprintf(name, nlen, "%.*s", (int)cut, key);
+	for (char *p = name; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+}
+
+/* the bytes of s beyond its columns (UTF-8 continuation bytes), for printf's widths */
+static int extra_bytes(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) == 0x80;
+	return n;
+}
+
 static void diff_ceilings(json_object *a, json_object *b, FILE *out)
 {
 	json_object *ca, *cb;
@@ -147,6 +197,7 @@ static void diff_ceilings(json_object *a, json_object *b, FILE *out)
 	}
 	json_object_object_foreach(ca, key, va) {
 		json_object *vb;
+		char name[64], xs[32], ys[32];
 		double x, y;
 
 		if (!json_object_object_get_ex(cb, key, &vb) || !va || !vb ||
@@ -158,16 +209,73 @@ static void diff_ceilings(json_object *a, json_object *b, FILE *out)
 			continue;
 		if (!header++)
 			fprintf(out, "\nceilings that changed by more than %.0f%%:\n", CEILING_CHANGE * 100);
-		fprintf(out, "  %-30s %12.4g → %-12.4g %+6.0f%%\n", key, x, y, (y / x - 1) * 100);
+		ceiling_text(key, x, name, sizeof(name), xs, sizeof(xs));
+		ceiling_text(key, y, name, sizeof(name), ys, sizeof(ys));
+		/* the widths in columns: "µ" is two bytes in one column */
+		fprintf(out, "  %-24s %*s → %-*s %+6.0f%%\n", name, 14 + extra_bytes(xs), xs,
+			14 + extra_bytes(ys), ys, (y / x - 1) * 100);
 	}
 	if (!header)
 		fprintf(out, "\nceilings: none changed by more than %.0f%%\n", CEILING_CHANGE * 100);
+}
+
+/* whether argv array arr holds the string s */
+static bool holds(json_object *arr, const char *s)
+{
+	for (size_t i = 0; i < json_object_array_length(arr); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
+			return true;
+	return false;
+}
+
+/* the words of x's command line that y's lacks, an option's value with its option: " -P 4" */
+static void words_only_in(json_object *x, json_object *y, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 1; i < json_object_array_length(x) && used < len; i++) {
+		const char *w = json_object_get_string(json_object_array_get_idx(x, i));
+		const char *before = json_object_get_string(json_object_array_get_idx(x, i - 1));
+		int n;
+
+		if (holds(y, w))
+			continue;
+		if (w[0] != '-' && i > 1 && before[0] == '-' && holds(y, before))
+			n = snprintf(buf + used, len - used, " %s %s", before, w);
+		else
+			n = snprintf(buf + used, len - used, " %s", w);
+		used += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/* the two command lines, when they differ: a change of options explains a change of times */
+static void diff_commands(json_object *a, json_object *b, FILE *out)
+{
+	json_object *ca, *cb;
+	char only[2][512];
+
+	if (!json_object_object_get_ex(a, "command", &ca) || !json_object_object_get_ex(b, "command", &cb) ||
+	    !json_object_is_type(ca, json_type_array) || !json_object_is_type(cb, json_type_array) ||
+	    json_object_equal(ca, cb))
+		return;
+	words_only_in(ca, cb, only[0], sizeof(only[0]));
+	words_only_in(cb, ca, only[1], sizeof(only[1]));
+	fputs("the command lines differ", out);
+	if (!only[0][0] && !only[1][0])
+		fputs(" in the order of their words", out);
+	fputs(":\n", out);
+	for (int k = 0; k < 2; k++)
+		if (only[k][0])
+			fprintf(out, "  only in %c:%s\n", "AB"[k], only[k]);
+	fputc('\n', out);
 }
 
 void report_diff(json_object *a, const char *a_path, json_object *b, const char *b_path, FILE *out)
 {
 	fprintf(out, "A: %s (%s)\nB: %s (%s)\n\n", a_path, text(a, "host") ? text(a, "host") : "?", b_path,
 		text(b, "host") ? text(b, "host") : "?");
+	diff_commands(a, b, out);
 	diff_results(a, b, out);
 	diff_ceilings(a, b, out);
 }

@@ -14,10 +14,12 @@
 json_object *report_diff_load(const char *path);
 
 /*
- * Writes a against b to out, named a_path and b_path: per strategy the time
- * in each, the change and whether it is beyond the runs' noise (Welch's
- * t-test on --repeat runs, or ranges that do not overlap); then the ceilings
- * that changed by more than 10%.
+ * Writes a against b to out, named a_path and b_path: the words of their
+ * command lines that differ, if any; per strategy the time in each, the
+ * change and whether it is beyond the runs' noise (Welch's t-test on
+ * --repeat runs, or ranges that do not overlap); then the ceilings that
+ * changed by more than 10%, named and in their units (Gbit/s, MB/s,
+ * files/s, ms or µs).
  */
 void report_diff(json_object *a, const char *a_path, json_object *b, const char *b_path, FILE *out);
 

@@ -17,7 +17,7 @@
 static void saving_text(const struct explain_item *it, const struct explain_ablation *a, char *buf,
 			size_t len)
 {
-	snprintf(buf, len, "%.2f s -> %.2f s, %+.0f%%", it->baseline_seconds, a->seconds,
+	snprintf(buf, len, "%.2f s -> %.2f s, %+.0f%%", explain_reference(it), a->seconds,
 		 -100.0 * a->saved_fraction);
 }
 
@@ -91,6 +91,18 @@ void report_explain_table(const struct explain_report *ex, FILE *out)
 				resource_verdict_name(r->accounting.verdict));
 		}
 		fputc('\n', out);
+		/* the control the savings are measured against, and a baseline it does not bear out */
+		if (it->control_status == EXPLAIN_OK)
+			fprintf(out, "    %-42s %.2f s%s\n", "control (nothing removed)", it->control_seconds,
+				it->baseline_outlier ? "" : "  (the savings below are against it)");
+		else if (it->control_status != EXPLAIN_NOT_RUN)
+			fprintf(out, "    %-42s %s: %s (the savings below are against the comparison's time)\n",
+				"control (nothing removed)", explain_status_name(it->control_status),
+				it->control_reason);
+		if (it->baseline_outlier)
+			fprintf(out, "    the comparison's %.2f s was an outlier: the control took %.2f s, beyond their "
+				"noise; the savings below are against the control, and no causal verdict is given\n",
+				it->baseline_seconds, it->control_seconds);
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++) {
 			const struct explain_ablation *a = &it->ab[k];
 			char saving[96];
@@ -115,7 +127,9 @@ void report_explain_table(const struct explain_report *ex, FILE *out)
 				break;
 			}
 		}
-		if (it->causal == RES_COUNT)
+		if (it->baseline_outlier)
+			fprintf(out, "    causal verdict: withheld (the baseline was an outlier against the control)\n");
+		else if (it->causal == RES_COUNT)
 			fprintf(out, "    causal verdict: none (no removal could run and save beyond %.0f%%)\n",
 				100 * EXPLAIN_NOISE);
 		else if (it->by_elimination)
@@ -166,4 +180,9 @@ void report_explain_json(const struct explain_report *ex, const struct strategy_
 	json_object_object_add(o, "causal_by_elimination", json_object_new_boolean(it->by_elimination));
 	json_object_object_add(o, "causal_agrees", it->has_agreement ? json_object_new_boolean(it->agrees) : NULL);
 	json_object_object_add(o, "explain_baseline_seconds", json_object_new_double(it->baseline_seconds));
+	json_object_object_add(o, "explain_control_seconds",
+			       json_seconds(it->control_seconds, it->control_status == EXPLAIN_OK));
+	json_object_object_add(o, "explain_control_status",
+			       json_object_new_string(explain_status_name(it->control_status)));
+	json_object_object_add(o, "explain_baseline_outlier", json_object_new_boolean(it->baseline_outlier));
 }

@@ -17,6 +17,8 @@
 
 #define CHART_WIDTH 720
 #define LABEL_WIDTH 110
+/* right of the longest bar: its value and "★ fastest" (80 cut the label to "★ fastes") */
+#define VALUE_WIDTH 160
 #define ROW_HEIGHT 34
 #define BAR_HEIGHT 22
 
@@ -58,7 +60,7 @@ static void chart(const struct report *r, FILE *f)
 {
 	double longest = 0, step;
 	unsigned rows = 0;
-	struct report_winner win;
+	struct winner win;
 	int height;
 
 	for (size_t i = 0; i < r->nresults; i++)
@@ -80,7 +82,7 @@ static void chart(const struct report *r, FILE *f)
 	height = (int)rows * ROW_HEIGHT + 80;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
 		   "aria-label=\"seconds per strategy, split by where the time went\">\n",
-		CHART_WIDTH + LABEL_WIDTH + 80, height);
+		CHART_WIDTH + LABEL_WIDTH + VALUE_WIDTH, height);
 	rows = 0;
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
@@ -161,7 +163,7 @@ static void results_table(const struct report *r, FILE *f)
 	fputs("<table><tr><th>strategy</th><th>status</th><th>seconds</th><th>transfer</th>"
 	      "<th>flush</th><th>MB/s</th><th>files/s</th><th>wire MB</th><th>verified</th>"
 	      "<th>forecast</th><th>forecast / measured</th>"
-	      "<th>kept of the tree</th><th>verdict</th><th>why</th></tr>\n", f);
+	      "<th>kept of the tree</th><th>verdict</th></tr>\n", f);
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = report_seconds(res);
@@ -169,7 +171,7 @@ static void results_table(const struct report *r, FILE *f)
 		fputs("<tr><td>", f);
 		report_html_escape(f, res->strategy->name);
 		if (res->status != RESULT_OK) {
-			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"12\">",
+			fprintf(f, "</td><td class=\"%s\">%s</td><td colspan=\"11\" class=\"why\">",
 				res->status == RESULT_SKIPPED ? "skip" : "fail",
 				res->status == RESULT_SKIPPED ? "skipped" : "failed");
 			report_html_escape(f, res->error);
@@ -198,17 +200,20 @@ static void results_table(const struct report *r, FILE *f)
 			report_html_escape(f, kept);
 			fputs("</td><td>", f);
 		}
+		/*
+		 * the why is a paragraph: on a row of its own under the figures, the
+		 * table's width is theirs and the paragraph wraps within it (as a
+		 * 14th column it pushed the table past a 1280 px window, clipped)
+		 */
 		if (res->have_accounting) {
 			report_html_escape(f, resource_verdict_name(res->accounting.verdict));
-			fputs("</td><td class=\"why\">", f);
+			fputs("</td></tr>\n<tr><td></td><td colspan=\"12\" class=\"why\">why: ", f);
 			report_html_escape(f, res->accounting.reason);
 			if (res->accounting.note[0]) {
 				fputs("<br><i>", f);
 				report_html_escape(f, res->accounting.note);
 				fputs("</i>", f);
 			}
-		} else {
-			fputs("</td><td>", f);
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -336,10 +341,8 @@ int report_html_write(const struct report *r, const char *path)
 	      "body{font-family:sans-serif;margin:2em;color:#222}\n"
 	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
 	      "text-align:left;vertical-align:top}th{background:#f2f2f2}\n"
-	      /* the reason is a paragraph: squeezed into the last column's share of a
-	       * 14-column table it ran a word a line, one row taller than the screen; 28em
-	       * pushed the table past a 1300 px window */
-	      "td.why{min-width:16em;max-width:40em}\n"
+	      /* the reason is a paragraph on a row of its own (results_table): it wraps */
+	      "table{max-width:100%}td.why{overflow-wrap:anywhere;color:#444}\n"
 	      ".ok{color:#1a7f37}.fail{color:#c62828}.skip{color:#777}\n"
 	      "svg text{font-size:13px}.label{font-weight:bold}.legend{font-size:12px}\n"
 	      ".tick{font-size:11px;fill:#555}.axis{stroke:#555}.grid{stroke:#e4e4e4}\n"

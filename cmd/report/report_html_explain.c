@@ -31,9 +31,13 @@ static void explain_item_html(const struct explain_item *it, FILE *f)
 
 	fputs("<h3>", f);
 	report_html_escape(f, r->strategy->name);
-	fprintf(f, ", %.2f s</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+	fprintf(f, ", %.2f s", it->baseline_seconds);
+	if (it->control_status == EXPLAIN_OK)
+		fprintf(f, "; the control (nothing removed) %.2f s%s", it->control_seconds,
+			it->baseline_outlier ? ": the comparison's time was an outlier, no causal verdict" : "");
+	fprintf(f, "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
 		   "aria-label=\"the model's share beside the measured saving of each removal\">\n",
-		it->baseline_seconds, PAIR_LABEL + PAIR_WIDTH + 300, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 24);
+		PAIR_LABEL + PAIR_WIDTH + 300, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 24);
 	for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++) {
 		const struct explain_ablation *a = &it->ab[k];
 		double model = explain_model_share(r, (enum explain_removed)k);

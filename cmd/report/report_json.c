@@ -62,17 +62,24 @@ static json_object *run_seconds_json(const struct strategy_result *res)
 	return a;
 }
 
-/* {"strategy": the fastest or null, "clear": beyond the runs' noise, "next": the runner-up} */
+/*
+ * {"strategy": the fastest or null, "clear": its runs beat every other's,
+ * "next": the runner-up, "tied": when not clear, those within its noise}
+ */
 static json_object *fastest_json(const struct report *r)
 {
-	json_object *o = json_object_new_object();
-	struct report_winner w;
+	json_object *o = json_object_new_object(), *tied;
+	struct winner w;
 
 	report_winner(r, &w);
 	json_object_object_add(o, "strategy",
 			       w.best ? json_object_new_string(w.best->strategy->name) : NULL);
 	json_object_object_add(o, "next", w.next ? json_object_new_string(w.next->strategy->name) : NULL);
 	json_object_object_add(o, "clear", json_object_new_boolean(w.clear));
+	tied = json_object_new_array();
+	for (size_t i = 0; i < w.ntied; i++)
+		json_object_array_add(tied, json_object_new_string(w.tied[i]->strategy->name));
+	json_object_object_add(o, "tied", tied);
 	json_object_object_add(o, "welch_p", w.best && w.next ?
 			       json_object_new_double(stats_welch_p(&w.best->time, &w.next->time)) : NULL);
 	return o;

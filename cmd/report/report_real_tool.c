@@ -26,6 +26,7 @@ int report_real_tool(const struct report *r, const struct strategy_result *best,
 	const struct strategy_result *fpsync = verified(r, "real-fpsync"), *rclone = verified(r, "real-rclone");
 	const struct strategy_result *tool;
 	const char *host = r->host && r->host[0] ? r->host : "HOST";
+	const char *src = r->spec && r->spec->kind == WORKLOAD_DIR ? r->spec->dir : "DIR";
 	char line[256];
 	int n;
 
@@ -34,11 +35,11 @@ int report_real_tool(const struct report *r, const struct strategy_result *best,
 	tool = !rclone || (fpsync && report_seconds(fpsync) <= report_seconds(rclone)) ? fpsync : rclone;
 	/* the options each strategy passes (real_fpsync.c, real_rclone.c), as a person types them */
 	if (tool == fpsync)
-		snprintf(line, sizeof(line), "fpsync -n %u SRC/ %s:DST/", r->streams, host);
+		snprintf(line, sizeof(line), "fpsync -n %u %s/ %s:DST/", r->streams, src, host);
 	else
 		snprintf(line, sizeof(line),
-			 "rclone copy --transfers %u --create-empty-src-dirs --sftp-disable-hashcheck SRC "
-			 "REMOTE:DST (REMOTE an sftp remote for %s)", r->streams, host);
+			 "rclone copy --transfers %u --create-empty-src-dirs --sftp-disable-hashcheck %s "
+			 "REMOTE:DST (REMOTE an sftp remote for %s)", r->streams, src, host);
 	n = snprintf(buf, len, "; the closest real tool here: %s, %.2f s (parallel %.2f s)", line,
 		     report_seconds(tool), report_seconds(best));
 	return n < 0 ? 0 : (size_t)n < len ? n : (int)len - 1;

@@ -231,7 +231,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	const char *red = color ? "\033[31m" : "", *dim = color ? "\033[2m" : "";
 	const char *reset = color ? "\033[0m" : "";
 	char bytes[32], shape[256], noise[512];
-	struct report_winner w;
+	struct winner w;
 	int best = -1;
 
 	report_winner(r, &w);

@@ -24,6 +24,18 @@ missing=$(for c in gen verify serve probe diff clean; do grep -q "^XFERCMP ${c^^
 [ -z "$missing" ]
 ok $? "it has a section per subcommand (missing: ${missing:-none})"
 check_grep "and the comparison's options" -- "--strategies LIST" "$page"
+# written as a man page (issue 44, item 7): its sections, prose where --help was pasted
+missing=$(for sec in NAME SYNOPSIS DESCRIPTION OPTIONS EXAMPLES "EXIT STATUS" FILES "SEE ALSO"; do
+	grep -qx "$sec" <<<"$page" || echo "$sec"; done)
+[ -z "$missing" ]
+ok $? "the man page has NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXAMPLES, EXIT STATUS, FILES, SEE ALSO (missing: ${missing:-none})"
+desc=$(sed -n '/^DESCRIPTION$/,/^OPTIONS$/p' <<<"$page")
+! grep -q "usage:" <<<"$desc" && grep -q "moves one tree to HOST" <<<"$desc"
+ok $? "its DESCRIPTION is prose, not the usage line"
+see=$(sed -n '/^SEE ALSO$/,$p' <<<"$page")
+grep -q "ssh_config(5)" <<<"$see" && grep -q "iperf3(1)" <<<"$see" && ! grep -q "README" <<<"$see"
+ok $? "SEE ALSO names ssh_config(5) ... iperf3(1), not a README that is not installed"
+check_grep "each option is an entry of its own" "^       -s, --strategies LIST$" "$page"
 
 # complete WORDS...: what bash completion offers for the last word
 complete_words() {
@@ -40,6 +52,13 @@ check_grep "bash: xfercmp gen --th completes gen's --threads=" "^--threads=$" "$
 ok $? "bash: verify offers its own options, not the comparison's"
 check_grep "bash: xfercmp pro completes the subcommand probe" "^probe$" "$(complete_words xfercmp pro)"
 check_grep "bash: -s sp completes the strategy splice" "^splice$" "$(complete_words xfercmp -s sp)"
+check_grep "bash: -s all,re completes after the comma" "^all,real-rsync$" "$(complete_words xfercmp -s all,re)"
+mkdir -p "$tmp/home/.ssh"
+printf 'Host backup1 backup2\n  HostName 198.18.0.2\nHost *.example\n  User u\n' >"$tmp/home/.ssh/config"
+hosts=$(HOME=$tmp/home complete_words xfercmp back)
+[ "$(grep -c '^backup[12]$' <<<"$hosts")" -eq 2 ] && ! grep -q example <<<"$hosts"
+ok $? "bash: the hosts of ~/.ssh/config are offered, patterns left out ($(echo $hosts))"
+check_grep "bash: and after options too" "^backup1$" "$(HOME=$tmp/home complete_words xfercmp -s splice back)"
 zsh -n "$root/share/zsh/vendor-completions/_xfercmp"
 ok $? "zsh: the completion file parses"
 

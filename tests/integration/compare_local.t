@@ -266,8 +266,8 @@ bad repeat, named with the range|--repeat: expected 1 to 100, got '0'|--repeat 0
 --agent without --token-file|--agent and --token-file go together|--agent 127.0.0.1:1
 a --remote-dir too long to hold, how long it may be|remote-dir: at most 511 bytes, not 601|--remote-dir /$(printf 'x%.0s' $(seq 600)) testbed
 EOF
-check_rc 1 "missing dir: workload" "$xfercmp" -w dir:/nonexistent/xfercmp -s splice
-check_grep "names the directory" "/nonexistent/xfercmp" "$LAST_OUT"
+check_rc 2 "missing dir: workload: refused before the run, a usage error" "$xfercmp" -w dir:/nonexistent/xfercmp -s splice
+check_grep "names the directory" "dir:/nonexistent/xfercmp: no such directory" "$LAST_OUT"
 
 # the user's own tree (dir:) is read, never modified
 src="$work/mine"

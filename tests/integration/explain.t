@@ -76,7 +76,7 @@ causal() {
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
 
-plan 36
+plan 37
 
 # --- no strategy or option reaches the null sink
 run "$xf" -s null --no-probes local
@@ -102,6 +102,9 @@ causal network "$json" network network-bound network
 ok $? "network: the null-sink run is checked in the stream, never verified"
 [ "$(ab "$json" network verified)" = True ]
 ok $? "network: the loopback run verified"
+ctl=$(json_get "$json" "(d['results'][0]['explain_control_status'], d['results'][0]['explain_control_seconds'] > 0, d['results'][0]['explain_baseline_outlier'] in (True, False))" 2>&1)
+[ "$ctl" = "('ok', True, True)" ]
+ok $? "network: the control ran with nothing removed, and the baseline was checked against it ($ctl)"
 
 # --- 2 GiB unshaped to durable ext4, source cold: disk
 check "testbed unshaped" "$tb" up
@@ -180,7 +183,8 @@ json="$tmp/partial.json"
 	>"$tmp/partial.out" 2>"$tmp/partial.err" &
 pid=$!
 for _ in $(seq 1200); do
-	grep -q "explain 2/" "$tmp/partial.err" 2>/dev/null && break
+	# 1/ is the control, 2/ the first removal: 3/ has it done
+	grep -q "explain 3/" "$tmp/partial.err" 2>/dev/null && break
 	sleep 0.1
 done
 kill -INT "$pid"
@@ -193,7 +197,7 @@ st=$(json_get "$json" "(d['partial'], [a['status'] for a in d['results'][0]['exp
 ok $? "interrupted: partial, the first removal kept, the one running not run ($st)"
 grep -q "partial: interrupted" "$tmp/partial.out"
 ok $? "interrupted: the report says partial"
-grep -Eq "^--explain will run 4 more transfers of about [0-9]+ s each" "$tmp/partial.err"
+grep -Eq "^--explain will run 5 more transfers of about [0-9]+ s each" "$tmp/partial.err"
 ok $? "the estimate came first: $(grep -m1 -e '--explain will run' "$tmp/partial.err")"
 # the tmpfs agent's root goes with its SSH channel (the host is this machine: its /dev/shm is ours)
 for _ in $(seq 100); do

@@ -224,6 +224,9 @@ t0=$(now_ms)
 start "$name" -w "dir:$work/tree" --remote-dir "$rd" -s splice,tar-ssh --json "$work/clear.json"
 finish_client
 ok_exit "dir: without --allow-cleartext: the run still works" 0
+check_grep "dir: without --allow-cleartext: the skip is said before the run, on stderr" \
+	"^xfercmp: splice will be skipped: it would send your files unencrypted over TCP to testbed .*pass --allow-cleartext to run it$" \
+	"$(cat "$work/$name.err")"
 st=$(json_get "$work/clear.json" "[(r['strategy'], r['status']) for r in d['results']]")
 [ "$st" = "[('splice', 'skipped'), ('tar-ssh', 'ok')]" ]
 ok $? "dir: without --allow-cleartext: splice skipped, tar-ssh (encrypted) runs ($st)"

@@ -120,7 +120,7 @@ json.dump(d, open(sys.argv[2], "w"))
 EOF
 run_out=$("$xf" diff "$fixture1" "$work/v1-half.json" 2>&1)
 check_grep "diff of two schema-1 reports: the network in bits under its schema-2 name" \
-	"^  network_1_stream_bits_per_s +2\.286e\+09 → 1\.143e\+09 +-50%" "$run_out"
+	"^  network 1 stream +2\.29 Gbit/s → 1\.14 Gbit/s +-50%" "$run_out"
 ! grep -q "network_bps" <<<"$run_out"
 ok $? "and not under its schema-1 name"
 printf '{"schema": 4, "results": []}\n' >"$work/v4.json"

@@ -83,7 +83,8 @@ ok $? "CSV: a header and a row a strategy; the error with a comma stays one fiel
 lines=$(wc -l <"$work/r.md")
 [ "$lines" -eq 4 ] && sed -n 2p "$work/r.md" | grep -q '^| --- |' && grep -q '^| bad | failed .*a,b\\|c' "$work/r.md"
 ok $? "Markdown: header, separator and a row a strategy, a pipe escaped ($lines lines)"
-check_rc 1 "an export into a missing directory fails" "$xfercmp" -w smallfiles --files 20 --no-probes \
-	-s splice --export-csv "$work/missing/r.csv"
-check_grep "naming the file" "cannot write '$work/missing/r.csv'" "$LAST_OUT"
+check_rc 2 "an export into a missing directory fails before the run, a usage error" "$xfercmp" -w smallfiles \
+	--files 20 --no-probes -s splice --export-csv "$work/missing/r.csv"
+check_grep "naming the file and its missing directory" \
+	"cannot write $work/missing/r.csv: the directory $work/missing does not exist" "$LAST_OUT"
 finish

@@ -22,7 +22,7 @@
  * only favours compression more; it is left out, so the estimate errs
  * towards "does not pay".
  */
-void compression_advice(double bytes, double link_bps, double compress_ratio, double compress_bps,
+void compression_advice(double bytes, double link_bps, const char *link, double compress_ratio, double compress_bps,
 			char *out, size_t len)
 {
 	double n = link_bps, speedup;
@@ -50,8 +50,9 @@ void compression_advice(double bytes, double link_bps, double compress_ratio, do
 		return;
 	speedup = compress_bps / n < compress_ratio ? compress_bps / n : compress_ratio;
 	/* the stream only: per-file and disk time are the same with or without compression */
-	attr_append(out, len, &used, "; on the probed %.2f Gbit/s link the stream would move %.1fx %s",
-		    n * 8 / 1e9, speedup >= 1 ? speedup : 1 / speedup, speedup >= 1 ? "faster" : "slower");
+	attr_append(out, len, &used, "; on %s, %.2f Gbit/s, the stream would move %.1fx %s",
+		    link ? link : "the probed link", n * 8 / 1e9, speedup >= 1 ? speedup : 1 / speedup,
+		    speedup >= 1 ? "faster" : "slower");
 	/* seconds only where they are big enough to mean something */
 	if (bytes > 0 && bytes / n >= 1.0)
 		attr_append(out, len, &used, " (%.1f s instead of %.1f s)", bytes / n / speedup, bytes / n);

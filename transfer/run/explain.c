@@ -257,7 +257,7 @@ static void run_one(struct explain_ctx *c, struct explain_item *it, enum explain
 	if (r.status == RESULT_OK && r.runs > 0) {
 		a.status = EXPLAIN_OK;
 		a.seconds = r.median.transfer + r.median.flush;
-		a.saved_fraction = it->baseline_seconds > 0 ? (it->baseline_seconds - a.seconds) / it->baseline_seconds : 0;
+		a.saved_fraction = explain_reference(it) > 0 ? (explain_reference(it) - a.seconds) / explain_reference(it) : 0;
 		a.verified = !o->null_sink && r.verified;
 		a.stream_checked = o->null_sink && r.stream_checked;
 	} else {
@@ -266,12 +266,45 @@ static void run_one(struct explain_ctx *c, struct explain_item *it, enum explain
 	}
 	if (a.status == EXPLAIN_OK)
 		say(c, "  %s without %s: %.2f s -> %.2f s (%+.0f%%)", list[0]->name, explain_removed_text(k),
-		    it->baseline_seconds, a.seconds, -100 * a.saved_fraction);
+		    explain_reference(it), a.seconds, -100 * a.saved_fraction);
 	else
 		say(c, "  %s without %s: %s: %s", list[0]->name, explain_removed_text(k),
 		    explain_status_name(a.status), a.reason);
 	/* whole, so an interrupt's report sees it done or not run */
 	it->ab[k] = a;
+}
+
+/*
+ * The control: it's strategy once more with nothing removed, against the
+ * comparison's destination, cold like the baseline, before its removals.
+ */
+static void run_control(struct explain_ctx *c, struct explain_item *it)
+{
+	struct runner_opts o = *c->e->run;
+	struct strategy_result r;
+	const struct strategy *list[1] = { it->result->strategy };
+
+	o.repeat = 1;
+	o.sample = false;
+	o.probes = NULL;
+	o.progress = NULL;
+	c->done++;
+	say(c, "explain %u/%u: %s with nothing removed (the control)...", c->done, c->total, list[0]->name);
+	if (runner_run(&o, c->e->src_root, c->e->m, &c->e->dest->target, list, 1, &r) < 0 && !r.error[0])
+		snprintf(r.error, sizeof(r.error), "%s", err_msg());
+	if (r.status == RESULT_OK && r.runs > 0) {
+		it->control_seconds = r.median.transfer + r.median.flush;
+		it->control_status = EXPLAIN_OK;
+		explain_check_baseline(it);
+		say(c, "  %s, the control: %.2f s (the comparison's %.2f s%s)", list[0]->name,
+		    it->control_seconds, it->baseline_seconds,
+		    it->baseline_outlier ? ", an outlier: the removals are measured against the control" : "");
+	} else {
+		it->control_status = r.status == RESULT_SKIPPED ? EXPLAIN_SKIPPED : EXPLAIN_FAILED;
+		snprintf(it->control_reason, sizeof(it->control_reason), "%s", r.error);
+		say(c, "  %s, the control: %s: %s", list[0]->name, explain_status_name(it->control_status),
+		    it->control_reason);
+	}
 }
 
 /* The destination and options for removal k; NULL (alt's reason in *why) when it cannot be had. */
@@ -335,6 +368,8 @@ int explain_run(const struct explain_setup *e, const struct strategy_result *res
 	explain_choose(e->list, results, n, e->recommended, ex);
 	for (size_t i = 0; i < ex->n; i++) {
 		pre_skip(&c, &ex->items[i]);
+		c.total++;	/* the control */
+		each += ex->items[i].baseline_seconds;
 		for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++)
 			if (ex->items[i].ab[k].status == EXPLAIN_NOT_RUN) {
 				c.total++;
@@ -344,6 +379,12 @@ int explain_run(const struct explain_setup *e, const struct strategy_result *res
 	if (c.total)
 		say(&c, "--explain will run %u more transfer%s of about %.0f s each (about %.0f s in all, and each removal's agent to start)",
 		    c.total, c.total == 1 ? "" : "s", each / c.total, each);
+	/* each strategy's control first: its removals are measured against it */
+	for (size_t i = 0; i < ex->n; i++) {
+		run_control(&c, &ex->items[i]);
+		if (e->dest->agent.lost)
+			goto out;
+	}
 	/* removal by removal, so each extra agent starts once */
 	for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++) {
 		for (size_t i = 0; i < ex->n; i++) {

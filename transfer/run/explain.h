@@ -72,6 +72,18 @@ struct explain_item {
 	bool by_elimination;
 	/* the model's verdict agrees (both name one resource; network and latency are one link) */
 	bool has_agreement, agrees;
+	/*
+	 * The control: the strategy rerun once with nothing removed, just
+	 * before its removals, so that a removal's saving is a saving and not
+	 * the baseline's noise. The savings are measured against it when it ran
+	 * (explain_reference). baseline_outlier: the comparison's baseline lies
+	 * beyond the control's noise (explain_decide); then there is no causal
+	 * verdict.
+	 */
+	enum explain_status control_status;
+	double control_seconds;		/* transfer + flush; 0 unless OK */
+	char control_reason[1024];	/* why it did not run */
+	bool baseline_outlier;
 };
 
 struct explain_report {
@@ -92,6 +104,16 @@ const char *explain_status_name(enum explain_status s);
  */
 bool explain_ablation_verified(const struct explain_ablation *a);
 
+/* What it's removals are measured against: the control's time when it ran, else the baseline. */
+double explain_reference(const struct explain_item *it);
+
+/*
+ * Fills it->baseline_outlier: the control ran and the baseline is further
+ * from it than their noise, the larger of EXPLAIN_NOISE of the longer and
+ * the spread of the comparison's runs (--repeat).
+ */
+void explain_check_baseline(struct explain_item *it);
+
 /*
  * Fills it->causal, causal_by, by_elimination and the agreement from its
  * ablations and the result's model verdict. files, bytes: the workload;
@@ -99,6 +121,8 @@ bool explain_ablation_verified(const struct explain_ablation *a);
  * measured), which split a destination or source removal's saving into disk
  * (bytes) or metadata (files): the larger of the two times at its ceiling,
  * or without ceilings files of 64 KiB or less on average reading metadata.
+ * With a baseline_outlier (explain_check_baseline, called here) there is
+ * no verdict: causal RES_COUNT and no agreement.
  */
 void explain_decide(struct explain_item *it, uint64_t files, uint64_t bytes, double create_per_s,
 		    double write_bps, double open_per_s, double read_bps);

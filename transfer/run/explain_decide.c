@@ -6,6 +6,8 @@
  */
 #include "run/explain.h"
 
+#include <math.h>
+
 static const char *const removed_names[EXPLAIN_REMOVED_COUNT] = {
 	[EXPLAIN_DEST_DISK] = "dest_disk",
 	[EXPLAIN_DURABLE_WRITE] = "durable_write",
@@ -56,6 +58,25 @@ static enum resource split_end(uint64_t files, uint64_t bytes, double per_s, dou
 	return files && bytes / files <= (64u << 10) ? RES_METADATA : RES_DISK;
 }
 
+double explain_reference(const struct explain_item *it)
+{
+	return it->control_status == EXPLAIN_OK && it->control_seconds > 0 ? it->control_seconds
+									  : it->baseline_seconds;
+}
+
+void explain_check_baseline(struct explain_item *it)
+{
+	double b = it->baseline_seconds, c = it->control_seconds, noise;
+
+	it->baseline_outlier = false;
+	if (it->control_status != EXPLAIN_OK || !(b > 0) || !(c > 0))
+		return;
+	noise = EXPLAIN_NOISE * (b > c ? b : c);
+	if (it->result && it->result->time.n > 1 && it->result->time.max - it->result->time.min > noise)
+		noise = it->result->time.max - it->result->time.min;
+	it->baseline_outlier = fabs(b - c) > noise;
+}
+
 void explain_decide(struct explain_item *it, uint64_t files, uint64_t bytes, double create_per_s,
 		    double write_bps, double open_per_s, double read_bps)
 {
@@ -66,6 +87,12 @@ void explain_decide(struct explain_item *it, uint64_t files, uint64_t bytes, dou
 
 	it->causal = RES_COUNT;
 	it->by_elimination = false;
+	explain_check_baseline(it);
+	/* the baseline disagrees with the control: no saving can be trusted to name a cause */
+	if (it->baseline_outlier) {
+		it->has_agreement = it->agrees = false;
+		return;
+	}
 	for (int k = 0; k < EXPLAIN_REMOVED_COUNT; k++) {
 		const struct explain_ablation *a = &it->ab[k];
 

@@ -484,18 +484,56 @@ static int run_strategy(struct run_all *all, const struct strategy *s, struct st
 
 /*
  * Whether s must not run: it would send the user's own files unencrypted
- * across a network, and the user did not say so is fine. Fills r->error.
+ * across a network, and the user did not say so is fine.
  */
+static bool refuses_cleartext(const struct runner_opts *o, const struct xfer_target *t, const struct strategy *s)
+{
+	return (s->flags & STRATEGY_CLEARTEXT) && o->user_tree && !o->allow_cleartext &&
+	       agent_client_in_clear(t->agent);
+}
+
+static const char *target_label(const struct xfer_target *t)
+{
+	return t->label ? t->label : t->agent->label;
+}
+
+/* refuses_cleartext, with the reason in r->error */
 static bool cleartext_refused(const struct runner_opts *o, const struct xfer_target *t,
 			      const struct strategy *s, struct strategy_result *r)
 {
-	if (!(s->flags & STRATEGY_CLEARTEXT) || !o->user_tree || o->allow_cleartext ||
-	    !agent_client_in_clear(t->agent))
+	if (!refuses_cleartext(o, t, s))
 		return false;
 	snprintf(r->error, sizeof(r->error),
 		 "would send your files unencrypted over TCP to %s (the SSH strategies encrypt); pass --allow-cleartext to run it",
-		 t->label ? t->label : t->agent->label);
+		 target_label(t));
 	return true;
+}
+
+size_t runner_cleartext_notice(const struct runner_opts *o, const struct xfer_target *t,
+			       const struct strategy *const *list, size_t n, char *buf, size_t len)
+{
+	size_t refused = 0, used = 0, total = 0;
+	int k;
+
+	for (size_t i = 0; i < n; i++)
+		total += refuses_cleartext(o, t, list[i]);
+	if (!total || !len)
+		return 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		if (!refuses_cleartext(o, t, list[i]))
+			continue;
+		refused++;
+		k = snprintf(buf + used, len - used, "%s%s", refused == 1 ? "" : refused == total ? " and " : ", ",
+			     list[i]->name);
+		used += k > 0 ? (size_t)k : 0;
+	}
+	if (used < len)
+		snprintf(buf + used, len - used,
+			 " will be skipped: %s would send your files unencrypted over TCP to %s (the SSH "
+			 "strategies encrypt); pass --allow-cleartext to run %s",
+			 total == 1 ? "it" : "they", target_label(t), total == 1 ? "it" : "them");
+	return total;
 }
 
 int runner_run(const struct runner_opts *o, const char *src_root, const struct manifest *m,

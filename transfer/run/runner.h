@@ -159,6 +159,17 @@ struct runner_opts {
 };
 
 /*
+ * Before runner_run: the strategies of list[0..n) it will skip because
+ * they would send the user's own tree (o->user_tree) unencrypted to t,
+ * "splice, zstd and parallel will be skipped: they would send your files
+ * unencrypted over TCP to HOST (...); pass --allow-cleartext to run
+ * them" into buf, so the user hears it before the run, not after. Returns
+ * how many (0: buf untouched).
+ */
+size_t runner_cleartext_notice(const struct runner_opts *o, const struct xfer_target *t,
+			       const struct strategy *const *list, size_t n, char *buf, size_t len);
+
+/*
  * Runs list[0..n) and fills results[0..n). A strategy that fails does not
  * stop the others. Returns 0 when the runner itself could work (look at each
  * result), -1 (error set) when it could not, e.g. the agent went away: then

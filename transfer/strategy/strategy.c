@@ -9,6 +9,7 @@
 #include "probe/net_sweep.h"
 #include "stream/sock_size.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,4 +52,46 @@ void strategy_free(const struct strategy *s)
 {
 	if (s && s->release)
 		s->release(s);
+}
+
+/* whether the word w (all capitals) starts at p, not inside a longer word */
+static bool word_at(const char *start, const char *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	return !strncmp(p, w, n) && (p == start || !isalnum((unsigned char)p[-1])) &&
+	       !isalnum((unsigned char)p[n]) && p[n] != '_';
+}
+
+int strategy_real_command(const struct strategy *s, unsigned streams, const char *host, const char *dir,
+			  char *buf, size_t len)
+{
+	const char *t = s->real_command;
+	char n[16];
+	size_t used = 0;
+
+	if (!t || !len)
+		return 0;
+	snprintf(n, sizeof(n), "%u", streams);
+	for (const char *p = t; *p && used + 1 < len;) {
+		const char *with = NULL;
+		size_t skip = 0;
+
+		if (streams && word_at(t, p, "N"))
+			with = n, skip = 1;
+		else if (host && *host && word_at(t, p, "HOST"))
+			with = host, skip = 4;
+		else if (dir && *dir && word_at(t, p, "DIR"))
+			with = dir, skip = 3;
+		if (with) {
+			int k = snprintf(buf + used, len - used, "%s", with);
+
+			used = k > 0 && used + (size_t)k < len ? used + (size_t)k : len - 1;
+			p += skip;
+		} else {
+			buf[used++] = *p++;
+		}
+	}
+	buf[used] = '\0';
+	return (int)used;
 }

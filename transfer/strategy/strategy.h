@@ -273,7 +273,8 @@ struct strategy {
 	struct strategy_traits traits;
 	/*
 	 * The command a user would type for the same transfer, DIR, HOST and
-	 * DST standing for the tree, the host and the destination.
+	 * DST standing for the tree, the host and the destination, N for the
+	 * streams (strategy_real_command fills in what is known).
 	 */
 	const char *real_command;
 	/*
@@ -326,5 +327,14 @@ void strategy_free(const struct strategy *s);
 /* The table (table.c), in the order --strategies all runs them. */
 extern const struct strategy *const strategy_table[];
 extern const size_t strategy_count;
+
+/*
+ * s's real_command as a command line to run: the words N, HOST and DIR
+ * replaced by streams, host and dir (HOST and DIR left as they are when
+ * NULL or empty, N when streams is 0); DST and PORT stay for the user to
+ * choose. Returns the length written, 0 when s has no real command.
+ */
+int strategy_real_command(const struct strategy *s, unsigned streams, const char *host, const char *dir,
+			  char *buf, size_t len);
 
 #endif

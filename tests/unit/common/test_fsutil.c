@@ -134,9 +134,44 @@ static void test_remove_marked_tree_keeps_marker_on_failure(void **state)
 	rm_fixture_check_marker(serial_remove);
 }
 
+/* issue 44: --json into a missing directory was found out only after the whole run */
+static void test_check_writable(void **state)
+{
+	char dir[] = "/tmp/xfercmp-test-writable-XXXXXX", path[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fs_check_writable("-"), 0);
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	assert_int_equal(fs_check_writable(path), 0);
+	assert_int_equal(access(path, F_OK), -1);	/* nothing created */
+	snprintf(path, sizeof(path), "%s/missing/report.json", dir);
+	assert_int_equal(fs_check_writable(path), -1);
+	assert_contains(err_msg(), "does not exist");
+	assert_int_equal(fs_check_writable(dir), -1);
+	assert_contains(err_msg(), "is a directory");
+	snprintf(path, sizeof(path), "%s/file", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0644));
+	assert_int_equal(fs_check_writable(path), 0);
+	snprintf(path, sizeof(path), "%s/file/report.json", dir);
+	assert_int_equal(fs_check_writable(path), -1);
+	assert_contains(err_msg(), "is not a directory");
+	assert_int_equal(fs_check_writable(""), -1);
+	/* a directory's tree to copy */
+	assert_int_equal(fs_check_readable_dir(dir), 0);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	assert_int_equal(fs_check_readable_dir(path), -1);
+	assert_contains(err_msg(), "not a directory");
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(fs_check_readable_dir(path), -1);
+	assert_contains(err_msg(), "no such directory");
+	assert_int_equal(fs_remove_tree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_writable),
 		cmocka_unit_test(test_write_all_whole),
 		cmocka_unit_test(test_send_all_whole),
 		cmocka_unit_test(test_send_all_closed_peer_is_epipe),

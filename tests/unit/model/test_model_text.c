@@ -31,25 +31,29 @@ static void test_compression_advice(void **state)
 
 	(void)state;
 	/* on a 1 Gbit/s link a 3:1 stream at 620 MB/s gets the full ratio */
-	compression_advice(bytes, 117e6, 3.0, 620e6, text, sizeof(text));
+	compression_advice(bytes, 117e6, NULL, 3.0, 620e6, text, sizeof(text));
 	assert_contains(text, "compression pays below 4.96 Gbit/s for this data (ratio 3.00, zstd at 620 MB/s)");
-	assert_contains(text, "on the probed 0.94 Gbit/s link the stream would move 3.0x faster (6.1 s instead of 18.4 s)");
+	assert_contains(text, "; on the probed link, 0.94 Gbit/s, the stream would move 3.0x faster (6.1 s instead of 18.4 s)");
+	/* which link, when the report speaks of more than one (issue 44: "this 1.29 Gbit/s link" of two runs) */
+	compression_advice(bytes, 117e6, "the measured link to testbed, as splice sees it", 3.0, 620e6, text,
+			   sizeof(text));
+	assert_contains(text, "; on the measured link to testbed, as splice sees it, 0.94 Gbit/s, the stream would move 3.0x faster");
 	/* on a 20 Gbit/s link it costs: the compressor is the slow stage */
-	compression_advice(bytes, 2.5e9, 3.0, 620e6, text, sizeof(text));
+	compression_advice(bytes, 2.5e9, NULL, 3.0, 620e6, text, sizeof(text));
 	assert_contains(text, "4.0x slower");
 	/* just either side of the break-even rate (the compressor's throughput) */
-	compression_advice(bytes, 619e6, 1.5, 620e6, text, sizeof(text));
+	compression_advice(bytes, 619e6, NULL, 1.5, 620e6, text, sizeof(text));
 	assert_contains(text, "faster");
-	compression_advice(bytes, 621e6, 1.5, 620e6, text, sizeof(text));
+	compression_advice(bytes, 621e6, NULL, 1.5, 620e6, text, sizeof(text));
 	assert_contains(text, "slower");
-	compression_advice(bytes, 621e6, 1.0, 620e6, text, sizeof(text));
+	compression_advice(bytes, 621e6, NULL, 1.0, 620e6, text, sizeof(text));
 	assert_contains(text, "does not pay for this data at any link rate (ratio 1.00");
-	compression_advice(bytes, 621e6, 2.0, 0, text, sizeof(text));
+	compression_advice(bytes, 621e6, NULL, 2.0, 0, text, sizeof(text));
 	assert_contains(text, "not measured");
 	/* no link figure: only the break-even */
-	compression_advice(bytes, 0, 2.0, 1.27e9, text, sizeof(text));
+	compression_advice(bytes, 0, NULL, 2.0, 1.27e9, text, sizeof(text));
 	assert_string_equal(text, "compression pays below 10.16 Gbit/s for this data (ratio 2.00, zstd at 1,270 MB/s)");
-	compression_advice(bytes, 0, 2.0, 1.27e9, tiny, sizeof(tiny));
+	compression_advice(bytes, 0, NULL, 2.0, 1.27e9, tiny, sizeof(tiny));
 	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 

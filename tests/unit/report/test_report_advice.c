@@ -38,10 +38,26 @@ static void test_window_advice(void **state)
 	assert_null(strstr(r.recommendation, "tcp_wmem"));
 }
 
+/* issue 44, item 4: when parallel wins the advice is a command with the N that ran */
+static void test_parallel_advice_is_a_command(void **state)
+{
+	struct strategy_result res[2] = { test_result("parallel", 2.6), test_result("splice", 15.5) };
+	struct workload_spec spec = { .kind = WORKLOAD_DIR, .dir = "/srv/data" };
+	struct report r = { .host = "testbed", .results = res, .nresults = 2, .streams = 2, .spec = &spec };
+
+	(void)state;
+	report_recommend(&r);
+	assert_contains(r.recommendation, "The nearest without xfercmp: fpsync -n 2 /srv/data/ testbed:DST/ "
+			"(2 rsync streams over ssh, as parallel ran 2)");
+	assert_null(strstr(r.recommendation, "-j N"));
+	assert_null(strstr(r.recommendation, " N "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_advice),
+		cmocka_unit_test(test_parallel_advice_is_a_command),
 	};
 
 	return test_run("report_advice", tests, ARRAY_LEN(tests), NULL, 0);

@@ -208,6 +208,63 @@ static void test_null_sink_never_verified(void **state)
 	json_object_put(o);
 }
 
+/*
+ * issue 44, item 5: tar-ssh's baseline of 16.37 s was an outlier, every
+ * removal "saved" 83-87%, and the causal verdict still read "metadata ...
+ * the model agrees". The control, nothing removed, bears the baseline out
+ * or not.
+ */
+static void test_control(void **state)
+{
+	struct strategy_result r = result("tar-ssh", RES_METADATA);
+	struct explain_report ex = { .n = 1 };
+	struct explain_item *it = &ex.items[0];
+	json_object *o;
+	char *text;
+
+	(void)state;
+	item(it, &r);
+	it->baseline_seconds = 16.37;
+	it->control_status = EXPLAIN_OK;
+	it->control_seconds = 2.50;
+	assert_true(explain_reference(it) == 2.50);
+	set(it, EXPLAIN_DEST_DISK, EXPLAIN_OK, 2.40);
+	it->ab[EXPLAIN_DEST_DISK].saved_fraction = (2.50 - 2.40) / 2.50;
+	explain_decide(it, 20000, 20000ull * 4096, 5000, 1e9, 10000, 1e9);
+	assert_true(it->baseline_outlier);
+	assert_int_equal(it->causal, RES_COUNT);
+	assert_false(it->has_agreement);
+	text = test_written(table_to, &ex);
+	assert_contains(text, "control (nothing removed)                  2.50 s\n");
+	assert_contains(text, "the comparison's 16.37 s was an outlier: the control took 2.50 s");
+	assert_contains(text, "2.50 s -> 2.40 s, -4%");
+	assert_contains(text, "causal verdict: withheld");
+	assert_null(strstr(text, "the model agrees"));
+	free(text);
+	o = json_object_new_object();
+	report_explain_json(&ex, &r, o);
+	assert_true(json_object_get_boolean(json_object_object_get(o, "explain_baseline_outlier")));
+	assert_true(json_object_get_double(json_object_object_get(o, "explain_control_seconds")) == 2.50);
+	assert_null(json_object_object_get(o, "causal_verdict"));
+	json_object_put(o);
+
+	/* within 10%: the baseline stands, the verdict is given */
+	it->control_seconds = 15.90;
+	explain_decide(it, 20000, 20000ull * 4096, 5000, 1e9, 10000, 1e9);
+	assert_false(it->baseline_outlier);
+	/* beyond 10% but within the spread of the comparison's --repeat runs */
+	it->control_seconds = 12.0;
+	r.runs = 3;
+	r.time = (struct stats){ .n = 3, .mean = 14, .sd = 3, .min = 10.0, .max = 17.0 };
+	explain_decide(it, 20000, 20000ull * 4096, 5000, 1e9, 10000, 1e9);
+	assert_false(it->baseline_outlier);
+	/* no control: nothing to compare, the baseline is the reference */
+	it->control_status = EXPLAIN_FAILED;
+	explain_decide(it, 20000, 20000ull * 4096, 5000, 1e9, 10000, 1e9);
+	assert_false(it->baseline_outlier);
+	assert_true(explain_reference(it) == 16.37);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_destination_split),
 		cmocka_unit_test(test_noise_and_elimination),
 		cmocka_unit_test(test_null_sink_never_verified),
+		cmocka_unit_test(test_control),
 	};
 
 	return test_run("report_explain", tests, ARRAY_LEN(tests), NULL, 0);

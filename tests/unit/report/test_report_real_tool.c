@@ -31,14 +31,14 @@ static void test_real_tool(void **state)
 	n = report_real_tool(&r, &res[0], buf + 12, sizeof(buf) - 12);
 
 	assert_int_equal(n, (int)strlen(buf + 12));
-	assert_string_equal(buf, "use parallel; the closest real tool here: fpsync -n 8 SRC/ testbed:DST/, "
+	assert_string_equal(buf, "use parallel; the closest real tool here: fpsync -n 8 DIR/ testbed:DST/, "
 			    "12.30 s (parallel 4.10 s)");
 
 	/* rclone faster: its line */
 	res[2].median.transfer = 6;
 	assert_true(report_real_tool(&r, &res[0], buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "; the closest real tool here: rclone copy --transfers 8 --create-empty-src-dirs "
-			    "--sftp-disable-hashcheck SRC REMOTE:DST (REMOTE an sftp remote for testbed), "
+			    "--sftp-disable-hashcheck DIR REMOTE:DST (REMOTE an sftp remote for testbed), "
 			    "6.00 s (parallel 4.10 s)");
 
 	/* a failed or unverified tool is not named: the other one is */

@@ -196,6 +196,35 @@ static void test_parse_builtin_name(void **state)
 	assert_string_equal(err_msg(), "cmd strategy name 'real' is reserved: choose another");
 }
 
+/* issue 44: parallel's advice read "N streams ... (GNU parallel -j N)" though N was chosen */
+static void test_real_command_filled(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	strategy_real_command(strategy_find("parallel"), 2, "testbed", "/srv/data", buf, sizeof(buf));
+	assert_string_equal(buf, "fpsync -n 2 /srv/data/ testbed:DST/");
+	/* nothing known: the placeholders stay; words that only contain them are left alone */
+	strategy_real_command(strategy_find("parallel"), 0, NULL, "", buf, sizeof(buf));
+	assert_string_equal(buf, "fpsync -n N DIR/ HOST:DST/");
+	strategy_real_command(strategy_find("tar-ssh"), 4, "h", "/d", buf, sizeof(buf));
+	assert_string_equal(buf, "tar -cf - -C /d . | ssh h 'tar -xf - -C DST'");
+	/* every built-in's command, filled, keeps no N to fill */
+	for (size_t i = 0; i < strategy_count; i++) {
+		const struct strategy *s = strategy_table[i];
+
+		if (!s->real_command)
+			continue;
+		strategy_real_command(s, 3, "h", "/d", buf, sizeof(buf));
+		assert_null(strstr(buf, " N "));
+		assert_null(strstr(buf, "-j N"));
+		assert_null(strstr(buf, "HOST"));
+	}
+	/* cut to the buffer, terminated */
+	assert_int_equal(strategy_real_command(strategy_find("parallel"), 2, "testbed", "/srv/data", buf, 8), 7);
+	assert_string_equal(buf, "fpsync ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_commands),
 		cmocka_unit_test(test_parse_builtin_name),
+		cmocka_unit_test(test_real_command_filled),
 	};
 
 	return test_run("strategy", tests, ARRAY_LEN(tests), NULL, 0);
