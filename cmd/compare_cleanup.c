@@ -86,22 +86,22 @@ int compare_cleanup(struct compare_session *s, const char *empty_dir, const char
 	struct local_removal local = { .empty_dir = empty_dir, .remove_dir = remove_dir };
 	struct shown sh = { .show = show, .local = &local, .host = { .walked = true } };
 	struct agent_remove_status last = { 0 };
-	struct err_saved host_why;
 	clock_ns t0 = clock_now();
 	pthread_t tid;
 	bool thread = false;
-	int host_rc = 0;
 
 	if ((empty_dir && empty_dir[0]) || (remove_dir && remove_dir[0]))
 		thread = pthread_create(&tid, NULL, remove_local, &local) == 0;
 	if (!thread)
 		remove_local(&local);
 	/* a lost agent removed nothing more for us: the run already says why it ended */
-	if (s->dest.agent.ctl.fd >= 0 && !s->dest.agent.lost) {
-		host_rc = agent_client_remove_all(&s->dest.agent, host_progress, &sh, &last);
-		if (host_rc < 0)
-			err_save(&host_why);
-	}
+	/*
+	 * What the host could not remove stays in the agent's root: the session's
+	 * close removes the root and, failing, says so once, with the command
+	 * that removes the rest (agent_client.c); said here too, it was two lines.
+	 */
+	if (s->dest.agent.ctl.fd >= 0 && !s->dest.agent.lost)
+		agent_client_remove_all(&s->dest.agent, host_progress, &sh, &last);
 	while (!atomic_load(&local.done)) {
 		const struct timespec tick = { 0, AGENT_REMOVE_POLL_MS * 1000000L };
 
@@ -125,8 +125,6 @@ int compare_cleanup(struct compare_session *s, const char *empty_dir, const char
 			units_format_count(t->host_removed, host, sizeof(host)),
 			units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
 	}
-	if (host_rc < 0)
-		return err_restore(&host_why);
 	if (local.rc < 0)
 		return err_restore(&local.why);
 	return 0;

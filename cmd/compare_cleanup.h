@@ -17,7 +17,8 @@
  * Removes the host's copies and, here, empties empty_dir and removes
  * remove_dir (each NULL or "" for none). show: the status line on stderr
  * (a terminal); verbose: one line when done. Fills t's cleanup figures.
- * Returns 0, or -1 (error set) when something could not be removed.
+ * Returns 0, or -1 (error set) when something here could not be removed;
+ * the host's leftovers are the session close's to say (agent_client.c).
  */
 int compare_cleanup(struct compare_session *s, const char *empty_dir, const char *remove_dir,
 		    bool show, bool verbose, struct report_timing *t);

@@ -92,14 +92,20 @@ static bool any_failure(struct removal *rm)
  */
 static bool open_up(struct rdir *d)
 {
+	int refusal = errno;
 	struct stat st;
 
 	if (fstat(d->fd, &st) < 0)
-		return false;
+		goto cannot;
 	/* opened up already, by another worker or before: one more try costs one call */
 	if ((st.st_mode & S_IRWXU) == S_IRWXU)
 		return true;
-	return fchmod(d->fd, (st.st_mode & 07777) | S_IRWXU) == 0;
+	if (fchmod(d->fd, (st.st_mode & 07777) | S_IRWXU) == 0)
+		return true;
+cannot:
+	/* the failure said is the refusal, not the chmod's (EPERM: not the owner) */
+	errno = refusal;
+	return false;
 }
 
 static bool refused(int e)
@@ -532,8 +538,13 @@ int fs_empty_dir_parallel(int fd, const char *keep, const char *label, unsigned 
 
 	if (fstat(fd, &st) < 0)
 		return err_errno("cannot remove '%s'", label);
-	/* the walk's top is closed by no one but this call: its own descriptor */
-	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	/*
+	 * The walk's top is closed by no one but this call: its own descriptor,
+	 * and its own open file, read from the start. A dup would share fd's
+	 * offset, at the end after one walk: the agent's retry walked nothing,
+	 * said the root was empty and removed its marker (security.t).
+	 */
+	dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dup_fd < 0)
 		return err_errno("cannot remove '%s'", label);
 	removal_init(&rm, st.st_dev, keep, progress);

@@ -12,9 +12,11 @@
 #include "fs_remove.h"
 #include "rm_fixture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +108,42 @@ static void test_wide_tree_counted(void **state)
 	assert_int_equal(rmdir(base), 0);
 }
 
+/*
+ * The same directory emptied twice through one descriptor (the agent's root,
+ * retried at its exit): the second walk reads from the start. With a dup of
+ * the descriptor the walks shared its offset, the second found nothing, said
+ * the root was empty, and the agent removed its marker (security.t).
+ */
+static void test_empty_twice_through_one_descriptor(void **state)
+{
+	char base[256], name[32];
+	int fd, n = 0;
+	DIR *d;
+
+	(void)state;
+	test_mkdtemp(base, sizeof(base), "xfercmp-fsremove");
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	put_file(base, "marker", 0644);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 40; i++) {
+			snprintf(name, sizeof(name), "r%d-%02d", round, i);
+			put_file(base, name, 0644);
+		}
+		assert_int_equal(fs_empty_dir_parallel(fd, "marker", base, 4, NULL), 0);
+	}
+	d = opendir(base);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	assert_int_equal(n, 1);
+	assert_int_equal(unlinkat(fd, "marker", 0), 0);
+	close(fd);
+	assert_int_equal(rmdir(base), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_link_and_missing),
 		cmocka_unit_test(test_marker_kept_on_failure),
 		cmocka_unit_test(test_wide_tree_counted),
+		cmocka_unit_test(test_empty_twice_through_one_descriptor),
 	};
 
 	return test_run("fs_remove", tests, ARRAY_LEN(tests), NULL, 0);
