@@ -199,6 +199,34 @@ static double forecast_of(const struct strategy *s)
 	return 0;
 }
 
+/*
+ * s's place in the list (from 1; 0 when not in it) and what the probes
+ * forecast for those after it, all their runs (-1 when none can be said).
+ */
+static unsigned position_of(const struct strategy *s, double *after)
+{
+	for (int i = 0; i < partial_n; i++)
+		if (partial_list[i] == s) {
+			size_t rest = (size_t)(partial_n - i - 1);
+
+			*after = rest ? runner_forecast_total(&session->o.run, partial_list + i + 1,
+							      rest, moving) : 0;
+			if (rest && *after <= 0)
+				*after = -1;
+			return (unsigned)i + 1;
+		}
+	*after = -1;
+	return 0;
+}
+
+/* The run's phase after its bytes, on the live line. */
+static void phase(void *ctx, const char *what)
+{
+	(void)ctx;
+	if (live_on)
+		live_phase(&live, what);
+}
+
 /* The runner's progress: the live line, or lines on stderr; and how far the results are. */
 static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 		     const struct strategy_result *done)
@@ -211,9 +239,14 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 	if (live_on) {
 		if (done)
 			live_end(&live, done, moving->count);
-		else
+		else {
+			double after;
+			unsigned at = position_of(s, &after);
+
+			live_position(&live, at, at ? (unsigned)partial_n : 0, after);
 			live_begin(&live, s, run, runs, moving->count, moving->total_bytes,
 				   expected_wire(session, s), forecast_of(s));
+		}
 		return;
 	}
 	if (o->quiet || (!o->verbose && !isatty(2)))
@@ -233,6 +266,7 @@ void watch_strategies(struct strategy_result *results, int n)
 	partial_results = results;
 	moving = &session->m;
 	session->o.run.progress = progress;
+	session->o.run.phase = phase;
 	session->o.run.progress_ctx = &session->o;
 	live_on = !session->o.quiet && isatty(2) && live_start(&live, session->dest.agent.addr) == 0;
 }

@@ -9,68 +9,137 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Twice a second: fast enough to look alive, slow enough to cost nothing. */
 #define LIVE_TICK_MS 500
 /* The rate shown: each tick weighs this much against the history (about 2 s of memory). */
 #define LIVE_RATE_WEIGHT 0.3
-/* An ETA only once the rate means something (seen: "ETA 52 h" at the first tick). */
-#define LIVE_ETA_AFTER_S 2.0
 
 static void duration(char *buf, size_t len, double s)
 {
-	if (s < 60)
+	if (s < 9.95)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 59.5)
 		snprintf(buf, len, "%.0f s", s);
 	else if (s < 3600)
-		snprintf(buf, len, "%d min %02d s", (int)s / 60, (int)s % 60);
+		snprintf(buf, len, "%d min %02d s", (int)(s + 0.5) / 60, (int)(s + 0.5) % 60);
 	else
 		snprintf(buf, len, "%d h %02d min", (int)s / 3600, (int)s % 3600 / 60);
 }
 
-void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
-		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
-		 uint64_t expect, bool wire, double rate, double forecast)
+/* The line's fields, most important first; live_format drops them from the end of its order. */
+enum live_field { F_HEAD, F_AMOUNT, F_FILES, F_RATE, F_ELAPSED, F_FORECAST, F_ETA, F_COUNT };
+
+/* Joins the fields kept (text[f][0] == '\0': absent) into buf; returns its length. */
+static size_t join(char *buf, size_t len, char text[F_COUNT][80], const bool *keep)
 {
-	char el[32], eta[32] = "", of[48] = "", runs_text[24] = "", files_text[80] = "", fc[40] = "";
-	int n;
+	size_t n = 0;
 
-	duration(el, sizeof(el), elapsed);
-	if (runs > 1)
-		snprintf(runs_text, sizeof(runs_text), " (%u/%u)", run, runs);
-	if (expect) {
-		double pct = 100.0 * (double)done / (double)expect;
+	buf[0] = '\0';
+	for (int f = 0; f < F_COUNT; f++) {
+		if (!keep[f] || !text[f][0])
+			continue;
+		int w = snprintf(buf + n, len - n, "%s%s", f == F_HEAD ? "" : f == F_FILES ? " " : "  ",
+				 text[f]);
 
-		snprintf(of, sizeof(of), " of %s%.1f MB (%.0f%%)", wire ? "~" : "", expect / 1e6,
-			 pct > 99 ? 99 : pct);
-		/* the first second's rate is mostly set-up: no ETA from it */
-		if (rate > 0 && done < expect && elapsed >= LIVE_ETA_AFTER_S) {
-			char d[24];
-
-			duration(d, sizeof(d), (double)(expect - done) / rate);
-			snprintf(eta, sizeof(eta), ", ETA %s", d);
-		}
+		if (w < 0 || (size_t)w >= len - n)
+			return strlen(buf);
+		n += (size_t)w;
 	}
-	if (files > 0 && files_total > 0) {
+	return n;
+}
+
+void live_format(char *buf, size_t len, const struct live_view *v, unsigned width)
+{
+	/* what goes first when the line is too wide: the ETA's long words, then these, in order */
+	static const enum live_field drop[] = { F_RATE, F_FORECAST, F_ELAPSED, F_FILES, F_ETA };
+	char text[F_COUNT][80] = { { 0 } }, pos[24] = "", runs_text[24] = "", d[32], eta_short[80] = "";
+	bool keep[F_COUNT];
+	size_t max = width > 1 ? width - 1 : 1;
+
+	if (!len)
+		return;
+	if (v->count > 0)
+		snprintf(pos, sizeof(pos), "[%u/%u] ", v->index, v->count);
+	if (v->runs > 1)
+		snprintf(runs_text, sizeof(runs_text), " run %u/%u", v->run, v->runs);
+	snprintf(text[F_HEAD], sizeof(text[F_HEAD]), "%s%.32s%s", pos, v->name, runs_text);
+	if (v->phase)
+		snprintf(text[F_AMOUNT], sizeof(text[F_AMOUNT]), "%s", v->phase);
+	else if (v->expect) {
+		double pct = 100.0 * (double)v->done / (double)v->expect;
+
+		/* 100% only once it is over: the flush and the verify follow the last byte */
+		snprintf(text[F_AMOUNT], sizeof(text[F_AMOUNT]), "%s%.0f%%", v->wire ? "~" : "",
+			 pct > 99 ? 99 : pct);
+	} else
+		snprintf(text[F_AMOUNT], sizeof(text[F_AMOUNT]), "%.1f MB", v->done / 1e6);
+	if (v->files > 0 && v->files_total > 0) {
 		char a[32], b[32];
 
 		/* 120000 as "120,000": the file counts are read at a glance */
-		units_format_count(files > files_total ? files_total : files, a, sizeof(a));
-		units_format_count(files_total, b, sizeof(b));
-		snprintf(files_text, sizeof(files_text), " %s of %s files,", a, b);
+		units_format_count(v->files > v->files_total ? v->files_total : v->files, a, sizeof(a));
+		units_format_count(v->files_total, b, sizeof(b));
+		snprintf(text[F_FILES], sizeof(text[F_FILES]), "%s/%s files", a, b);
 	}
+	/* the rate means nothing once the bytes are sent */
+	if (!v->phase)
+		snprintf(text[F_RATE], sizeof(text[F_RATE]), "%.1f MB/s", v->rate / 1e6);
+	duration(text[F_ELAPSED], sizeof(text[F_ELAPSED]), v->elapsed);
 	/* the forecast made before it began: a run can be read against it as it goes */
-	if (forecast > 0) {
-		char d[24];
-
-		duration(d, sizeof(d), forecast);
-		snprintf(fc, sizeof(fc), " (forecast %s)", d);
+	if (v->forecast > 0) {
+		duration(d, sizeof(d), v->forecast);
+		snprintf(text[F_FORECAST], sizeof(text[F_FORECAST]), "forecast %s", d);
 	}
-	n = snprintf(buf, len, "%s%s:%s %.1f MB%s, %.1f MB/s, %s%s%s", name, runs_text, files_text,
-		     done / 1e6, of, rate / 1e6, el, fc, eta);
-	if (n > 100 && len > 100)
-		buf[100] = '\0';
+	if (v->left >= 0) {
+		duration(d, sizeof(d), v->left);
+		snprintf(text[F_ETA], sizeof(text[F_ETA]), "comparison ETA %s", d);
+		snprintf(eta_short, sizeof(eta_short), "left %s", d);
+	}
+	for (int f = 0; f < F_COUNT; f++)
+		keep[f] = true;
+	if (join(buf, len, text, keep) <= max)
+		return;
+	memcpy(text[F_ETA], eta_short, sizeof(eta_short));
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++) {
+		if (join(buf, len, text, keep) <= max)
+			return;
+		keep[drop[i]] = false;
+	}
+	/* the name and the amount alone still too wide: cut */
+	if (join(buf, len, text, keep) > max)
+		buf[max] = '\0';
+}
+
+double live_comparison_left(double forecast, double elapsed, unsigned run, unsigned runs, double after)
+{
+	double now = forecast - elapsed;
+
+	if (forecast <= 0 || after < 0)
+		return -1;
+	return (now > 0 ? now : 0) + (runs > run ? runs - run : 0) * forecast + after;
+}
+
+unsigned live_width(void)
+{
+	struct winsize ws;
+	const char *columns = getenv("COLUMNS");
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (columns) {
+		char *end;
+		long c = strtol(columns, &end, 10);
+
+		if (end != columns && !*end && c > 0 && c < 10000)
+			return (unsigned)c;
+	}
+	return 80;
 }
 
 static uint64_t tx_now(const struct live *l)
@@ -91,7 +160,8 @@ static uint64_t tx_now(const struct live *l)
  */
 static void draw(struct live *l)
 {
-	char line[160];
+	char line[256];
+	struct live_view v;
 	uint64_t now = clock_now(), tx = tx_now(l), files, sent, done, expect;
 	double dt = clock_seconds(l->last_ns, now);
 	bool wire;
@@ -112,8 +182,14 @@ static void draw(struct live *l)
 	l->last_ns = now;
 	l->last_done = done;
 	l->last_wire = wire;
-	live_format(line, sizeof(line), l->current->name, l->run, l->runs, clock_seconds(l->t0_ns, now),
-		    files, l->files_total, done, expect, wire, l->rate, l->forecast);
+	v = (struct live_view){
+		.name = l->current->name, .index = l->index, .count = l->count, .run = l->run,
+		.runs = l->runs, .elapsed = clock_seconds(l->t0_ns, now), .files = files,
+		.files_total = l->files_total, .done = done, .expect = expect, .wire = wire,
+		.rate = l->rate, .forecast = l->forecast, .phase = l->phase,
+	};
+	v.left = live_comparison_left(l->forecast, v.elapsed, l->run, l->runs, l->after);
+	live_format(line, sizeof(line), &v, live_width());
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	l->drawn = true;
@@ -153,6 +229,7 @@ int live_start(struct live *l, const char *agent_host)
 	memset(l, 0, sizeof(*l));
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->wake, NULL);
+	l->after = -1;
 	if (!agent_host || procstat_iface_for_addr(agent_host, l->iface, sizeof(l->iface)) < 0)
 		l->iface[0] = '\0';
 	err_clear();
@@ -179,6 +256,23 @@ void live_begin(struct live *l, const struct strategy *s, unsigned run, unsigned
 	l->last_done = 0;
 	l->last_wire = true;
 	l->rate = 0;
+	l->phase = NULL;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void live_position(struct live *l, unsigned index, unsigned count, double after)
+{
+	pthread_mutex_lock(&l->lock);
+	l->index = index;
+	l->count = count;
+	l->after = after;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void live_phase(struct live *l, const char *phase)
+{
+	pthread_mutex_lock(&l->lock);
+	l->phase = phase;
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -33,6 +33,9 @@ struct live {
 	bool last_wire;		/* the previous tick showed the interface's bytes */
 	double rate;		/* bytes/s, smoothed */
 	double forecast;	/* the strategy's forecast, seconds (0: none) */
+	unsigned index, count;	/* its place in the comparison (count 0: unknown) */
+	double after;		/* the forecasts of those after it, seconds (< 0: unknown) */
+	const char *phase;	/* after the bytes: "flushing", ...; NULL while they move */
 	bool drawn;		/* a status line is on the screen */
 };
 
@@ -57,16 +60,58 @@ void live_clear(struct live *l);
 void live_stop(struct live *l);
 
 /*
- * The status line for a strategy at `elapsed` seconds having finished
- * `files` of `files_total` files (no file count when either is 0: a
- * reference tool counts none) and moved `done` of `expect` bytes (0:
- * unknown; wire: the interface's bytes, an estimate, shown with "~") at
- * `rate` bytes/s, with its forecast (seconds; 0: none), into buf (at most
- * 100 columns). Pure: the unit tests' and the ticker's.
+ * What one status line shows (live_format). name: the strategy; index of
+ * count: its place in the comparison (count 0: none shown); run of runs:
+ * the --repeat run; files of files_total finished (no file count when
+ * either is 0: a reference tool counts none); done of expect bytes (expect
+ * 0: unknown; wire: the interface's bytes, an estimate, shown with "~") at
+ * rate bytes/s; forecast: this strategy's, seconds (0: none); phase: what
+ * follows the bytes ("flushing", "verifying", "cleaning up"; NULL while
+ * they move); left: the comparison's time left, seconds (< 0: unknown).
  */
-void live_format(char *buf, size_t len, const char *name, unsigned run, unsigned runs,
-		 double elapsed, uint64_t files, uint64_t files_total, uint64_t done,
-		 uint64_t expect, bool wire, double rate, double forecast);
+struct live_view {
+	const char *name;
+	unsigned index, count, run, runs;
+	double elapsed;
+	uint64_t files, files_total, done, expect;
+	bool wire;
+	double rate, forecast;
+	const char *phase;
+	double left;
+};
+
+/*
+ * The status line of v into buf, at most width - 1 columns (the last column
+ * would wrap on some terminals, and a wrapped line cannot be redrawn in
+ * place): "[3/6] zstd-ssh  41% 9,120/20,000 files  37.0 MB/s  7.0 s
+ * forecast 2.1 s  comparison ETA 1 min 10 s". When it does not fit, the
+ * least useful goes first: the ETA said as "left", then the rate, the
+ * forecast, the elapsed time, the file count, the ETA; then it is cut.
+ * ASCII only: a byte is a column. Pure: the unit tests' and the ticker's.
+ */
+void live_format(char *buf, size_t len, const struct live_view *v, unsigned width);
+
+/*
+ * The comparison's time left while a strategy runs, seconds: this run's
+ * forecast less its elapsed time (never below 0), its runs still to come
+ * at the forecast each, and `after`, the forecasts of the strategies after
+ * it (all their runs). -1 (no ETA) when this one has no forecast
+ * (forecast <= 0) or after < 0.
+ */
+double live_comparison_left(double forecast, double elapsed, unsigned run, unsigned runs, double after);
+
+/* The terminal's width on stderr (TIOCGWINSZ), else $COLUMNS, else 80. */
+unsigned live_width(void);
+
+/*
+ * A strategy's place in the comparison (index of count, from 1) and the
+ * forecasts of those after it, all runs (seconds; < 0: unknown), for the
+ * next live_begin's line.
+ */
+void live_position(struct live *l, unsigned index, unsigned count, double after);
+
+/* The current run's phase after its bytes ("flushing", ...; a static string), until live_begin. */
+void live_phase(struct live *l, const char *phase);
 
 /*
  * The status line: "removing 120,000 files on the host: 40%" and, when

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Long runs are not silent (issue 23, item 1): on a terminal a status line per
-# strategy (files and bytes of the totals, rate, elapsed, ETA), redrawn and cleared, and
-# one line per finished strategy; nothing of it without a terminal or with -q.
+# strategy (its place "[i/n]", percentage, files of the total, rate, elapsed;
+# the forecast and comparison ETA with probes), redrawn and cleared, fitted
+# to the terminal's width (issue 44: a 60-column pty), and one line per
+# finished strategy; nothing of it without a terminal or with -q.
 # Ctrl-C or SIGTERM during the strategies: cleanup, then the report of the
 # strategies that finished (stdout, --json, --html and the CSV and Markdown
 # exports), marked partial, exit 130.
@@ -19,12 +21,12 @@ trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 args=(-w "dir:$work/src" --no-probes)
 
 # ---------------------------------------------------------------- on a terminal
-script -qec "$xfercmp ${args[*]} -s splice,zstd" "$work/tty.log" >/dev/null
-ok $? "on a pty: the comparison runs"
+script -qec "stty cols 60; $xfercmp ${args[*]} -s splice,zstd" "$work/tty.log" >/dev/null
+ok $? "on a 60-column pty: the comparison runs"
 lines=$(tr '\r' '\n' <"$work/tty.log")
-check_grep "a status line: files and bytes of the totals, rate, elapsed" \
-	'splice: [0-9,]+ of 20,000 files, [0-9.]+ MB of [0-9.]+ MB \([0-9]+%\), [0-9.]+ MB/s, [0-9]+ s' "$lines"
-check_grep "the tar writer counts its files too (zstd)" 'zstd: [0-9,]+ of 20,000 files, ' "$lines"
+check_grep "a status line: its place, percentage, files of the total, rate, elapsed" \
+	'\[1/2\] splice  [0-9]+% [0-9,]+/20,000 files  [0-9.]+ MB/s  [0-9.]+ s' "$lines"
+check_grep "the tar writer counts its files too (zstd)" '\[2/2\] zstd  [^ ]+( up)? [0-9,]+/20,000 files' "$lines"
 check_grep "the line is cleared before the strategy's own line" \
 	$'\033\\[K  splice: ok, [0-9.]+ s, [0-9.]+ MB/s, [0-9]+ files/s, verified' "$lines"
 check_grep "each strategy gets its line as it finishes" '  zstd: ok, ' "$lines"
@@ -32,19 +34,19 @@ check_grep "each strategy gets its line as it finishes" '  zstd: ok, ' "$lines"
 order=$(python3 - "$work/tty.log" <<'EOF2'
 import re, sys
 t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-done, nxt = t.find("  splice: ok, "), re.search(r"zstd: [0-9,]+ of ", t)
+done, nxt = t.find("  splice: ok, "), re.search(r"\[2/2\] zstd  ", t)
 print("before" if 0 <= done and nxt and done < nxt.start() else
       "splice ok at %d, zstd's first status at %s" % (done, nxt.start() if nxt else "none"))
 EOF2
 )
 [ "$order" = before ]
 ok $? "splice's ok row comes before zstd's first status line ($order)"
-long=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' <<<"$lines" | grep -E 'MB/s, [0-9]+ (s|min|h)' | awk 'length > 100')
+long=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' <<<"$lines" | grep -E '^\[[0-9]+/[0-9]+\] ' | awk 'length > 59')
 [ -z "$long" ]
-ok $? "no status line is wider than 100 columns"
+ok $? "no status line reaches the 60-column pty's last column"
 [ -z "$long" ] || diag <<<"$long"
 script -qec "$xfercmp ${args[*]} -q -s splice" "$work/q.log" >/dev/null
-! grep -q 'MB/s, [0-9]* s' "$work/q.log" && ! grep -q 'splice: ok' "$work/q.log"
+! grep -q '\] splice  ' "$work/q.log" && ! grep -q 'splice: ok' "$work/q.log"
 ok $? "-q: no status line on a terminal"
 out=$("$xfercmp" "${args[@]}" -s splice 2>&1 >/dev/null)
 [ -z "$out" ]

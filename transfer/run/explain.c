@@ -288,6 +288,7 @@ static void run_control(struct explain_ctx *c, struct explain_item *it)
 	o.sample = false;
 	o.probes = NULL;
 	o.progress = NULL;
+	o.phase = NULL;
 	c->done++;
 	say(c, "explain %u/%u: %s with nothing removed (the control)...", c->done, c->total, list[0]->name);
 	if (runner_run(&o, c->e->src_root, c->e->m, &c->e->dest->target, list, 1, &r) < 0 && !r.error[0])
@@ -318,6 +319,7 @@ static struct xfer_target *removal_target(struct explain_ctx *c, enum explain_re
 	o->sample = false;
 	o->probes = NULL;
 	o->progress = NULL;
+	o->phase = NULL;
 	*why = NULL;
 	switch (k) {
 	case EXPLAIN_DEST_DISK:

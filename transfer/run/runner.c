@@ -245,6 +245,13 @@ static int agent_refused(struct xfer_target *t, struct strategy_result *r, uint6
 	return 1;
 }
 
+/* Tells the progress what the run is doing after its bytes (runner_opts.phase). */
+static void say_phase(const struct runner_opts *o, const char *what)
+{
+	if (o->phase)
+		o->phase(o->progress_ctx, what);
+}
+
 /* One attempt; returns 0 if it ran and verified, 1 if it failed (r->error set), -1 if the agent is gone. */
 static int run_once(const struct runner_opts *o, const char *src_root, const struct manifest *m,
 		    struct xfer_target *t, const struct strategy *s, struct strategy_result *r,
@@ -291,6 +298,7 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 		name_out_of_space(t, r);
 		return cleanup(t, run.job) < 0 ? -1 : 1;
 	}
+	say_phase(o, "flushing");
 	rc = agent_client_flush(t->agent, run.job);
 	t2 = clock_now();
 	/* the sampler threads work on meas, on this stack: stopped on every way out */
@@ -321,8 +329,10 @@ static int run_once(const struct runner_opts *o, const char *src_root, const str
 		rc = null_sink_check(m, &run.received, r);
 		return cleanup(t, run.job) < 0 ? -1 : rc;
 	}
+	say_phase(o, "verifying");
 	if (verify(t, run.job, r) < 0)
 		return agent_refused(t, r, run.job);
+	say_phase(o, "cleaning up");
 	if (cleanup(t, run.job) < 0)
 		return -1;
 	return r->verified ? 0 : 1;

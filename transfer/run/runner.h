@@ -155,6 +155,11 @@ struct runner_opts {
 	/* optional: called before and after each strategy (progress lines) */
 	void (*progress)(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 			 const struct strategy_result *done);
+	/*
+	 * optional: called with progress_ctx as a run moves past its bytes:
+	 * "flushing", "verifying", "cleaning up" (static strings)
+	 */
+	void (*phase)(void *ctx, const char *what);
 	void *progress_ctx;
 };
 

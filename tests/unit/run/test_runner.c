@@ -172,7 +172,17 @@ struct progress_log {
 	unsigned before, after;			/* calls before a run, after a strategy */
 	const struct strategy *done[8];		/* the strategies "after" named, in order */
 	unsigned last_run, last_runs;		/* the last "before": run k of n */
+	char phases[64];			/* each phase's first letter, in order */
 };
+
+static void on_phase(void *ctx, const char *what)
+{
+	struct progress_log *p = ctx;
+	size_t n = strlen(p->phases);
+
+	if (n + 1 < sizeof(p->phases))
+		p->phases[n] = what[0];
+}
 
 static void on_progress(void *ctx, const struct strategy *s, unsigned run, unsigned runs,
 			const struct strategy_result *done)
@@ -231,7 +241,8 @@ static int session_teardown(void **state)
 static int run_list(struct session *s, unsigned repeat, const struct strategy *const *list, size_t n,
 		    struct strategy_result *results, struct progress_log *log)
 {
-	struct runner_opts o = { .repeat = repeat, .progress = on_progress, .progress_ctx = log };
+	struct runner_opts o = { .repeat = repeat, .progress = on_progress, .phase = on_phase,
+				 .progress_ctx = log };
 
 	err_clear();
 	return runner_run(&o, src.root, &src.m, &s->t, list, n, results);
@@ -294,6 +305,12 @@ static void test_every_strategy_gets_a_result(void **state)
 		assert_ptr_equal(log.done[i], list[i]);
 	assert_int_equal(log.last_run, 3);
 	assert_int_equal(log.last_runs, 3);
+	/*
+	 * the phases after the bytes: flushing, verifying, cleaning up, in each
+	 * run that sent them (3 + 1 + 3; the spoilt copy's included); none in
+	 * the run that failed nor in the skipped one
+	 */
+	assert_string_equal(log.phases, "fvcfvcfvcfvcfvcfvcfvc");
 }
 
 /* A strategy that fails its second run keeps its first: one run, failed, the error of the second. */
