@@ -63,8 +63,8 @@ static void explain_item_html(const struct explain_item *it, FILE *f)
 		PAIR_LABEL, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 6, PAIR_LABEL + 16,
 		EXPLAIN_REMOVED_COUNT * PAIR_ROW + 15, PAIR_LABEL + 150, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 6,
 		PAIR_LABEL + 166, EXPLAIN_REMOVED_COUNT * PAIR_ROW + 15);
-	fprintf(f, "<p>causal verdict: <b>%s</b>", it->causal == RES_COUNT ? "none"
-		: resource_name(it->causal));
+	fprintf(f, "<p>causal verdict: <b>%s</b>", it->baseline_outlier ? "withheld"
+		: it->causal == RES_COUNT ? "none" : resource_name(it->causal));
 	if (it->has_agreement)
 		fprintf(f, "; the model says %s: %s", resource_verdict_name(r->accounting.verdict),
 			it->agrees ? "they agree" : "they <b>disagree</b>");
