@@ -120,7 +120,8 @@ out=$("$xfercmp" -w smallfiles --files 200 -s splice --no-probes 2>/dev/null)
 ! grep -q $'\033\[' <<<"$out"
 ok $? "no colour escapes when stdout is not a terminal"
 # on a terminal: colour, unless NO_COLOR is set and not empty (no-color.org)
-on_tty() { script -qec "$*" /dev/null 2>/dev/null | grep -c $'\033\['; }
+# colour is SGR (ESC [ ... m); the live line's own ESC [ K on a terminal is none
+on_tty() { script -qec "$*" /dev/null 2>/dev/null | grep -c $'\033\[[0-9;]*m'; }
 tty_cmd="$xfercmp -w smallfiles --files 50 -s splice --no-probes"
 [ "$(on_tty env -u NO_COLOR "$tty_cmd")" -gt 0 ]
 ok $? "colour on a terminal"
