@@ -5,6 +5,7 @@
  * development VM (kernel 6.18, / on /dev/vda, testbed link xfercmp0).
  */
 #include "testutil.h"
+#include "temp_dir_fixture.h"
 
 #include "err.h"
 #include "fsutil.h"
@@ -49,25 +50,6 @@ static const char route_text[] =
 	"eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n"
 	"eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
 	"xfercmp0\t000012C6\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n";
-
-/* The test's temporary directory; the teardown removes it even after a failed assertion. */
-static char temp_dir[64];
-
-static const char *make_temp_dir(void)
-{
-	snprintf(temp_dir, sizeof(temp_dir), "/var/tmp/xfercmp-procstat-XXXXXX");
-	assert_non_null(mkdtemp(temp_dir));
-	return temp_dir;
-}
-
-static int remove_temp_dir(void **state)
-{
-	(void)state;
-	if (temp_dir[0] && fs_remove_tree(temp_dir) != 0)
-		return -1;
-	temp_dir[0] = '\0';
-	return 0;
-}
 
 /* ---- parsers ---- */
 

@@ -3,6 +3,7 @@
  * files, its downsampling, its cost, and its summary's JSON both ways.
  */
 #include "testutil.h"
+#include "temp_dir_fixture.h"
 
 #include "err.h"
 #include "fsutil.h"
@@ -17,26 +18,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The test's temporary directory; the teardown removes it even after a failed assertion. */
-static char temp_dir[64];
-
-static const char *make_temp_dir(void)
-{
-	snprintf(temp_dir, sizeof(temp_dir), "/var/tmp/xfercmp-procstat-XXXXXX");
-	assert_non_null(mkdtemp(temp_dir));
-	return temp_dir;
-}
-
-static int remove_temp_dir(void **state)
-{
-	(void)state;
-	if (temp_dir[0] && fs_remove_tree(temp_dir) != 0)
-		return -1;
-	temp_dir[0] = '\0';
-	return 0;
-}
-
 
 static double now_s(void)
 {
