@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Integration tests once more with the AddressSanitizer + UBSan build (make
-# asan: build/asan/xfercmp): the two that need no testbed, and compare_ssh.t,
+# Integration tests with the AddressSanitizer + UBSan build (make asan:
+# build/asan/xfercmp), the Makefile's ASAN_SUITES (make check runs them only
+# here): the two that need no testbed, and compare_ssh.t,
 # which runs every SSH strategy (libssh, the scp pump, the tar pipes) against
 # the testbed. The agent runs from the same binary, so both ends are checked.
 # Any sanitizer report of a process started here lands in build/asan/reports/
@@ -19,7 +20,11 @@ mkdir -p "$reports"
 export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1"
 export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1"
 
-for t in gen_verify.t compare_local.t compare_ssh.t; do
+# the suites: the Makefile's ASAN_SUITES (make check runs them only here)
+suites=$(sed -n 's/^ASAN_SUITES *:= *//p' "$top/Makefile")
+[ -n "$suites" ]
+ok $? "the suites to run under ASan, from the Makefile's ASAN_SUITES ($suites)"
+for t in $suites; do
 	out=$(XFERCMP="$asan_bin" bash "$top/tests/integration/$t" 2>&1)
 	rc=$?
 	notok=$(grep -c '^not ok' <<<"$out")

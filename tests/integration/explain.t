@@ -76,6 +76,24 @@ causal() {
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
 
+# until_baseline_kept NAME JSON XFERCMP_ARGS...: runs the case, again while the
+# comparison's time was an outlier against the control (then the causal verdict is
+# withheld, as issue 44 asks: no cause can be named from it). At most 3 times; the
+# assertions are on the last run. Seen in CI (2026-12-06): the metadata case's
+# removals all ran and saved 0.25-0.52 s of a run, yet the baseline lay beyond the
+# control's noise (creates right after a mass delete crawl here) and the verdict was null.
+until_baseline_kept() {
+	local name=$1 json=$2 attempt outlier
+	shift 2
+	for attempt in 1 2 3; do
+		run "$xf" "$@" --json "$json" testbed
+		[ "$rc" -eq 0 ] || return
+		outlier=$(json_get "$json" "d['results'][0].get('explain_baseline_outlier')" 2>&1)
+		[ "$outlier" = True ] || return
+		echo "# $name: attempt $attempt: the comparison's $(json_get "$json" "round(d['results'][0]['explain_baseline_seconds'], 2)" 2>&1) s is an outlier against the control's $(json_get "$json" "round(d['results'][0]['explain_control_seconds'], 2)" 2>&1) s: the verdict is withheld, run again"
+	done
+}
+
 plan 37
 
 # --- no strategy or option reaches the null sink
@@ -147,7 +165,7 @@ ok $? "warm: --warm skips the source disk removal, naming --warm"
 
 # --- 20,000 small files through splice: metadata
 json="$tmp/metadata.json"
-run "$xf" -F "$cfg" --probe-seconds 1 -w smallfiles --files 20000 -s splice --explain --json "$json" testbed
+until_baseline_kept metadata "$json" -F "$cfg" --probe-seconds 1 -w smallfiles --files 20000 -s splice --explain
 ok "$rc" "metadata: runs and verifies"
 [ "$rc" -eq 0 ] || show
 # tmpfs takes the destination's creates away too, and as cheaply: seen 5.69 s -> 0.31 s
