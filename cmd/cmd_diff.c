@@ -7,6 +7,7 @@
 #include "err.h"
 #include "exitcode.h"
 #include "report/report_diff.h"
+#include "report/text_wrap.h"
 
 #include "cli.h"
 #include <stdio.h>
@@ -15,6 +16,20 @@ static const struct cli_option diff_options[] = {
 	CLI_OPTION("help", 'h', no_argument, NULL, "this text"),
 	CLI_END,
 };
+
+struct diff_args {
+	json_object *a;
+	const char *a_path;
+	json_object *b;
+	const char *b_path;
+};
+
+static void diff_written(const void *ctx, FILE *out)
+{
+	const struct diff_args *d = ctx;
+
+	report_diff(d->a, d->a_path, d->b, d->b_path, out);
+}
 
 int cmd_diff(int argc, char **argv)
 {
@@ -44,7 +59,11 @@ int cmd_diff(int argc, char **argv)
 		json_object_put(a);
 		return cmd_fail("diff", EXIT_FAILED);
 	}
-	report_diff(a, argv[optind], b, argv[optind + 1], stdout);
+	{
+		struct diff_args d = { a, argv[optind], b, argv[optind + 1] };
+
+		text_wrap_written(stdout, -1, diff_written, &d);
+	}
 	json_object_put(a);
 	json_object_put(b);
 	return EXIT_OK;

@@ -20,7 +20,7 @@ static int report_probes(struct compare_session *s)
 	if (!o->json || strcmp(o->json, "-")) {
 		report_ceilings(&s->probes, stdout);
 		if (o->streams_why[0])
-			text_wrap(stdout, "  streams     ", 14, o->streams_why, TEXT_WIDTH);
+			text_wrap(stdout, "  streams     ", 14, o->streams_why, text_width());
 	}
 	if (!o->json)
 		return EXIT_OK;

@@ -194,7 +194,7 @@ static void print_help(int probe_only)
 
 		snprintf(lead, sizeof(lead), "  %-*s  ", width, strategy_table[i]->name);
 		/* a summary too long for the line goes on under its own start */
-		text_wrap(stdout, lead, (size_t)width + 4, strategy_table[i]->summary, TEXT_WIDTH);
+		text_wrap(stdout, lead, (size_t)width + 4, strategy_table[i]->summary, text_width());
 	}
 }
 

@@ -2,9 +2,11 @@
 #include "commands.h"
 #include "err.h"
 #include "exitcode.h"
+#include "report/text_wrap.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct command commands[] = {
 	{ "gen", "write a workload and its manifest into a directory", cmd_gen },
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 				"  xfercmp -w smallfiles -s all HOST     (HOST 'local': this machine)\n");
 		return EXIT_USAGE;
 	}
+	/* the report and --help fit the terminal when it is under 100 columns; a file or a pipe gets 100 */
+	text_width_set(isatty(STDOUT_FILENO) ? text_terminal_columns(STDOUT_FILENO) : 0);
 	{
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 			if (!strcmp(argv[1], commands[i].name))

@@ -1,5 +1,6 @@
 /* The live status line (live.h). */
 #include "report/live.h"
+#include "report/text_wrap.h"
 
 #include "clock.h"
 #include "err.h"
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,19 +127,9 @@ double live_comparison_left(double forecast, double elapsed, unsigned run, unsig
 
 unsigned live_width(void)
 {
-	struct winsize ws;
-	const char *columns = getenv("COLUMNS");
+	unsigned cols = text_terminal_columns(STDERR_FILENO);
 
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	if (columns) {
-		char *end;
-		long c = strtol(columns, &end, 10);
-
-		if (end != columns && !*end && c > 0 && c < 10000)
-			return (unsigned)c;
-	}
-	return 80;
+	return cols ? cols : 80;
 }
 
 static uint64_t tx_now(const struct live *l)

@@ -205,25 +205,15 @@ static void ceilings_lines(const struct probe_results *p, FILE *out)
 }
 
 /*
- * The ceilings, each line within TEXT_WIDTH columns: one too long goes on
+ * The ceilings, each line within text_width() columns: one too long goes on
  * under the figures' column (14), so the names on the left stay readable.
  */
+static void ceilings_written(const void *ctx, FILE *out)
+{
+	ceilings_lines(ctx, out);
+}
+
 void report_ceilings(const struct probe_results *p, FILE *out)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *buf = open_memstream(&text, &len);
-
-	if (!buf) {
-		ceilings_lines(p, out);
-		return;
-	}
-	ceilings_lines(p, buf);
-	if (fclose(buf) != 0 || !text) {
-		free(text);
-		ceilings_lines(p, out);
-		return;
-	}
-	text_wrap_block(out, text, TEXT_WIDTH, 14);
-	free(text);
+	text_wrap_written(out, 14, ceilings_written, p);
 }

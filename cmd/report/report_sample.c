@@ -30,7 +30,7 @@ void report_sample_lines(const struct report *r, FILE *out)
 	if (workload_sample_is_whole(s)) {
 		snprintf(line, sizeof(line), "sample: %s", s->method);
 		fputc('\n', out);
-		text_wrap(out, "", 2, line, TEXT_WIDTH);
+		text_wrap(out, "", 2, line, text_width());
 		return;
 	}
 	snprintf(line, sizeof(line),
@@ -46,8 +46,8 @@ void report_sample_lines(const struct report *r, FILE *out)
 		 r->whole_moved ? "each strategy moved the sample, then the whole (--check)" :
 				  "the strategies moved the sample, not the whole; the times below are the sample's");
 	fputc('\n', out);
-	text_wrap(out, "", 2, line, TEXT_WIDTH);
-	text_wrap(out, "  how: ", 7, s->method, TEXT_WIDTH);
+	text_wrap(out, "", 2, line, text_width());
+	text_wrap(out, "  how: ", 7, s->method, text_width());
 }
 
 /* "5% sample", "2G sample", "sample": what --sample asked for. */
@@ -181,7 +181,7 @@ void report_sample_tail(const struct report *r, FILE *out)
 	snprintf(line, sizeof(line), "answered in %s: setup %.1f s, probes %.1f s, strategies %.1f s%s",
 		 answer, t->setup_s, t->probes_s, t->strategies_s, cleanup);
 	fputc('\n', out);
-	text_wrap(out, "", 2, line, TEXT_WIDTH);
+	text_wrap(out, "", 2, line, text_width());
 }
 
 static json_object *counts_json(const struct workload_sample_counts *c, const struct workload_sample_counts *other)

@@ -1,4 +1,4 @@
-/* The terminal table: one row per strategy, fastest first marked; every line fits TEXT_WIDTH. */
+/* The terminal table: one row per strategy, fastest first marked; every line fits text_width(). */
 #include "report/report.h"
 #include "report/report_explain.h"
 
@@ -13,6 +13,17 @@
 
 /* 30 cells: a 3% share still shows, and the row with its six percentages fits 100 columns */
 #define BAR_WIDTH 30
+/* On a narrower terminal (under SHARES_ROW_COLUMNS): 20 cells, the percentages on a line of their own */
+#define BAR_WIDTH_NARROW 20
+#define SHARES_ROW_COLUMNS 96
+
+/*
+ * A strategy's row in one line: name, status, seconds, flush, MB/s, files/s,
+ * wire MB, forecast, f/m and "  ← fastest". Narrower (a terminal under 100
+ * columns, issue 44), the row is two lines: the first through files/s (59
+ * columns), the second wire MB, forecast, f/m and the mark under it.
+ */
+#define TABLE_ROW_COLUMNS 97
 
 /* Where a failed or skipped row's reason starts: after the name and status columns. */
 #define ROW_REASON_COLUMN 26
@@ -22,7 +33,7 @@
  * D disk, M metadata, C cpu, '.' other (time the prediction does not explain). Letters as well as colours, so the bar
  * still reads without colour (NO_COLOR, a pipe, a screen reader).
  */
-static void share_bar(const struct accounting *a, FILE *out, bool color)
+static void share_bar(const struct accounting *a, FILE *out, bool color, int width)
 {
 	static const char letters[RES_COUNT + 1] = { 'N', 'L', 'D', 'M', 'C', '.' };
 	static const char *const colors[RES_COUNT + 1] = { "\033[34m", "\033[36m", "\033[33m",
@@ -30,12 +41,12 @@ static void share_bar(const struct accounting *a, FILE *out, bool color)
 	int cells[RES_COUNT + 1], used = 0, biggest = 0;
 
 	for (int k = 0; k <= RES_COUNT; k++) {
-		cells[k] = (int)(a->share[k] * BAR_WIDTH + 0.5);
+		cells[k] = (int)(a->share[k] * width + 0.5);
 		used += cells[k];
 		if (a->share[k] > a->share[biggest])
 			biggest = k;
 	}
-	cells[biggest] += BAR_WIDTH - used;	/* rounding goes to the largest share */
+	cells[biggest] += width - used;	/* rounding goes to the largest share */
 	fputc('[', out);
 	for (int k = 0; k <= RES_COUNT; k++) {
 		if (cells[k] <= 0)
@@ -73,7 +84,7 @@ static void report_flagged(const struct report *r, FILE *out, size_t flag, const
 		snprintf(line + len, sizeof(line) - len, "%s", tail);
 	/* its own paragraph, wrapped to the report's width, the rest hanging */
 	fputc('\n', out);
-	text_wrap(out, "", 2, line, TEXT_WIDTH);
+	text_wrap(out, "", 2, line, text_width());
 }
 
 /*
@@ -97,6 +108,7 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 {
 	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
 	const char *red = color ? "\033[31m" : "";
+	bool narrow = text_width() < SHARES_ROW_COLUMNS;
 	int any = 0;
 
 	for (size_t i = 0; i < r->nresults; i++)
@@ -105,8 +117,12 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 		return;
 	fprintf(out, "\n%swhere the time went%s, as measured (N network, L latency, D disk, M metadata, C cpu, . other: not explained)\n",
 		bold, reset);
-	fprintf(out, "%-17s %-*s %4s %4s %4s %4s %4s %5s  %s\n", "strategy", BAR_WIDTH + 2, "", "net",
-		"lat", "disk", "meta", "cpu", "other", "verdict");
+	if (narrow)
+		fprintf(out, "%-17s %-*s  %s\n%18s %4s %4s %4s %4s %4s %5s\n", "strategy",
+			BAR_WIDTH_NARROW + 2, "", "verdict", "", "net", "lat", "disk", "meta", "cpu", "other");
+	else
+		fprintf(out, "%-17s %-*s %4s %4s %4s %4s %4s %5s  %s\n", "strategy", BAR_WIDTH + 2, "",
+			"net", "lat", "disk", "meta", "cpu", "other", "verdict");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		const struct accounting *a = &res->accounting;
@@ -114,18 +130,24 @@ static void report_shares(const struct report *r, FILE *out, bool color)
 		if (!res->have_accounting)
 			continue;
 		fprintf(out, "%-17s ", res->strategy->name);
-		share_bar(a, out, color);
-		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%  %s%s%s\n",
+		share_bar(a, out, color, narrow ? BAR_WIDTH_NARROW : BAR_WIDTH);
+		if (narrow)
+			fprintf(out, "  %s%s%s\n%18s", bold, resource_verdict_name(a->verdict), reset, "");
+		fprintf(out, " %3.0f%% %3.0f%% %3.0f%% %3.0f%% %3.0f%% %4.0f%%",
 			a->share[RES_NETWORK] * 100, a->share[RES_LATENCY] * 100,
 			a->share[RES_DISK] * 100, a->share[RES_METADATA] * 100, a->share[RES_CPU] * 100,
-			a->share[RES_COUNT] * 100, bold, resource_verdict_name(a->verdict), reset);
+			a->share[RES_COUNT] * 100);
+		if (narrow)
+			fputc('\n', out);
+		else
+			fprintf(out, "  %s%s%s\n", bold, resource_verdict_name(a->verdict), reset);
 		/* reason and note hang under their own first word */
-		text_wrap(out, "                    ", 22, a->reason, TEXT_WIDTH);
+		text_wrap(out, "                    ", 22, a->reason, text_width());
 		if (a->note[0]) {
 			char lead[64];
 
 			snprintf(lead, sizeof(lead), "%20s%snote: ", "", red);
-			text_wrap(out, lead, 26, a->note, TEXT_WIDTH);
+			text_wrap(out, lead, 26, a->note, text_width());
 			fputs(reset, out);
 		}
 	}
@@ -231,6 +253,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	const char *red = color ? "\033[31m" : "", *dim = color ? "\033[2m" : "";
 	const char *reset = color ? "\033[0m" : "";
 	char bytes[32], shape[256], noise[512];
+	bool narrow = text_width() < TABLE_ROW_COLUMNS;
 	struct winner w;
 	int best = -1;
 
@@ -256,8 +279,10 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	if (r->dest_fs && !strcmp(r->dest_fs, "tmpfs"))
 		fprintf(out, "%swarning%s: the destination is tmpfs (RAM): disk times do not apply\n",
 			red, reset);
-	fprintf(out, "\n%-17s %-6s %8s %7s %8s %8s %8s %9s %6s\n", "strategy", "status", "seconds",
-		"flush", "MB/s", "files/s", "wire MB", "forecast", "f/m");
+	fprintf(out, "\n%-17s %-6s %8s %7s %8s %8s", "strategy", "status", "seconds", "flush", "MB/s",
+		"files/s");
+	fprintf(out, narrow ? "\n%17s" : "", "");
+	fprintf(out, " %8s %9s %6s\n", "wire MB", "forecast", "f/m");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
 		double t = report_seconds(res);
@@ -271,15 +296,16 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 				 res->status == RESULT_SKIPPED ? dim : "");
 			/* it may quote the agent and the tree's names: text_escape.h */
 			text_escape(why, sizeof(why), res->error);
-			text_wrap(out, lead, ROW_REASON_COLUMN, why, TEXT_WIDTH);
+			text_wrap(out, lead, ROW_REASON_COLUMN, why, text_width());
 			fputs(reset, out);
 			continue;
 		}
-		fprintf(out, "%s%-17s%s %s%-6s%s %8.2f %7.2f %8.1f %8.0f %8.1f",
-			(int)i == best ? bold : "", res->strategy->name, reset, green,
-			res->verified ? "ok" : "ok?", reset, t, res->median.flush,
-			t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
-			t > 0 ? (double)report_moved_files(r) / t : 0.0, (double)res->sent.wire_bytes / 1e6);
+		fprintf(out, "%s%-17s%s %s%-6s%s %8.2f %7.2f %8.1f %8.0f", (int)i == best ? bold : "",
+			res->strategy->name, reset, green, res->verified ? "ok" : "ok?", reset, t,
+			res->median.flush, t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
+			t > 0 ? (double)report_moved_files(r) / t : 0.0);
+		fprintf(out, narrow ? "\n%17s" : "", "");
+		fprintf(out, " %8.1f", (double)res->sent.wire_bytes / 1e6);
 		/* the forecast made before it ran, and forecast over measured */
 		if (res->have_forecast && t > 0 && !report_sample_only(r))
 			fprintf(out, " %9.2f %5.2fx", res->forecast.seconds, res->forecast.seconds / t);
@@ -315,28 +341,26 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 	}
 }
 
+struct table_args {
+	const struct report *r;
+	bool color;
+};
+
+static void table_written(const void *ctx, FILE *out)
+{
+	const struct table_args *a = ctx;
+
+	table_lines(a->r, out, a->color);
+}
+
 /*
- * The table, every line within TEXT_WIDTH columns: table_lines wraps the
+ * The table, every line within text_width() columns: table_lines wraps the
  * lines whose indent matters; the rest (recommendation, notes, lines added
- * later) wrap here with a hanging indent. Without memory for the buffer, the
- * lines go out as they are.
+ * later) wrap here with a hanging indent.
  */
 void report_table(const struct report *r, FILE *out, bool color)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *buf = open_memstream(&text, &len);
+	struct table_args a = { r, color };
 
-	if (!buf) {
-		table_lines(r, out, color);
-		return;
-	}
-	table_lines(r, buf, color);
-	if (fclose(buf) != 0 || !text) {
-		free(text);
-		table_lines(r, out, color);
-		return;
-	}
-	text_wrap_block(out, text, TEXT_WIDTH, -1);
-	free(text);
+	text_wrap_written(out, -1, table_written, &a);
 }

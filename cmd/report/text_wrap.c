@@ -3,6 +3,44 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+
+static size_t width_now = TEXT_WIDTH_MAX;
+
+size_t text_width_for(unsigned cols)
+{
+	if (cols == 0 || cols >= TEXT_WIDTH_MAX)
+		return TEXT_WIDTH_MAX;
+	return cols < TEXT_WIDTH_MIN ? TEXT_WIDTH_MIN : cols;
+}
+
+size_t text_width(void)
+{
+	return width_now;
+}
+
+void text_width_set(size_t width)
+{
+	width_now = text_width_for(width > 10000 ? 0 : (unsigned)width);
+}
+
+unsigned text_terminal_columns(int fd)
+{
+	struct winsize ws;
+	const char *columns;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	columns = getenv("COLUMNS");
+	if (columns) {
+		char *end;
+		long c = strtol(columns, &end, 10);
+
+		if (end != columns && !*end && c > 0 && c < 10000)
+			return (unsigned)c;
+	}
+	return 0;
+}
 
 /* The length of the ANSI escape sequence at s ("\033[1m", "\033[0m"), 0 if none. */
 static size_t escape_len(const char *s, size_t n)
@@ -88,7 +126,7 @@ void text_wrap_block(FILE *out, const char *block, size_t width, int indent)
 	while (*line) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line), lead = 0;
-		char lead_text[TEXT_WIDTH + 1];
+		char lead_text[TEXT_WIDTH_MAX + 1];
 		size_t hang;
 
 		if (text_columns(line, len) <= width) {
@@ -121,4 +159,24 @@ void text_wrap_block(FILE *out, const char *block, size_t width, int indent)
 			break;
 		line = end + 1;
 	}
+}
+
+void text_wrap_written(FILE *out, int indent, void (*write)(const void *ctx, FILE *f), const void *ctx)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *buf = open_memstream(&text, &len);
+
+	if (!buf) {
+		write(ctx, out);
+		return;
+	}
+	write(ctx, buf);
+	if (fclose(buf) != 0 || !text) {
+		free(text);
+		write(ctx, out);
+		return;
+	}
+	text_wrap_block(out, text, text_width(), indent);
+	free(text);
 }

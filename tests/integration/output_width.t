@@ -5,7 +5,10 @@
 # `-s all,real` run to the testbed host is wider than 100 columns, counted in
 # characters (UTF-8: "→", "µ", "±" are one each; colour sequences none). The
 # wrapped lines keep what they said: the failure's whole message is still
-# there, and the table's rows are still one line each. Needs root for the
+# there, and the table's rows are still one line each. On a pty (issue 44) the
+# report follows a terminal under 100 columns, never under 60: at 60 no line is
+# wider and a row is two lines; at 120 the 100-column report; at 40 the 60-column
+# one; `diff` too. Needs root for the
 # testbed part. Only talks to loopback and 198.18.0.2.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -65,6 +68,33 @@ check_grep "the repeat line is there" "^ +2 runs: mean [0-9.]+ ± [0-9.]+ s" "$(
 # diff of that report with itself
 "$xf" diff "$work/local.json" "$work/local.json" >"$work/diff.txt" 2>&1
 fits "xfercmp diff: every line fits $width columns" "$work/diff.txt"
+
+# ---------------------------------------------------------------- on a terminal (issue 44)
+# The report follows a terminal under 100 columns, never under 60; over 100 it stays at 100.
+# on_pty COLS OUT ARGS...: xfercmp ARGS on a pty of COLS columns, what the pty showed in OUT
+# (-q: no status line, the report alone; without its colours)
+on_pty() {
+	local cols=$1 out=$2
+	shift 2
+	script -qec "stty cols $cols; $(printf '%q ' "$xf" "$@")" /dev/null 2>&1 |
+		sed 's/\r$//; s/\x1b\[[0-9;]*[A-Za-z]//g' >"$out"
+}
+tty_args=(-q -w smallfiles --files 200 -s splice,zstd --probe-seconds 0.3 --what-if rtt=2ms)
+on_pty 60 "$work/tty60.txt" "${tty_args[@]}" --json "$work/tty.json" local
+width=60 fits "a 60-column terminal: every line of the report fits 60 columns" "$work/tty60.txt"
+check_grep "... and a row is two lines there: the times, then wire MB and the forecast" \
+	"^splice +ok +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+\$" "$(cat "$work/tty60.txt")"
+on_pty 120 "$work/tty120.txt" "${tty_args[@]}" local
+width=100 fits "a 120-column terminal: every line fits 100" "$work/tty120.txt"
+check_grep "... and a row is one line there" \
+	"^splice +ok +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x" "$(cat "$work/tty120.txt")"
+on_pty 40 "$work/tty40.txt" "${tty_args[@]}" local
+width=60 fits "a 40-column terminal: the report is the 60-column one" "$work/tty40.txt"
+got=$(awk 'length > 40' "$work/tty40.txt" | wc -l)
+[ "$got" -gt 0 ]
+ok $? "... not squeezed under 60 ($got lines past 40 columns)"
+on_pty 60 "$work/diff60.txt" diff "$work/tty.json" "$work/local.json"
+width=60 fits "xfercmp diff on a 60-column terminal fits it" "$work/diff60.txt"
 
 # ---------------------------------------------------------------- the testbed
 testbed_part "testbed -s all,real" "its lines fit" "its rows" "its JSON validates" "probe" \

@@ -2,23 +2,7 @@
 #include "testutil.h"
 #include "report/text_wrap.h"
 
-/* The widest line of text, in characters. */
-static size_t widest(const char *text)
-{
-	size_t most = 0;
-
-	for (const char *line = text; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-
-		if (text_columns(line, len) > most)
-			most = text_columns(line, len);
-		if (!end)
-			break;
-		line = end + 1;
-	}
-	return most;
-}
+#include "text_testutil.h"
 
 static void test_columns_are_characters(void **state)
 {
