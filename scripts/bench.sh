@@ -8,7 +8,8 @@
 #
 #   scripts/bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only SECTIONS]
 #                    [--scale-files N] [--pair-streams LIST] [--cases LIST] [--links LIST]
-#                    [--serial-files N] [--plan] [--old DIR]
+#                    [--serial-files N] [--plan] [--old DIR] [--sample-cases LIST]
+#                    [--sample-share SHARE] [--sample-strategies LIST] [--sample-tree DIR]
 #
 #   --quick       20,000 files and 1 GiB (default: 120,000 files and 4 GiB)
 #   --files N     small files of the gen and raw workloads (and of the forecast section's
@@ -17,10 +18,16 @@
 #                 when given: there 1G without it); K/M/G/T suffixes, powers of 1024
 #   --repeat N    runs of each timed command, 1 to 9; medians are reported (default 3)
 #   --only S      gen, raw, strategies, wan, link, limits, pairs, scale, forecast, explain,
-#                 builds, a comma-separated list of them, or all (default: gen, raw, strategies,
-#                 wan, limits, pairs; link, scale, forecast, explain and builds are long and
-#                 run only when named)
+#                 builds, sample, a comma-separated list of them, or all (default: gen, raw,
+#                 strategies, wan, limits, pairs; link, scale, forecast, explain, builds and
+#                 sample are long and run only when named)
 #   --old DIR     the builds section's other build: DIR/xfercmp and DIR/xfercmp-agent
+#   --sample-cases LIST  the sample section's cases: small, big, realistic, tree,
+#                 comma-separated, or all (default)
+#   --sample-share SHARE  the sample section's --sample (default 5%)
+#   --sample-strategies LIST  the sample section's -s (default all,real)
+#   --sample-tree DIR  the sample section's tree case: a real tree of this machine
+#                 (default /usr)
 #   --scale-files N  the scale section's big tree (default 1000000; --quick: 200000)
 #   --pair-streams LIST  the -P values of the pairs section, comma-separated (default 8)
 #   --cases LIST  the forecast section's cases: small, big, realistic, comma-separated, or
@@ -96,8 +103,14 @@
 #        on splice, zstd and parallel, N small files and the large file, REPEAT rounds
 #        alternating which build goes first: medians, spread, new/old throughput; target
 #        >= 0.95 (what authenticating every data byte may cost, issue 43). Only when named.
+#   sample  per case (N small files, the large file, a realistic tree of N files, a real
+#        tree of this machine), unshaped: a --sample SHARE invocation, then the whole; per
+#        strategy the sample's forecast of the whole against the whole's measured time
+#        (target 0.80 - 1.25), the sampled answer's time over the whole's (<= 0.15) and the
+#        whole's answer over the sum of its runs (<= 1.25) (issue 42; scripts/bench/sample.sh).
+#        Only when named; -s all,real on 120,000 files takes about an hour a case.
 #
-# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain,builds}.sh, the steps they share
+# The sections live in scripts/bench/{gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain,builds,sample}.sh, the steps they share
 # (cleanup, background processes, the namespace and its servers, statistics, JSON,
 # tables) in scripts/bench/lib.sh; scripts/bench/selftest.sh checks the pure helpers.
 #
@@ -143,8 +156,10 @@ bench_dir=$(cd "$(dirname "$0")/bench" && pwd -P)
 . "$bench_dir/link.sh"
 # shellcheck source=scripts/bench/builds.sh
 . "$bench_dir/builds.sh"
+# shellcheck source=scripts/bench/sample.sh
+. "$bench_dir/sample.sh"
 
-usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain,builds|all] [--scale-files N] [--pair-streams LIST] [--cases small,big,realistic|all] [--links 2ms,20ms,200m|all|none] [--serial-files N] [--plan] [--old DIR]"; }
+usage() { die 2 "usage: bench.sh [--quick] [--files N] [--size SIZE] [--repeat N] [--only gen,raw,strategies,wan,link,limits,pairs,scale,forecast,explain,builds,sample|all] [--scale-files N] [--pair-streams LIST] [--cases small,big,realistic|all] [--links 2ms,20ms,200m|all|none] [--serial-files N] [--plan] [--old DIR] [--sample-cases LIST] [--sample-share SHARE] [--sample-strategies LIST] [--sample-tree DIR]"; }
 
 command_line="scripts/bench.sh"
 for a in "$@"; do command_line+=" $(printf '%q' "$a")"; done
@@ -165,11 +180,16 @@ scale_files=1000000
 scale_set=0
 pair_streams=8
 old_build=""
+sample_cases=all
+sample_share=5%
+sample_strategies=all,real
+sample_tree=/usr
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1; shift ;;
 	--plan) plan=1; shift ;;
-	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --links | --serial-files | --old)
+	--files | --size | --repeat | --only | --scale-files | --pair-streams | --cases | --links | --serial-files | --old | \
+		--sample-cases | --sample-share | --sample-strategies | --sample-tree)
 		[ $# -ge 2 ] || die 2 "$1 needs a value"
 		case $1 in
 		--scale-files) scale_files=$2; scale_set=1 ;;
@@ -182,6 +202,10 @@ while [ $# -gt 0 ]; do
 		--links) fc_links=$2 ;;
 		--serial-files) serial_files=$2 ;;
 		--old) old_build=$2 ;;
+		--sample-cases) sample_cases=$2 ;;
+		--sample-share) sample_share=$2 ;;
+		--sample-strategies) sample_strategies=$2 ;;
+		--sample-tree) sample_tree=$2 ;;
 		esac
 		shift 2
 		;;
@@ -202,10 +226,13 @@ fi
 [[ $serial_files =~ ^[1-9][0-9]{0,7}$ ]] || die 2 "--serial-files: expected 1 to 99999999, got '$serial_files'"
 fc_cases=$(fc_parse_list --cases "$fc_cases" "$FORECAST_CASES_ALL") || exit 2
 fc_links=$(fc_parse_list --links "$fc_links" "$FORECAST_LINKS_ALL" none) || exit 2
+sample_cases=$(fc_parse_list --sample-cases "$sample_cases" "$SAMPLE_CASES_ALL") || exit 2
+[[ $sample_share =~ ^[0-9.]+%?$|^[0-9]+[KkMmGgTt]$ ]] || die 2 "--sample-share: expected a share such as 5%, a size such as 2G or a count of files, got '$sample_share'"
+[ -d "$sample_tree" ] || die 2 "--sample-tree: '$sample_tree' is not a directory"
 [ "$only" != all ] || only=gen,raw,strategies,wan,limits,pairs
 IFS=, read -r -a sections <<<"$only"
 for section in "${sections[@]}"; do
-	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | forecast | explain | builds) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, forecast, explain, builds or all (or a comma-separated list), got '$only'" ;; esac
+	case $section in gen | raw | strategies | wan | link | limits | pairs | scale | forecast | explain | builds | sample) ;; *) die 2 "--only: expected gen, raw, strategies, wan, link, limits, pairs, scale, forecast, explain, builds, sample or all (or a comma-separated list), got '$only'" ;; esac
 done
 readonly FILES=$files SIZE=$size REPEAT=$repeat ONLY=$only SECTIONS=("${sections[@]}")
 readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
@@ -215,6 +242,8 @@ readonly SCALE_FILES=$scale_files PAIR_STREAMS=$pair_streams
 readonly FORECAST_FILES=$files FORECAST_SIZE=$size FORECAST_CASES=$fc_cases FORECAST_LINKS=$fc_links
 readonly SERIAL_FILES=$serial_files
 readonly OLD_BUILD=$old_build
+readonly SAMPLE_CASES=$sample_cases SAMPLE_SHARE=$sample_share SAMPLE_STRATEGIES=$sample_strategies
+readonly SAMPLE_TREE=$sample_tree
 case ",$ONLY," in *,builds,*) [ -x "$OLD_BUILD/xfercmp" ] || die 2 "builds: --old DIR must hold another build's xfercmp (and its xfercmp-agent)" ;; esac
 
 # forecast_header: the forecast section's lines of the header (and all --plan prints).
@@ -264,6 +293,7 @@ header() {
 	echo "- workloads: $FILES small files (smallfiles), one file of $SIZE (largefile); medians of $REPEAT runs"
 	case ",$ONLY," in *,scale,*) echo "- scale: $SCALE_FILES small files" ;; esac
 	case ",$ONLY," in *,explain,*) echo "- explain: $EXPLAIN_STRATEGIES on $FILES small files and one file of $SIZE" ;; esac
+	case ",$ONLY," in *,sample,*) echo "- sample: --sample $SAMPLE_SHARE of ${SAMPLE_CASES//,/, } (the tree: $SAMPLE_TREE), -s $SAMPLE_STRATEGIES" ;; esac
 	if [ "$ONLY" != gen ]; then
 		tb=$("$TOP/scripts/testbed.sh" status 2>/dev/null | sed -n 's/^link: //p' || true)
 		echo "- testbed link: ${tb:-down}"
@@ -293,6 +323,7 @@ for section in "${SECTIONS[@]}"; do
 	wan) section_wan ;;
 	link) section_link ;;
 	builds) section_builds ;;
+	sample) section_sample ;;
 	esac
 done
 echo

@@ -4,7 +4,8 @@
 # canned `xfercmp --list-strategies`; the forecast section's (scripts/bench/forecast.sh)
 # frozen-commit line, its options, its estimate, its rows, judgements and summaries from
 # fabricated reports of JSON schema 3 (issue 41: results[].forecast, what_if[].forecasts),
-# and its runs with a stand-in xfercmp and testbed; the explain section's rows. Needs bash, awk, git and
+# and its runs with a stand-in xfercmp and testbed; the explain section's rows; the sample
+# section's rows and answer times. Needs bash, awk, git and
 # perl (JSON::PP); no root, no testbed, no xfercmp. Prints "ok N - ..." per check; exits 1
 # if any failed.
 set -Eeuo pipefail
@@ -19,6 +20,8 @@ set -Eeuo pipefail
 . "$(dirname "$0")/link.sh"
 # shellcheck source=scripts/bench/wan.sh
 . "$(dirname "$0")/wan.sh"
+# shellcheck source=scripts/bench/sample.sh
+. "$(dirname "$0")/sample.sh"
 
 # shellcheck source=scripts/bench/tap.sh
 . "$(dirname "$0")/tap.sh"
@@ -469,6 +472,25 @@ EOF
 is "explain_rows: verdicts, savings, agreement" "$(explain_rows "$tmp/explain.json" explain-small)" \
 "| explain-small | splice | 5.69 | metadata-bound; network close behind | metadata | dest_disk 0.32 s (-94%); network skipped | agree |
 | explain-small | tar-ssh | 9.00 | cpu-bound | metadata | durable_write 3.00 s (-67%) | disagree |"
+
+cat >"$tmp/sampled.json" <<'EOF'
+{"timing": {"answer_seconds": 12.5}, "results": [
+  {"strategy": "splice", "status": "ok", "sample_seconds": 0.61, "forecast": {"seconds": 11.0, "low": 10.0, "high": 12.5, "basis": "sample"}},
+  {"strategy": "scp", "status": "ok", "sample_seconds": 3.2, "forecast": {"seconds": 90.0, "low": 80.0, "high": 95.0, "basis": "sample"}},
+  {"strategy": "real-rsync", "status": "ok", "sample_seconds": 0.9, "forecast": {"seconds": null, "why": "no probes"}}]}
+EOF
+cat >"$tmp/whole.json" <<'EOF'
+{"timing": {"answer_seconds": 150.0}, "results": [
+  {"strategy": "splice", "status": "ok", "verified": true, "seconds": 10.0, "run_seconds": [10.0]},
+  {"strategy": "scp", "status": "ok", "verified": true, "seconds": 60.0, "run_seconds": [60.0]},
+  {"strategy": "real-rsync", "status": "failed", "verified": false, "seconds": null, "run_seconds": []}]}
+EOF
+is "sample_rows: forecast of the whole against the whole's run" "$(sample_rows "$tmp/sampled.json" "$tmp/whole.json" small)" \
+"| small | splice | 0.61 | 11.00 (10.00 - 12.50) | 10.00 | 1.10 | target met |
+| small | scp | 3.20 | 90.00 (80.00 - 95.00) | 60.00 | 1.50 | target not met |
+| small | real-rsync | 0.90 | none: no probes | failed | n/a | n/a |"
+is "sample_answer: the answer and the sum of the verified runs" "$(sample_answer "$tmp/whole.json")" "150 70"
+is "sample_answer: no file" "$(sample_answer "$tmp/missing.json")" "n/a n/a"
 
 echo "1..$n"
 exit "$failed"
