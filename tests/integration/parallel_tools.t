@@ -88,7 +88,9 @@ echo "# largefile: $(seconds "$json")"
 
 # ---------------------------------------------------------------- -P sets their workers
 # rclone: one SSH connection per transfer (and one more for listing); fpsync: one
-# rsync over ssh per worker, on 20,000 files, so that fpart cuts 10 partitions of 2,000
+# rsync over ssh per worker, on 20,000 files at -P 8, so that fpart cuts 10 partitions of
+# 2,000, and on 6,000 at -P 1: three partitions, which one worker must take in turn (20,000
+# there as well would move ten partitions one after another)
 workers() { # workers NAME P FILES: sets $PEAK
 	peak_sessions "$work/workers.out" "$xf" -F "$cfg" --no-probes -q -w smallfiles --files "$3" \
 		-P "$2" -s "$1" --remote-dir "$work/remote" testbed
@@ -102,7 +104,7 @@ workers real-rclone 8 2000
 r8=$PEAK
 [ "$r1" -le 3 ] && [ "$r8" -ge 8 ]
 ok $? "real-rclone: -P 1 at most 3 SSH sessions at once ($r1), -P 8 at least 8 ($r8)"
-workers real-fpsync 1 20000
+workers real-fpsync 1 6000
 f1=$PEAK
 workers real-fpsync 8 20000
 f8=$PEAK
