@@ -83,6 +83,9 @@ struct compare_session {
 	/* --sample: what was drawn; the sample's results (NULL: none); whether the whole moved */
 	struct workload_sample sample;
 	bool sampled;
+	/* --sample: a tree of one file of the workload, each strategy's fixed cost measured on it first (one_made) */
+	struct workload_sample one;
+	bool one_drawn, one_made;
 	struct strategy_result *sample_results;
 	bool whole_moved;
 	struct report_timing timing;

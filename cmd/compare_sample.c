@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -19,8 +20,8 @@
 /* Room kept free beside the sample's copy on the source. */
 #define SOURCE_MARGIN (256ull << 20)
 
-/* The sample's directory while it exists, for the interrupt's thread (a buffer of the session). */
-static const char *interrupt_dir;
+/* The sample's directory and the one-file tree's while they exist, for the interrupt's thread (buffers of the session). */
+static const char *interrupt_dir, *interrupt_one_dir;
 
 int compare_sample_option(struct compare_opts *o, const char *arg)
 {
@@ -72,6 +73,33 @@ static int check_source_space(const struct workload_sample *sample)
 		       units_format_bytes(have, b, sizeof(b)));
 }
 
+/*
+ * Takes and materialises s->one: the sample's smallest file that is not
+ * empty (workload_sample_one), on which each strategy's fixed cost is
+ * measured (compare_sample_run). None (one_made false, no error) when the
+ * workload is one file, or when that file is no small part of the sample:
+ * its own work would then be in the fixed cost. Returns 0 or -1 (error set).
+ */
+static int prepare_one_file(struct compare_session *s)
+{
+	if (workload_sample_one(&s->sample, &s->one) < 0)
+		return err_wrap("the one-file tree for the fixed costs");
+	s->one_drawn = true;
+	if (workload_sample_is_whole(&s->one) || s->one.m.total_bytes > s->sample.m.total_bytes / 4) {
+		if (s->o.verbose)
+			fprintf(stderr, "no fixed cost measured: the sample's smallest file (%llu bytes) is more than "
+				"a quarter of it\n", (unsigned long long)s->one.m.total_bytes);
+		return 0;
+	}
+	interrupt_one_dir = s->one.dir;
+	if (workload_sample_materialise(&s->one, &s->m, s->root, fs_scratch_base(), 1) < 0)
+		return err_wrap("cannot make the one-file tree for the fixed costs");
+	s->one_made = true;
+	if (fs_sync_dir_fs(s->one.dir) < 0)
+		return err_wrap("cannot make the one-file tree for the fixed costs");
+	return 0;
+}
+
 int compare_sample_prepare(struct compare_session *s)
 {
 	struct compare_opts *o = &s->o;
@@ -99,7 +127,7 @@ int compare_sample_prepare(struct compare_session *s)
 	if (workload_sample_materialise(&s->sample, &s->m, s->root, fs_scratch_base(), 2 * parallel_cpus()) < 0 ||
 	    fs_sync_dir_fs(s->sample.dir) < 0)
 		return err_wrap("cannot make the sample's tree");
-	return 0;
+	return prepare_one_file(s);
 }
 
 const char *compare_sample_root(const struct compare_session *s)
@@ -123,10 +151,67 @@ void compare_sample_space(const struct compare_session *s, uint64_t *bytes, uint
 			     "the sample (--sample: room for the sample only)";
 }
 
+/* Removes the one-file tree, once its runs are done (or the run ended before them). Returns 0 or -1 (error set). */
+static int remove_one_file(struct compare_session *s)
+{
+	int rc = 0;
+
+	if (s->one_made && s->one.dir[0])
+		rc = fs_remove_tree_parallel(AT_FDCWD, s->one.dir, s->one.dir, 1, NULL);
+	interrupt_one_dir = NULL;
+	s->one.dir[0] = '\0';
+	s->one_made = false;
+	return rc;
+}
+
+/*
+ * Each strategy's run on the one-file tree, into fixed[0..n) (calloc'd;
+ * NULL and 0 when there is none to make: no tree, or no probes, so no
+ * forecast of the whole to make with it), before the sample's: its transfer
+ * is what a run costs whatever its size (runner_forecast_whole). A plain
+ * run, as --explain's control: no sampling, no forecast, no progress of
+ * its own; --repeat as asked (the median is the fixed cost). The agent
+ * verifies against the tree that moves: the one file's manifest, then the
+ * sample's again. Returns 0, or -1 (error set) when the agent could not go on.
+ */
+static int measure_fixed(struct compare_session *s, const struct strategy *const *list, size_t n,
+			 struct strategy_result **fixed)
+{
+	struct runner_opts o = s->o.run;
+	int rc;
+
+	*fixed = NULL;
+	if (!s->one_made || !s->o.run.probes)
+		return remove_one_file(s);
+	if (!(*fixed = calloc(n, sizeof(**fixed))))
+		return err_set("out of memory for the fixed costs' runs");
+	o.sample = false;
+	o.probes = NULL;
+	o.what_if = NULL;
+	o.nwhat_if = 0;
+	o.forecasts = NULL;
+	o.progress = NULL;
+	o.phase = NULL;
+	if (say(&s->o))
+		fprintf(stderr, "measuring each strategy's fixed cost on one file (%s)...\n", s->one.m.entries[0].path);
+	if (destination_send_manifest(&s->dest, &s->one.m) < 0)
+		return -1;
+	rc = runner_run(&o, s->one.dir, &s->one.m, &s->dest.target, list, n, *fixed);
+	for (size_t i = 0; rc == 0 && s->o.verbose && i < n; i++)
+		if ((*fixed)[i].status == RESULT_OK && (*fixed)[i].runs)
+			fprintf(stderr, "  %s: %.3f s for one file\n", list[i]->name, (*fixed)[i].median.transfer);
+		else
+			fprintf(stderr, "  %s: no fixed cost (%s)\n", list[i]->name, (*fixed)[i].error);
+	if (remove_one_file(s) < 0 || rc < 0)
+		return -1;
+	return destination_send_manifest(&s->dest, &s->sample.m);
+}
+
 int compare_sample_run(struct compare_session *s, const struct strategy *const *list, size_t n,
 		       struct strategy_result *results, struct strategy_result *sample_results)
 {
-	struct strategy_result *first = s->o.sample_check ? sample_results : results;
+	struct strategy_result *first = s->o.sample_check ? sample_results : results, *fixed = NULL;
+	struct runner_fixed one;
 	int rc;
 
 	s->whole_moved = !compare_sample_made(s);
@@ -135,9 +220,15 @@ int compare_sample_run(struct compare_session *s, const struct strategy *const *
 		return runner_run(&s->o.run, s->root, &s->m, &s->dest.target, list, n, results);
 	}
 	watch_phase(first, &s->sample.m);
+	if (measure_fixed(s, list, n, &fixed) < 0) {
+		free(fixed);
+		return -1;
+	}
+	one = (struct runner_fixed){ .m = &s->one.m, .results = fixed };
 	rc = runner_run(&s->o.run, s->sample.dir, &s->sample.m, &s->dest.target, list, n, first);
 	/* the whole's forecasts from the sample's runs (those that ran, even if the agent went after) */
-	runner_forecast_whole(&s->o.run, &s->m, &s->sample.m, first, n);
+	runner_forecast_whole(&s->o.run, &s->m, &s->sample.m, &one, first, n);
+	free(fixed);
 	if (rc < 0 || !s->o.sample_check)
 		return rc;
 	/* the agent verifies against the tree that moves: the whole's manifest now */
@@ -168,7 +259,10 @@ void compare_sample_suggest(const struct compare_session *s, const struct strate
 
 void compare_sample_interrupt(void)
 {
-	const char *dir = interrupt_dir;
+	const char *dir = interrupt_dir, *one = interrupt_one_dir;
+
+	if (one && one[0])
+		fs_remove_tree_parallel(AT_FDCWD, one, one, 1, NULL);
 
 	if (!dir || !dir[0])
 		return;
@@ -182,10 +276,17 @@ const char *compare_sample_dir(const struct compare_session *s)
 	return compare_sample_made(s) ? s->sample.dir : "";
 }
 
-void compare_sample_release(struct compare_session *s)
+int compare_sample_release(struct compare_session *s)
 {
+	/* left only when the run ended before the fixed costs were measured */
+	int rc = remove_one_file(s);
+
 	interrupt_dir = NULL;
+	if (s->one_drawn)
+		workload_sample_release(&s->one);
+	s->one_drawn = false;
 	if (s->sampled)
 		workload_sample_release(&s->sample);
 	s->sampled = false;
+	return rc;
 }

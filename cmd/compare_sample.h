@@ -31,8 +31,9 @@ int compare_sample_check_opts(const struct compare_opts *o);
 bool compare_sample_lists_only(const struct compare_opts *o);
 
 /*
- * Draws the sample of s->m and materialises it in a scratch directory
- * (nothing without --sample). Returns 0 or -1 (error set).
+ * Draws the sample of s->m and materialises it in a scratch directory, and
+ * the one-file tree beside it (nothing without --sample). Returns 0 or -1
+ * (error set).
  */
 int compare_sample_prepare(struct compare_session *s);
 
@@ -52,8 +53,10 @@ void compare_sample_space(const struct compare_session *s, uint64_t *bytes, uint
 			  const char **what);
 
 /*
- * Runs the strategies: on the sample (into sample_results, or into results
- * when the whole does not move), then on the whole (into results) when
+ * Runs the strategies: each on a tree of one file of the workload first,
+ * its fixed cost (with probes: the whole's forecasts use it), then on the
+ * sample (into sample_results, or into results when the whole does not
+ * move), then on the whole (into results) when
  * there is no sample or with --check, sending the agent the whole's
  * manifest first; each pass told to the watch as it begins (watch_phase).
  * Sets s->whole_moved. Returns runner_run's result (the first pass that
@@ -77,8 +80,12 @@ void compare_sample_suggest(const struct compare_session *s, const struct strate
 /* Removes the sample's tree (the interrupt's thread, while it may still be being made). */
 void compare_sample_interrupt(void);
 
-/* The sample's directory to remove at the end, "" when none. Releases the sample's memory: compare_sample_release. */
+/*
+ * The sample's directory to remove at the end, "" when none. Releases the
+ * sample's memory, and removes the one-file tree if a run that ended early
+ * left it: compare_sample_release, 0 or -1 (error set).
+ */
 const char *compare_sample_dir(const struct compare_session *s);
-void compare_sample_release(struct compare_session *s);
+int compare_sample_release(struct compare_session *s);
 
 #endif

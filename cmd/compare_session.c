@@ -198,7 +198,7 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	s->root = NULL;
 	s->temp_source[0] = '\0';
 	manifest_init(&s->m);
-	s->sampled = s->whole_moved = false;
+	s->sampled = s->whole_moved = s->one_drawn = s->one_made = false;
 	s->sample_results = NULL;
 	memset(&s->timing, 0, sizeof(s->timing));
 	s->strategies_started = 0;
@@ -239,7 +239,8 @@ int compare_close(struct compare_session *s)
 	if (compare_sample_dir(s)[0] &&
 	    fs_remove_tree_parallel(AT_FDCWD, compare_sample_dir(s), compare_sample_dir(s), FS_REMOVE_THREADS, NULL) < 0)
 		code = cmd_fail(NULL, EXIT_FAILED);
-	compare_sample_release(s);
+	if (compare_sample_release(s) < 0)
+		code = cmd_fail(NULL, EXIT_FAILED);
 	manifest_release(&s->m);
 	if (s->temp_source[0]) {
 		if (fs_remove_tree_parallel(AT_FDCWD, s->temp_source, s->temp_source, FS_REMOVE_THREADS, NULL) < 0) {

@@ -142,6 +142,17 @@ bool workload_sample_is_whole(const struct workload_sample *s);
 int workload_sample_materialise(struct workload_sample *s, const struct manifest *whole,
 				const char *whole_root, const char *parent, unsigned threads);
 
+/*
+ * A tree of one file of sample (drawn, not yet materialised or after): its
+ * smallest file that is not empty (a piece, if that is what it is), with
+ * the directories above it, for out to be materialised from the same
+ * whole. What a run of it costs is what any run costs, nearly all: the
+ * fixed cost per run (--sample, model/sample_forecast.h). Its fraction is
+ * one file of the whole's (1: the whole is one file). Returns 0 or -1
+ * (error set; out released). Release with workload_sample_release.
+ */
+int workload_sample_one(const struct workload_sample *sample, struct workload_sample *out);
+
 /* The bytes the materialised tree takes on the source's disk, about: for the space check. */
 uint64_t workload_sample_disk_bytes(const struct workload_sample *s);
 

@@ -117,6 +117,29 @@ static void whole_cells(const struct strategy_result *res, FILE *out)
 		fprintf(out, " %10s %21s", "-", "-");
 }
 
+/* The fixed costs the whole's forecasts kept out of the scaling (forecast.fixed_s), in one note; none: nothing. */
+static void fixed_note(const struct report *r, FILE *out)
+{
+	char list[320] = "", line[448];
+	size_t used = 0;
+
+	for (size_t i = 0; i < r->nresults && used < sizeof(list); i++) {
+		const struct strategy_result *w = &r->results[i];
+		int k;
+
+		if (report_whole_forecast(w) <= 0 || !(w->forecast.fixed_s > 0))
+			continue;
+		k = snprintf(list + used, sizeof(list) - used, "%s%s %.3f s", used ? ", " : "", w->strategy->name,
+			     w->forecast.fixed_s);
+		used = k < 0 ? sizeof(list) : used + (size_t)k;
+	}
+	if (!list[0])
+		return;
+	snprintf(line, sizeof(line), "a run's fixed cost, measured on one file before the sample, is kept whole, "
+		 "not scaled: %s", list);
+	text_wrap(out, "  note: ", 8, line, text_width());
+}
+
 /*
  * Each strategy's time on the sample and the whole's forecast from it, with
  * the whole's measured time beside it with --check; then which strategy is
@@ -157,6 +180,8 @@ static void sample_and_whole(const struct report *r, FILE *out)
 		    (!fast_whole || report_whole_forecast(w) < report_whole_forecast(fast_whole)))
 			fast_whole = w;
 	}
+	if (any)
+		fixed_note(r, out);
 	if (fast_sample && fast_whole && fast_sample->strategy != fast_whole->strategy)
 		fprintf(out, "  fastest on the sample: %s; for the whole, %s is forecast fastest\n",
 			fast_sample->strategy->name, fast_whole->strategy->name);

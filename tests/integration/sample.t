@@ -4,7 +4,9 @@
 # whole's from the sample's runs, the recommendation naming it and the answer's cost; --check moves the whole
 # too; a dir: tree with links goes through --sample untouched; Ctrl-C during a
 # sample run gives the partial report and leaves no sample tree; the copies go
-# before the report, the status line on a terminal saying so; "timing" adds up.
+# before the report, the status line on a terminal saying so; "timing" adds up;
+# each strategy's fixed cost measured on one file before the sample, said on the
+# terminal and in each forecast's fixed_seconds.
 # The testbed for the SSH strategies (needs root); the interrupt on loopback.
 #
 #   flock /tmp/xfercmp-testbed.lock bash tests/integration/sample.t
@@ -62,6 +64,9 @@ for r in d["results"]:
     if f.get("basis") != "sample" or not (f.get("seconds") or 0) > 0 or \
        not (f["low"] <= f["seconds"] <= f["high"]):
         print("%s: forecast %s" % (r["strategy"], f))
+    # each strategy's fixed cost, measured on one file before the sample, kept out of the scaling
+    if not (f.get("fixed_seconds") or 0) > 0 or not f["fixed_seconds"] < f["seconds"]:
+        print("%s: fixed_seconds %s of a forecast of %s" % (r["strategy"], f.get("fixed_seconds"), f.get("seconds")))
     if whole_moved != (r["forecast_ratio"] is not None):
         print("%s: forecast_ratio %s with the whole %s" % (r["strategy"], r["forecast_ratio"],
               "moved" if whole_moved else "not moved"))
@@ -89,7 +94,7 @@ elif not t["host_removed"] or t["host_removed"] < d["workload"]["files"]:
 EOF
 }
 
-testbed_part "--sample --check runs" "its JSON" "the sample said" "side by side" "timing" \
+testbed_part "--sample --check runs" "its JSON" "the sample said" "fixed costs said" "side by side" "timing" \
 	"cleanup line on a tty" "answered in" "nothing left on the host" "dir: tree through --sample" \
 	"its links" "the recommendation for the whole" "the source untouched" "no sample tree left" "Ctrl-C: 130" "partial report" \
 	"partial table" "the interrupt removed the sample"
@@ -108,6 +113,8 @@ ok $? "the JSON has the sample, its times, and the whole's"
 [ -z "$bad" ] || diag <<<"$bad"
 lines=$(tr '\r' '\n' <"$work/tty.log" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g')
 check_grep "the report says the sample drawn" '^sample: 2,?000 of 20,?000 files \(10\.0%\)' "$lines"
+check_grep "the fixed costs are measured first, on one file, and said" \
+	'^measuring each strategy.s fixed cost on one file' "$lines"
 check_grep "each strategy's sample, the whole's forecast from it, its range, the whole measured" \
 	'^  tar-ssh +[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+ +[0-9.]+ +[0-9.]+x' "$lines"
 bad=$(timing_bad "$work/check.json" "$wall" 2>&1)

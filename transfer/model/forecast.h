@@ -43,6 +43,8 @@ struct forecast {
 	double need_s[RES_COUNT];	/* each resource's time at its ceiling for this work */
 	double flush_s;			/* of seconds, the flush after the transfer */
 	double flush_creates_s;		/* of flush_s, the creates' durable part (the rest: the writes) */
+	double fixed_s;			/* of seconds, a run's fixed cost measured on one file (a
+					 * sample's forecast: model/sample_forecast.h); 0: none */
 	enum resource bound;		/* the resource that sets seconds */
 	double off_link_s;		/* the slowest overlapped stage but the link's (a pipeline's) */
 	double wire_bytes;		/* the bytes it expects on the wire */

@@ -17,14 +17,37 @@ static double working(const struct forecast *f)
 	return rest > 0 ? rest : 0;
 }
 
+/*
+ * What a run of f takes whatever its working size: kept as it is, not
+ * scaled by the level. Without a fixed cost, the model's handshakes and
+ * ramp (none for a serial strategy: its waits grow with its requests, they
+ * are working time). With one, the fixed cost measured on one file plus
+ * the ramp beyond that file's: the one-file run made the same connections
+ * and handshakes as any run, so they are in it already (adding the model's
+ * setup on top would count them twice), and its slow start stopped at one
+ * file's bytes, where a tree goes on up to the path's window (the model's
+ * ramp for f against its ramp for the one file). The one file's own work
+ * is in the fixed cost too: one file, next to a sample's thousands.
+ */
+static double unscaled(const struct forecast *f, const struct sample_run *run)
+{
+	double latency = f->requests > 0 ? 0 : f->need_s[RES_LATENCY];
+
+	if (!(run->fixed_s > 0))
+		return latency;
+	return run->fixed_s + fmax(latency - run->fixed_latency_s, 0);
+}
+
 int sample_forecast(const struct forecast_input *whole, const struct forecast_input *sample,
 		    const struct sample_run *run, struct forecast *out)
 {
 	struct forecast w, s;
-	double measured = run->transfer_s + run->flush_s, level, setup, flush;
+	double measured = run->transfer_s + run->flush_s, level, flush;
 
 	if (!(measured > 0) || !isfinite(measured))
 		return err_set("a sample run of %g seconds forecasts nothing", measured);
+	if (!(run->fixed_s >= 0) || !isfinite(run->fixed_s) || !(run->fixed_latency_s >= 0))
+		return err_set("a fixed cost of %g seconds is no cost", run->fixed_s);
 	if (forecast_make(whole, NULL, &w) < 0 || forecast_make(sample, NULL, &s) < 0)
 		return -1;
 	*out = w;
@@ -34,13 +57,12 @@ int sample_forecast(const struct forecast_input *whole, const struct forecast_in
 			snprintf(out->why, sizeof(out->why), "%s", s.why[0] ? s.why : "no forecast of the sample");
 		return 0;
 	}
-	/* the handshakes and the ramp do not grow with the tree; the sample's share of them is as forecast */
-	setup = s.requests > 0 ? 0 : s.need_s[RES_LATENCY];
 	/* how the sample's run stood to the model: its working time against the model's */
-	level = working(&s) > 0 ? fmax(run->transfer_s - setup, 0) / working(&s) : 1;
+	level = working(&s) > 0 ? fmax(run->transfer_s - unscaled(&s, run), 0) / working(&s) : 1;
 	flush = s.flush_s > 0 ? w.flush_s * run->flush_s / s.flush_s : w.flush_s;
-	out->seconds = (w.requests > 0 ? 0 : w.need_s[RES_LATENCY]) + level * working(&w) + flush;
+	out->seconds = unscaled(&w, run) + level * working(&w) + flush;
 	out->flush_s = flush;
+	out->fixed_s = run->fixed_s;
 	out->low = out->seconds * fmin(run->min_s / measured, 1);
 	out->high = out->seconds * fmax(run->max_s / measured, 1);
 	/* another stage bounds the whole: the sample calibrated the wrong one, so the model's own may stand */

@@ -6,17 +6,31 @@
  * docs/MODEL.md, "From a sample"). The sample's run calibrates the model's
  * level; the model scales each stage from the sample's counts to the
  * whole's (bytes, files, directories, requests) and keeps what does not
- * scale (handshakes, slow start); the flush is the sample's measured one
+ * scale (the fixed cost measured on one file, else the model's handshakes;
+ * slow start); the flush is the sample's measured one
  * scaled as the model scales it. The whole's own run (--check) comes
  * after: nothing of it is in reach here.
  */
 
 #include "model/forecast.h"
 
-/* What the sample's runs measured (the median run's phases, and the runs' spread). */
+/*
+ * What the sample's runs measured (the median run's phases, and the runs'
+ * spread), and what the strategy's run on one file of the workload
+ * measured before them: its fixed cost per run.
+ */
 struct sample_run {
 	double transfer_s, flush_s;	/* the median run's */
 	double min_s, max_s;		/* the fastest and slowest run's time, transfer and flush */
+	/*
+	 * The one-file run's transfer (its median): what a run costs whatever
+	 * its size (processes started, sessions and streams set up, the end of
+	 * the stream acknowledged), which no stage of the model holds. 0:
+	 * unknown, the model's handshakes and ramp stand for it instead.
+	 */
+	double fixed_s;
+	/* the model's handshakes and ramp for that one file (its forecast's need_s[RES_LATENCY]): fixed_s holds them */
+	double fixed_latency_s;
 };
 
 /*

@@ -193,14 +193,28 @@ void runner_forecast_input(const struct runner_opts *o, const struct strategy *s
 			   const struct manifest *m, struct forecast_input *in);
 
 /*
+ * --sample: each strategy's runs on a tree of one file of the workload,
+ * before the sample's: results[i] for the sample's results[i] (the same
+ * strategy), on the tree of manifest m. Their transfer is the strategy's
+ * fixed cost per run (model/sample_forecast.h, struct sample_run).
+ */
+struct runner_fixed {
+	const struct manifest *m;
+	const struct strategy_result *results;
+};
+
+/*
  * --sample: each of results[0..n) that ran on sample (a sample of whole)
  * gets the whole's forecast in place of its own, made now from its runs
  * there (model/sample_forecast.h), forecast_from_sample set; with
- * have_forecast false and forecast.why set when none could be made. No
- * probes: nothing changes (the model has no ceilings to scale).
+ * have_forecast false and forecast.why set when none could be made. The
+ * fixed cost is fixed's (NULL, or a one-file run that failed: none, the
+ * model's handshakes stand for it). No probes: nothing changes (the model
+ * has no ceilings to scale).
  */
 void runner_forecast_whole(const struct runner_opts *o, const struct manifest *whole,
-			   const struct manifest *sample, struct strategy_result *results, size_t n);
+			   const struct manifest *sample, const struct runner_fixed *fixed,
+			   struct strategy_result *results, size_t n);
 
 /*
  * What the probes forecast moving m through list[0..n), o->repeat times

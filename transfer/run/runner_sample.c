@@ -7,8 +7,31 @@
 
 #include <stdio.h>
 
+/* The fixed cost of results[i]'s strategy from its one-file run (none: 0, the model's handshakes stand). */
+static void fixed_cost(const struct runner_opts *o, const struct runner_fixed *fixed, size_t i,
+		       struct sample_run *run)
+{
+	const struct strategy_result *f;
+	struct forecast_input in;
+	struct forecast one;
+
+	if (!fixed || !fixed->results)
+		return;
+	f = &fixed->results[i];
+	if (f->status != RESULT_OK || !f->runs || !(f->median.transfer > 0))
+		return;
+	runner_forecast_input(o, f->strategy, fixed->m, &in);
+	if (forecast_make(&in, NULL, &one) < 0 || !(one.seconds > 0)) {
+		err_clear();
+		return;
+	}
+	run->fixed_s = f->median.transfer;
+	run->fixed_latency_s = one.need_s[RES_LATENCY];
+}
+
 void runner_forecast_whole(const struct runner_opts *o, const struct manifest *whole,
-			   const struct manifest *sample, struct strategy_result *results, size_t n)
+			   const struct manifest *sample, const struct runner_fixed *fixed,
+			   struct strategy_result *results, size_t n)
 {
 	if (!o->probes)
 		return;
@@ -24,6 +47,7 @@ void runner_forecast_whole(const struct runner_opts *o, const struct manifest *w
 
 		if (r->status != RESULT_OK || !r->runs)
 			continue;
+		fixed_cost(o, fixed, i, &run);
 		runner_forecast_input(o, r->strategy, whole, &w);
 		runner_forecast_input(o, r->strategy, sample, &s);
 		wallclock_now(r->forecast_made_at, sizeof(r->forecast_made_at));

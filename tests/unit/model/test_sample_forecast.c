@@ -1,8 +1,9 @@
 /*
  * Unit tests for transfer/model/sample_forecast.c: a sample's run
  * calibrates the model's level, the model scales it to the whole, the
- * handshakes do not grow, the flush scales as the model's, and the range
- * holds the runs' spread (and the model's own forecast when another stage
+ * handshakes do not grow, nor the fixed cost measured on one file (and
+ * the model's handshakes are not added to it), the flush scales as the
+ * model's, and the range holds the runs' spread (and the model's own forecast when another stage
  * bounds the whole).
  */
 #include "testutil.h"
@@ -96,6 +97,88 @@ static void test_another_bound_widens_the_range(void **state)
 	assert_true(out.low <= w.seconds && w.seconds <= out.high);
 }
 
+/* The part of a forecast the level scales (sample_forecast.c's working, for a strategy with no serial requests). */
+static double working_of(const struct forecast *f)
+{
+	return f->seconds - f->need_s[RES_LATENCY] - f->flush_s;
+}
+
+/*
+ * A sample run of 0.30 s of which 0.20 s is the fixed cost (measured on
+ * one file), the whole 20 times the sample: the whole is 0.20 + 20 x 0.10
+ * + the flush, not 20 x 0.30; with no fixed cost known, the old result.
+ */
+static void test_the_fixed_cost_is_not_scaled(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input whole = fixture_input(strategy_find("splice"), &p, fixture_small(100000));
+	struct forecast_input part = fixture_input(strategy_find("splice"), &p, fixture_small(5000));
+	struct forecast s = model(&part), w = model(&whole), out;
+	struct sample_run run = { .transfer_s = 0.30, .flush_s = s.flush_s, .fixed_s = 0.20,
+				  .fixed_latency_s = s.need_s[RES_LATENCY] };
+	double scale = working_of(&w) / working_of(&s), ramp = fmax(w.need_s[RES_LATENCY] - s.need_s[RES_LATENCY], 0);
+
+	(void)state;
+	assert_int_equal(s.requests, 0);
+	/* the model scales the working time with the files: 20 times */
+	assert_true(fabs(scale - 20) < 0.5);
+	run.min_s = run.max_s = run.transfer_s + run.flush_s;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_near(out.seconds, 0.20 + ramp + scale * 0.10 + w.flush_s);
+	assert_near(out.fixed_s, 0.20);
+	assert_true(out.seconds < 0.20 + 0.01 + 20.5 * 0.10 + w.flush_s);
+
+	/* fixed 0: unknown, the model's handshakes and ramp stand for it, the rest scales */
+	run.fixed_s = run.fixed_latency_s = 0;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_near(out.seconds, w.need_s[RES_LATENCY] + (0.30 - s.need_s[RES_LATENCY]) * scale + w.flush_s);
+	assert_true(out.fixed_s == 0);
+	assert_true(out.seconds > 20 * 0.25);
+}
+
+/*
+ * The one-file run made the handshakes: the model's are not added on top of
+ * the fixed cost; only the slow start beyond the one file's is, unscaled.
+ */
+static void test_the_handshakes_are_in_the_fixed_cost(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input whole, part, one;
+	struct forecast s, w, o, out;
+	struct sample_run run;
+
+	(void)state;
+	p.rtt_p50_s = 2e-3;	/* handshakes and ramp worth seeing */
+	whole = fixture_input(strategy_find("splice"), &p, fixture_small(100000));
+	part = fixture_input(strategy_find("splice"), &p, fixture_small(5000));
+	one = fixture_input(strategy_find("splice"), &p, fixture_small(1));
+	s = model(&part);
+	w = model(&whole);
+	o = model(&one);
+	/* a tree's ramp goes further than one file's: there is something beyond the fixed cost */
+	assert_true(s.need_s[RES_LATENCY] > o.need_s[RES_LATENCY]);
+	run = (struct sample_run){ .transfer_s = 0.05 + s.need_s[RES_LATENCY] + 2 * working_of(&s),
+				   .flush_s = s.flush_s, .fixed_s = 0.05, .fixed_latency_s = o.need_s[RES_LATENCY] };
+	run.min_s = run.max_s = run.transfer_s + run.flush_s;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_near(out.seconds, 0.05 + (w.need_s[RES_LATENCY] - o.need_s[RES_LATENCY]) +
+				  (2 * working_of(&s) + o.need_s[RES_LATENCY]) * working_of(&w) / working_of(&s) +
+				  w.flush_s);
+}
+
+static void test_a_fixed_cost_that_is_none_is_refused(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input in = fixture_input(strategy_find("splice"), &p, fixture_small(100));
+	struct sample_run run = { .transfer_s = 1, .flush_s = 0.1, .min_s = 1.1, .max_s = 1.1, .fixed_s = -0.1 };
+	struct forecast out;
+
+	(void)state;
+	assert_int_equal(sample_forecast(&in, &in, &run, &out), -1);
+	run.fixed_s = NAN;
+	assert_int_equal(sample_forecast(&in, &in, &run, &out), -1);
+}
+
 static void test_no_time_is_refused(void **state)
 {
 	struct probe_results p = fixture_probes();
@@ -113,6 +196,9 @@ int main(void)
 		cmocka_unit_test(test_a_run_as_forecast_gives_the_model),
 		cmocka_unit_test(test_the_sample_calibrates_the_level),
 		cmocka_unit_test(test_another_bound_widens_the_range),
+		cmocka_unit_test(test_the_fixed_cost_is_not_scaled),
+		cmocka_unit_test(test_the_handshakes_are_in_the_fixed_cost),
+		cmocka_unit_test(test_a_fixed_cost_that_is_none_is_refused),
 		cmocka_unit_test(test_no_time_is_refused),
 	};
 

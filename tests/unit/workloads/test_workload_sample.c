@@ -258,6 +258,57 @@ static void test_single_huge_file(void **state)
 
 /* --- on disk ------------------------------------------------------------- */
 
+/*
+ * The one-file tree of a sample: its smallest file not empty, from the same
+ * source, with the directories above it and nothing else; one file of the
+ * whole's as its fraction, the whole itself when the whole is one file.
+ */
+static void test_one_file_of_the_sample(void **state)
+{
+	struct manifest whole, single;
+	struct workload_sample s, one, s1, one1;
+	const struct manifest_entry *e;
+	uint64_t least = UINT64_MAX;
+
+	(void)state;
+	make_whole(&whole, 100, 20, true);
+	draw(&whole, "10%", 3, &s);
+	for (size_t i = 0; i < s.m.count; i++)
+		if (s.m.entries[i].size > 0 && s.m.entries[i].size < least)
+			least = s.m.entries[i].size;
+	assert_int_equal(workload_sample_one(&s, &one), 0);
+	assert_int_equal(one.m.count, 1);
+	e = &one.m.entries[0];
+	assert_int_equal(e->size, least);
+	assert_non_null(manifest_find(&s.m, e->path));
+	assert_int_equal(one.sources[0].entry, s.sources[manifest_find(&s.m, e->path) - s.m.entries].entry);
+	assert_int_equal(one.m.nsymlinks + one.m.nhardlinks, 0);
+	/* pNN/dNNNN/f...: its two directories, nothing else */
+	assert_int_equal(one.m.ndirs, 2);
+	for (size_t k = 0; k < one.m.ndirs; k++)
+		assert_true(strncmp(one.m.dirs[k].path, e->path, strlen(one.m.dirs[k].path)) == 0);
+	assert_false(workload_sample_is_whole(&one));
+	assert_true(fabs(one.fraction - 1.0 / (double)whole.count) < 1e-12);
+
+	manifest_init(&single);
+	assert_int_equal(manifest_add_file(&single, "only", 1000, 0644, 3000, 7), 0);
+	manifest_sort(&single);
+	/* a sample of a one-file whole is the whole; its one file as well */
+	s1 = (struct workload_sample){ .fraction = 1 };
+	manifest_init(&s1.m);
+	workload_sample_count(&single, &s1.whole);
+	s1.sources = calloc(1, sizeof(*s1.sources));
+	assert_int_equal(manifest_add_file(&s1.m, "only", 1000, 0644, 3000, 7), 0);
+	assert_int_equal(workload_sample_one(&s1, &one1), 0);
+	assert_true(workload_sample_is_whole(&one1));
+	workload_sample_release(&one1);
+	workload_sample_release(&s1);
+	manifest_release(&single);
+	workload_sample_release(&one);
+	workload_sample_release(&s);
+	manifest_release(&whole);
+}
+
 static void write_file(const char *path, const char *text, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
@@ -410,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_shape_varied_tree),
 		cmocka_unit_test(test_reproducible_by_seed),
 		cmocka_unit_test(test_single_huge_file),
+		cmocka_unit_test(test_one_file_of_the_sample),
 		cmocka_unit_test(test_materialise_dir_tree),
 	};
 
