@@ -56,12 +56,12 @@ void strategy_free(const struct strategy *s)
 		s->release(s);
 }
 
-/* whether the word w (all capitals) starts at p, not inside a longer word */
+/* whether the word w (all capitals) starts at p, not inside a longer word nor an option (nc -N) */
 static bool word_at(const char *start, const char *p, const char *w)
 {
 	size_t n = strlen(w);
 
-	return !strncmp(p, w, n) && (p == start || !isalnum((unsigned char)p[-1])) &&
+	return !strncmp(p, w, n) && (p == start || (!isalnum((unsigned char)p[-1]) && p[-1] != '-')) &&
 	       !isalnum((unsigned char)p[n]) && p[n] != '_';
 }
 

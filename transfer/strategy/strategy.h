@@ -276,7 +276,11 @@ struct strategy {
 	 * DST standing for the tree, the host and the destination, ADDR for
 	 * the host's address (where nc connects: nc does not read the ssh
 	 * config that may define HOST), N for the streams
-	 * (strategy_real_command fills in what is known).
+	 * (strategy_real_command fills in what is known). Runs as printed
+	 * (tests/integration/advice_commands.t): the nc forms send with -N,
+	 * without which netcat-openbsd keeps the connection open at the end
+	 * of its input and both ends wait when nothing on the host ends the
+	 * stream first (zstd -d reads to the end: seen on the testbed).
 	 */
 	const char *real_command;
 	/*

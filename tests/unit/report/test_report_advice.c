@@ -63,12 +63,12 @@ static void test_nc_advice_uses_the_address(void **state)
 
 	(void)state;
 	report_recommend(&r);
-	assert_contains(r.recommendation, "The same without xfercmp: tar -cf - -C '/srv/my data' . | nc 198.18.0.2 PORT, "
+	assert_contains(r.recommendation, "The same without xfercmp: tar -cf - -C '/srv/my data' . | nc -N 198.18.0.2 PORT, "
 			"on testbed: nc -l PORT | tar -xf - -C DST (about ");
 	/* no host here: the words stay for the user */
 	r.host = "local";
 	report_recommend(&r);
-	assert_contains(r.recommendation, "| nc HOST PORT, on HOST: nc -l PORT |");
+	assert_contains(r.recommendation, "| nc -N HOST PORT, on HOST: nc -l PORT |");
 }
 
 int main(void)

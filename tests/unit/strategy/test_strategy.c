@@ -216,11 +216,11 @@ static void test_real_command_filled(void **state)
 	assert_string_equal(buf, "scp -O -r '/srv/it'\\''s $HOME'/* h:DST");
 	/* nc reads no ssh config: it connects to the address the agent was reached at (HOST an alias) */
 	strategy_real_command(strategy_find("splice"), 1, "testbed", "198.18.0.2", "/d", buf, sizeof(buf));
-	assert_string_equal(buf, "tar -cf - -C /d . | nc 198.18.0.2 PORT, on testbed: nc -l PORT | tar -xf - -C DST");
+	assert_string_equal(buf, "tar -cf - -C /d . | nc -N 198.18.0.2 PORT, on testbed: nc -l PORT | tar -xf - -C DST");
 	strategy_real_command(strategy_find("real-tar-nc"), 1, "h", NULL, "/d", buf, sizeof(buf));
-	assert_string_equal(buf, "tar -cf - -C /d . | nc h PORT, on h: nc -l PORT | tar -xf - -C DST");
+	assert_string_equal(buf, "tar -cf - -C /d . | nc -N h PORT, on h: nc -l PORT | tar -xf - -C DST");
 	strategy_real_command(strategy_find("zstd"), 1, NULL, NULL, "/d", buf, sizeof(buf));
-	assert_string_equal(buf, "tar -cf - -C /d . | zstd -T0 | nc HOST PORT, on HOST: nc -l PORT | zstd -d | "
+	assert_string_equal(buf, "tar -cf - -C /d . | zstd -T0 | nc -N HOST PORT, on HOST: nc -l PORT | zstd -d | "
 				 "tar -xf - -C DST");
 	/* every built-in's command, filled, keeps no N to fill */
 	for (size_t i = 0; i < strategy_count; i++) {
