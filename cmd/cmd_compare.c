@@ -167,6 +167,7 @@ int compare_report(struct compare_session *s, struct strategy_result *results, i
 		.explain = ex,
 		.streams_auto = o->streams_auto, .streams_why = o->streams_why,
 		.agent_via_ssh = s->dest.agent.via_ssh,
+		.host_addr = !s->dest.agent.via_ssh && s->dest.agent.addr[0] ? s->dest.agent.addr : NULL,
 		.sample = s->sampled ? &s->sample : NULL, .whole_moved = s->whole_moved,
 		.sample_results = !compare_sample_made(s) ? NULL : s->whole_moved ? s->sample_results : results,
 		.moved_files = compare_sample_made(s) && !s->whole_moved ? s->sample.sample.files : 0,

@@ -40,6 +40,7 @@ struct report_timing {
 
 struct report {
 	const char *host;		/* as the user named it */
+	const char *host_addr;		/* the address the agent was reached at directly; NULL: unknown */
 	const char *workload_name;	/* "smallfiles", "dir:/srv/x", ... */
 	const struct workload_spec *spec;
 	uint64_t files, bytes;

@@ -121,7 +121,9 @@ void report_recommend(struct report *r)
 		const char *dir = r->spec && r->spec->kind == WORKLOAD_DIR ? r->spec->dir : NULL;
 		char cmd[512];
 
-		strategy_real_command(best->strategy, r->streams, host, dir, cmd, sizeof(cmd));
+		/* where nc connects: the address the agent was reached at (nc reads no ssh config) */
+		strategy_real_command(best->strategy, r->streams, host, host ? r->host_addr : NULL, dir, cmd,
+				      sizeof(cmd));
 		if (best->strategy->flags & STRATEGY_MULTI_STREAM)
 			snprintf(r->recommendation + used, sizeof(r->recommendation) - used,
 				 ". The nearest without xfercmp: %s (%u rsync streams over ssh, as %s ran %u)",

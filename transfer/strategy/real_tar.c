@@ -240,7 +240,7 @@ const struct strategy strategy_real_tar_nc = {
 	.preserves = PRESERVE_ALL,
 	.available = tar_nc_available,
 	.traits = STRATEGY_TRAITS_TAR_TO_AGENT,
-	.real_command = "tar -cf - -C DIR . | nc HOST PORT, on HOST: nc -l PORT | tar -xf - -C DST",
+	.real_command = "tar -cf - -C DIR . | nc -N ADDR PORT, on HOST: nc -l PORT | tar -xf - -C DST",
 	.run = tar_nc_run,
 	.stop = pipeline_stop_running,
 };

@@ -32,6 +32,7 @@ const struct strategy strategy_scp = {
 	.preserves = PRESERVE_EMPTY_DIRS,
 	.available = strategy_needs_ssh,
 	.traits = STRATEGY_TRAITS_SCP,
-	.real_command = "scp -r DIR HOST:DST",
+	/* DIR/.: the content into DST, an existing directory as for every other command (DIR alone lands in DST/NAME) */
+	.real_command = "scp -r DIR/. HOST:DST",
 	.run = scp_run,
 };

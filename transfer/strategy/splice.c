@@ -39,6 +39,6 @@ const struct strategy strategy_splice = {
 	.flags = STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.traits = STRATEGY_TRAITS_RECORDS,
-	.real_command = "tar -cf - -C DIR . | nc HOST PORT, on HOST: nc -l PORT | tar -xf - -C DST",
+	.real_command = "tar -cf - -C DIR . | nc -N ADDR PORT, on HOST: nc -l PORT | tar -xf - -C DST",
 	.run = splice_run,
 };

@@ -273,8 +273,14 @@ struct strategy {
 	struct strategy_traits traits;
 	/*
 	 * The command a user would type for the same transfer, DIR, HOST and
-	 * DST standing for the tree, the host and the destination, N for the
-	 * streams (strategy_real_command fills in what is known).
+	 * DST standing for the tree, the host and the destination, ADDR for
+	 * the host's address (where nc connects: nc does not read the ssh
+	 * config that may define HOST), N for the streams
+	 * (strategy_real_command fills in what is known). Runs as printed
+	 * (tests/integration/advice_commands.t): the nc forms send with -N,
+	 * without which netcat-openbsd keeps the connection open at the end
+	 * of its input and both ends wait when nothing on the host ends the
+	 * stream first (zstd -d reads to the end: seen on the testbed).
 	 */
 	const char *real_command;
 	/*
@@ -329,12 +335,15 @@ extern const struct strategy *const strategy_table[];
 extern const size_t strategy_count;
 
 /*
- * s's real_command as a command line to run: the words N, HOST and DIR
- * replaced by streams, host and dir (HOST and DIR left as they are when
- * NULL or empty, N when streams is 0); DST and PORT stay for the user to
- * choose. Returns the length written, 0 when s has no real command.
+ * s's real_command as a command line to run: the words N, HOST, ADDR and
+ * DIR replaced by streams, host, addr and dir (HOST and DIR left as they
+ * are when NULL or empty, N when streams is 0; ADDR becomes host when
+ * addr is NULL or empty, and HOST when both are), each in '...' quotes
+ * when it holds anything a POSIX shell would split or expand (anything
+ * but letters, digits and @%+=:,./_-); DST and PORT stay for the user.
+ * Returns the length written, 0 when s has no real command.
  */
-int strategy_real_command(const struct strategy *s, unsigned streams, const char *host, const char *dir,
-			  char *buf, size_t len);
+int strategy_real_command(const struct strategy *s, unsigned streams, const char *host, const char *addr,
+			  const char *dir, char *buf, size_t len);
 
 #endif

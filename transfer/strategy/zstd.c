@@ -49,6 +49,6 @@ const struct strategy strategy_zstd = {
 	.flags = STRATEGY_COMPRESSED | STRATEGY_CLEARTEXT,
 	.preserves = PRESERVE_ALL,
 	.traits = STRATEGY_TRAITS_TAR_TO_AGENT,
-	.real_command = "tar -cf - -C DIR . | zstd -T0 | nc HOST PORT, on HOST: nc -l PORT | zstd -d | tar -xf - -C DST",
+	.real_command = "tar -cf - -C DIR . | zstd -T0 | nc -N ADDR PORT, on HOST: nc -l PORT | zstd -d | tar -xf - -C DST",
 	.run = zstd_run,
 };

@@ -53,11 +53,30 @@ static void test_parallel_advice_is_a_command(void **state)
 	assert_null(strstr(r.recommendation, " N "));
 }
 
+/* HOST is often an ssh alias that nc cannot resolve: nc connects to the address the agent was reached at */
+static void test_nc_advice_uses_the_address(void **state)
+{
+	struct strategy_result res[2] = { test_result("splice", 2.6), test_result("scp", 15.5) };
+	struct workload_spec spec = { .kind = WORKLOAD_DIR, .dir = "/srv/my data" };
+	struct report r = { .host = "testbed", .host_addr = "198.18.0.2", .results = res, .nresults = 2,
+			    .streams = 1, .spec = &spec };
+
+	(void)state;
+	report_recommend(&r);
+	assert_contains(r.recommendation, "The same without xfercmp: tar -cf - -C '/srv/my data' . | nc -N 198.18.0.2 PORT, "
+			"on testbed: nc -l PORT | tar -xf - -C DST (about ");
+	/* no host here: the words stay for the user */
+	r.host = "local";
+	report_recommend(&r);
+	assert_contains(r.recommendation, "| nc -N HOST PORT, on HOST: nc -l PORT |");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_advice),
 		cmocka_unit_test(test_parallel_advice_is_a_command),
+		cmocka_unit_test(test_nc_advice_uses_the_address),
 	};
 
 	return test_run("report_advice", tests, ARRAY_LEN(tests), NULL, 0);

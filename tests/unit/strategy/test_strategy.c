@@ -202,26 +202,40 @@ static void test_real_command_filled(void **state)
 	char buf[256];
 
 	(void)state;
-	strategy_real_command(strategy_find("parallel"), 2, "testbed", "/srv/data", buf, sizeof(buf));
+	strategy_real_command(strategy_find("parallel"), 2, "testbed", NULL, "/srv/data", buf, sizeof(buf));
 	assert_string_equal(buf, "fpsync -n 2 /srv/data/ testbed:DST/");
 	/* nothing known: the placeholders stay; words that only contain them are left alone */
-	strategy_real_command(strategy_find("parallel"), 0, NULL, "", buf, sizeof(buf));
+	strategy_real_command(strategy_find("parallel"), 0, NULL, NULL, "", buf, sizeof(buf));
 	assert_string_equal(buf, "fpsync -n N DIR/ HOST:DST/");
-	strategy_real_command(strategy_find("tar-ssh"), 4, "h", "/d", buf, sizeof(buf));
+	strategy_real_command(strategy_find("tar-ssh"), 4, "h", NULL, "/d", buf, sizeof(buf));
 	assert_string_equal(buf, "tar -cf - -C /d . | ssh h 'tar -xf - -C DST'");
+	/* a tree whose name the shell would split or expand is quoted, so the command runs as printed */
+	strategy_real_command(strategy_find("tar-ssh"), 1, "h", NULL, "/srv/my data", buf, sizeof(buf));
+	assert_string_equal(buf, "tar -cf - -C '/srv/my data' . | ssh h 'tar -xf - -C DST'");
+	strategy_real_command(strategy_find("real-scp-legacy"), 1, "h", NULL, "/srv/it's $HOME", buf, sizeof(buf));
+	assert_string_equal(buf, "scp -O -r '/srv/it'\\''s $HOME'/* h:DST");
+	/* nc reads no ssh config: it connects to the address the agent was reached at (HOST an alias) */
+	strategy_real_command(strategy_find("splice"), 1, "testbed", "198.18.0.2", "/d", buf, sizeof(buf));
+	assert_string_equal(buf, "tar -cf - -C /d . | nc -N 198.18.0.2 PORT, on testbed: nc -l PORT | tar -xf - -C DST");
+	strategy_real_command(strategy_find("real-tar-nc"), 1, "h", NULL, "/d", buf, sizeof(buf));
+	assert_string_equal(buf, "tar -cf - -C /d . | nc -N h PORT, on h: nc -l PORT | tar -xf - -C DST");
+	strategy_real_command(strategy_find("zstd"), 1, NULL, NULL, "/d", buf, sizeof(buf));
+	assert_string_equal(buf, "tar -cf - -C /d . | zstd -T0 | nc -N HOST PORT, on HOST: nc -l PORT | zstd -d | "
+				 "tar -xf - -C DST");
 	/* every built-in's command, filled, keeps no N to fill */
 	for (size_t i = 0; i < strategy_count; i++) {
 		const struct strategy *s = strategy_table[i];
 
 		if (!s->real_command)
 			continue;
-		strategy_real_command(s, 3, "h", "/d", buf, sizeof(buf));
+		strategy_real_command(s, 3, "h", "198.18.0.2", "/d", buf, sizeof(buf));
 		assert_null(strstr(buf, " N "));
 		assert_null(strstr(buf, "-j N"));
 		assert_null(strstr(buf, "HOST"));
+		assert_null(strstr(buf, "ADDR"));
 	}
 	/* cut to the buffer, terminated */
-	assert_int_equal(strategy_real_command(strategy_find("parallel"), 2, "testbed", "/srv/data", buf, 8), 7);
+	assert_int_equal(strategy_real_command(strategy_find("parallel"), 2, "testbed", NULL, "/srv/data", buf, 8), 7);
 	assert_string_equal(buf, "fpsync ");
 }
 
