@@ -153,6 +153,16 @@ void watch_start(struct compare_session *s, const struct strategy *const *list, 
 void watch_agent(struct agent_process *p);
 
 /*
+ * The probes of plan run from now on: sets its progress (the live status
+ * line on a terminal unless -q, lines with -v: each probe named as it
+ * begins, what it measured as it ends).
+ */
+void watch_probes(struct probe_plan *plan);
+
+/* The probes ran, or failed: ends their status line. */
+void watch_probes_done(void);
+
+/*
  * The strategies run into results[0..n) from now on: sets the runner's
  * progress (the live status line on a terminal unless -q, lines with -v),
  * which tells the interrupt how many have finished.

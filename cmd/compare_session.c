@@ -25,14 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void probe_progress(void *ctx, const char *what)
-{
-	const struct compare_opts *o = ctx;
-
-	if (o->verbose || (!o->quiet && isatty(2)))
-		fprintf(stderr, "probing %s...\n", what);
-}
-
 /*
  * Makes (or finds) the source tree and its manifest; sets *root. A
  * temporary source is made in temp_source (PATH_MAX bytes).
@@ -154,6 +146,7 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 		.zstd_threads = o->run.strategy.zstd_threads, .seconds = o->probe_seconds,
 		.disk_bytes = o->disk_probe_bytes, .warm_source = o->run.warm,
 	};
+	int rc;
 
 	if (o->no_probes) {
 		compare_choose_streams(o, &s->m, NULL);
@@ -173,16 +166,22 @@ static int run_probes(struct compare_session *s, const struct strategy *const *l
 		list = strategy_table;
 		n = strategy_count;
 	}
-	if (probe_all_network(&plan, &s->probes, probe_progress, o) < 0)
+	/* known before the network probe: its place "(1/n)" counts the probes to come */
+	plan.one_disk = probe_one_disk(s->root, s->dest.agent.info);
+	plan.agent_info = s->dest.agent.info;
+	watch_probes(&plan);
+	if (probe_all_network(&plan, &s->probes) < 0) {
+		watch_probes_done();
 		return -1;
+	}
 	compare_choose_streams(o, &s->m, &s->probes);
 	/* a single raw stream sizes its buffers for the swept link over this round trip */
 	o->run.strategy.path_bytes_per_s = s->probes.net_link_bps;
 	o->run.strategy.path_rtt_s = s->probes.rtt_p50_s;
 	forecast_depths(list, n, o->run.strategy.streams, &plan.creates, &plan.opens, &plan.reads);
-	plan.one_disk = probe_one_disk(s->root, s->dest.agent.info);
-	plan.agent_info = s->dest.agent.info;
-	if (probe_all_rest(&plan, &s->probes, probe_progress, o) < 0)
+	rc = probe_all_rest(&plan, &s->probes);
+	watch_probes_done();
+	if (rc < 0)
 		return -1;
 	o->run.probes = &s->probes;
 	o->run.what_if = o->what_if;

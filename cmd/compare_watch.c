@@ -1,7 +1,8 @@
 /*
- * What watches a comparison while it runs (compare.h): the interrupt, and
- * the runner's progress (the live status line on a terminal, progress lines
- * with -v), which also tells the interrupt how far the results are.
+ * What watches a comparison while it runs (compare.h): the interrupt, the
+ * probes' and the runner's progress (the live status line on a terminal,
+ * progress lines with -v), which also tells the interrupt how far the
+ * results are.
  */
 #define _GNU_SOURCE
 #include "compare.h"
@@ -258,6 +259,39 @@ static void progress(void *ctx, const struct strategy *s, unsigned run, unsigned
 	if (done && done->status != RESULT_OK)
 		fprintf(stderr, "  %s %s: %s\n", s->name,
 			done->status == RESULT_SKIPPED ? "skipped" : "failed", done->error);
+}
+
+/* A probe begins or ended: the live line, or lines on stderr. */
+static void probe_step(void *ctx, const struct probe_step *step)
+{
+	const struct compare_opts *o = ctx;
+	char line[256];
+
+	if (live_on) {
+		live_probe(&live, step);
+		return;
+	}
+	if (o->quiet || (!o->verbose && !isatty(2)))
+		return;
+	if (!step->done) {
+		fprintf(stderr, "probing %s (%u/%u)...\n", step->name, step->index, step->count);
+		return;
+	}
+	/* no terminal to fit: the whole line */
+	live_probe_result(line, sizeof(line), step, sizeof(line));
+	fprintf(stderr, "%s\n", line);
+}
+
+void watch_probes(struct probe_plan *plan)
+{
+	plan->progress = probe_step;
+	plan->progress_ctx = &session->o;
+	live_on = !session->o.quiet && isatty(2) && live_start(&live, session->dest.agent.addr) == 0;
+}
+
+void watch_probes_done(void)
+{
+	watch_strategies_done();
 }
 
 void watch_strategies(struct strategy_result *results, int n)

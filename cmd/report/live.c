@@ -1,5 +1,6 @@
 /* The live status line (live.h). */
 #include "report/live.h"
+#include "report/live_fit.h"
 #include "report/text_wrap.h"
 
 #include "clock.h"
@@ -20,7 +21,7 @@
 /* The rate shown: each tick weighs this much against the history (about 2 s of memory). */
 #define LIVE_RATE_WEIGHT 0.3
 
-static void duration(char *buf, size_t len, double s)
+void live_duration(char *buf, size_t len, double s)
 {
 	if (s < 9.95)
 		snprintf(buf, len, "%.1f s", s);
@@ -35,85 +36,58 @@ static void duration(char *buf, size_t len, double s)
 /* The line's fields, most important first; live_format drops them from the end of its order. */
 enum live_field { F_HEAD, F_AMOUNT, F_FILES, F_RATE, F_ELAPSED, F_FORECAST, F_ETA, F_COUNT };
 
-/* Joins the fields kept (text[f][0] == '\0': absent) into buf; returns its length. */
-static size_t join(char *buf, size_t len, char text[F_COUNT][80], const bool *keep)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int f = 0; f < F_COUNT; f++) {
-		if (!keep[f] || !text[f][0])
-			continue;
-		int w = snprintf(buf + n, len - n, "%s%s", f == F_HEAD ? "" : f == F_FILES ? " " : "  ",
-				 text[f]);
-
-		if (w < 0 || (size_t)w >= len - n)
-			return strlen(buf);
-		n += (size_t)w;
-	}
-	return n;
-}
-
 void live_format(char *buf, size_t len, const struct live_view *v, unsigned width)
 {
 	/* what goes first when the line is too wide: the ETA's long words, then these, in order */
-	static const enum live_field drop[] = { F_RATE, F_FORECAST, F_ELAPSED, F_FILES, F_ETA };
-	char text[F_COUNT][80] = { { 0 } }, pos[24] = "", runs_text[24] = "", d[32], eta_short[80] = "";
-	bool keep[F_COUNT];
+	static const unsigned drop[] = { F_RATE, F_FORECAST, F_ELAPSED, F_FILES, F_ETA };
+	struct live_fields f = { 0 };
+	char *text[F_COUNT], pos[24] = "", runs_text[24] = "", d[32], eta_short[LIVE_FIELD_LEN] = "";
 	size_t max = width > 1 ? width - 1 : 1;
 
 	if (!len)
 		return;
+	for (int i = 0; i < F_COUNT; i++)
+		text[i] = live_fields_add(&f, i == F_HEAD ? NULL : i == F_FILES ? " " : "  ");
 	if (v->count > 0)
 		snprintf(pos, sizeof(pos), "[%u/%u] ", v->index, v->count);
 	if (v->runs > 1)
 		snprintf(runs_text, sizeof(runs_text), " run %u/%u", v->run, v->runs);
-	snprintf(text[F_HEAD], sizeof(text[F_HEAD]), "%s%.32s%s", pos, v->name, runs_text);
+	snprintf(text[F_HEAD], LIVE_FIELD_LEN, "%s%.32s%s", pos, v->name, runs_text);
 	if (v->phase)
-		snprintf(text[F_AMOUNT], sizeof(text[F_AMOUNT]), "%s", v->phase);
+		snprintf(text[F_AMOUNT], LIVE_FIELD_LEN, "%s", v->phase);
 	else if (v->expect) {
 		double pct = 100.0 * (double)v->done / (double)v->expect;
 
 		/* 100% only once it is over: the flush and the verify follow the last byte */
-		snprintf(text[F_AMOUNT], sizeof(text[F_AMOUNT]), "%s%.0f%%", v->wire ? "~" : "",
-			 pct > 99 ? 99 : pct);
+		snprintf(text[F_AMOUNT], LIVE_FIELD_LEN, "%s%.0f%%", v->wire ? "~" : "", pct > 99 ? 99 : pct);
 	} else
-		snprintf(text[F_AMOUNT], sizeof(text[F_AMOUNT]), "%.1f MB", v->done / 1e6);
+		snprintf(text[F_AMOUNT], LIVE_FIELD_LEN, "%.1f MB", v->done / 1e6);
 	if (v->files > 0 && v->files_total > 0) {
 		char a[32], b[32];
 
 		/* 120000 as "120,000": the file counts are read at a glance */
 		units_format_count(v->files > v->files_total ? v->files_total : v->files, a, sizeof(a));
 		units_format_count(v->files_total, b, sizeof(b));
-		snprintf(text[F_FILES], sizeof(text[F_FILES]), "%s/%s files", a, b);
+		snprintf(text[F_FILES], LIVE_FIELD_LEN, "%s/%s files", a, b);
 	}
 	/* the rate means nothing once the bytes are sent */
 	if (!v->phase)
-		snprintf(text[F_RATE], sizeof(text[F_RATE]), "%.1f MB/s", v->rate / 1e6);
-	duration(text[F_ELAPSED], sizeof(text[F_ELAPSED]), v->elapsed);
+		snprintf(text[F_RATE], LIVE_FIELD_LEN, "%.1f MB/s", v->rate / 1e6);
+	live_duration(text[F_ELAPSED], LIVE_FIELD_LEN, v->elapsed);
 	/* the forecast made before it began: a run can be read against it as it goes */
 	if (v->forecast > 0) {
-		duration(d, sizeof(d), v->forecast);
-		snprintf(text[F_FORECAST], sizeof(text[F_FORECAST]), "forecast %s", d);
+		live_duration(d, sizeof(d), v->forecast);
+		snprintf(text[F_FORECAST], LIVE_FIELD_LEN, "forecast %s", d);
 	}
 	if (v->left >= 0) {
-		duration(d, sizeof(d), v->left);
-		snprintf(text[F_ETA], sizeof(text[F_ETA]), "comparison ETA %s", d);
+		live_duration(d, sizeof(d), v->left);
+		snprintf(text[F_ETA], LIVE_FIELD_LEN, "comparison ETA %s", d);
 		snprintf(eta_short, sizeof(eta_short), "left %s", d);
 	}
-	for (int f = 0; f < F_COUNT; f++)
-		keep[f] = true;
-	if (join(buf, len, text, keep) <= max)
+	if (live_fields_join(buf, len, &f) <= max)
 		return;
 	memcpy(text[F_ETA], eta_short, sizeof(eta_short));
-	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++) {
-		if (join(buf, len, text, keep) <= max)
-			return;
-		keep[drop[i]] = false;
-	}
-	/* the name and the amount alone still too wide: cut */
-	if (join(buf, len, text, keep) > max)
-		buf[max] = '\0';
+	live_fields_fit(buf, len, &f, drop, sizeof(drop) / sizeof(drop[0]), max);
 }
 
 double live_comparison_left(double forecast, double elapsed, unsigned run, unsigned runs, double after)
@@ -141,6 +115,18 @@ static uint64_t tx_now(const struct live *l)
 	return c.tx_bytes;
 }
 
+/* Called with the lock held: the line of the probe measuring. */
+static void draw_probe(struct live *l)
+{
+	char line[256];
+
+	live_probe_format(line, sizeof(line), l->probe, l->probe_index, l->probe_count,
+			  clock_seconds(l->t0_ns, clock_now()), live_width());
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	l->drawn = true;
+}
+
 /*
  * Called with the lock held: draws the current strategy's line. What our
  * senders counted is exact (content bytes of the tree's total); before they
@@ -156,8 +142,11 @@ static void draw(struct live *l)
 	double dt = clock_seconds(l->last_ns, now);
 	bool wire;
 
-	if (!l->current)
+	if (!l->current) {
+		if (l->probe)
+			draw_probe(l);
 		return;
+	}
 	sent_progress_read(&files, &sent);
 	wire = files == 0 && sent == 0;
 	done = wire ? (tx > l->tx0 ? tx - l->tx0 : 0) : sent;
@@ -283,11 +272,34 @@ void live_end(struct live *l, const struct strategy_result *done, uint64_t files
 	pthread_mutex_unlock(&l->lock);
 }
 
+void live_probe(struct live *l, const struct probe_step *step)
+{
+	char line[256];
+
+	pthread_mutex_lock(&l->lock);
+	if (!step->done) {
+		l->probe = step->name;
+		l->probe_index = step->index;
+		l->probe_count = step->count;
+		l->t0_ns = clock_now();
+		/* at once: a probe may end before the first tick */
+		draw_probe(l);
+	} else {
+		clear_locked(l);
+		l->probe = NULL;
+		live_probe_result(line, sizeof(line), step, live_width());
+		fprintf(stderr, "%s\n", line);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 void live_clear(struct live *l)
 {
 	pthread_mutex_lock(&l->lock);
 	clear_locked(l);
 	l->current = NULL;
+	l->probe = NULL;
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -12,6 +12,7 @@
  * include protocol overhead, hence the "~".
  */
 
+#include "probe/probes.h"
 #include "run/runner.h"
 
 #include <pthread.h>
@@ -36,6 +37,8 @@ struct live {
 	unsigned index, count;	/* its place in the comparison (count 0: unknown) */
 	double after;		/* the forecasts of those after it, seconds (< 0: unknown) */
 	const char *phase;	/* after the bytes: "flushing", ...; NULL while they move */
+	const char *probe;	/* the probe measuring (its step's name) while no strategy runs; NULL: none */
+	unsigned probe_index, probe_count;
 	bool drawn;		/* a status line is on the screen */
 };
 
@@ -109,6 +112,30 @@ unsigned live_width(void);
  * next live_begin's line.
  */
 void live_position(struct live *l, unsigned index, unsigned count, double after);
+
+/*
+ * A probe begins (step->done NULL): its status line, drawn at once and
+ * then with each tick; or it ended: the line is cleared and one line with
+ * what it measured is printed (live_probe_result).
+ */
+void live_probe(struct live *l, const struct probe_step *step);
+
+/*
+ * The status line while a probe runs, at most width - 1 columns:
+ * "probing network (1/6)  1.2 s"; the elapsed time goes first, then the
+ * place; then it is cut. Pure, for the tests.
+ */
+void live_probe_format(char *buf, size_t len, const char *name, unsigned index, unsigned count,
+		       double elapsed, unsigned width);
+
+/*
+ * The line that stays once a probe ended, what it measured, at most
+ * width - 1 columns: "  probe network: 2.31 Gbit/s one stream, rtt
+ * 51 µs, the link 9.40 Gbit/s with 4 streams". The figures are in the order the report's
+ * ceilings give them; the last goes first when the line is too wide, then
+ * it is cut. Pure, for the tests.
+ */
+void live_probe_result(char *buf, size_t len, const struct probe_step *step, unsigned width);
 
 /* The current run's phase after its bytes ("flushing", ...; a static string), until live_begin. */
 void live_phase(struct live *l, const char *phase);

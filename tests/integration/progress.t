@@ -3,7 +3,8 @@
 # strategy (its place "[i/n]", percentage, files of the total, rate, elapsed;
 # the forecast and comparison ETA with probes), redrawn and cleared, fitted
 # to the terminal's width (issue 44: a 60-column pty), and one line per
-# finished strategy; nothing of it without a terminal or with -q.
+# finished strategy; before them each probe named as it runs and a line of
+# what it measured (issue 44); nothing of it without a terminal or with -q.
 # Ctrl-C or SIGTERM during the strategies: cleanup, then the report of the
 # strategies that finished (stdout, --json, --html and the CSV and Markdown
 # exports), marked partial, exit 130.
@@ -45,6 +46,35 @@ long=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' <<<"$lines" | grep -E '^\[[0-9]+/[0-9]+\
 [ -z "$long" ]
 ok $? "no status line reaches the 60-column pty's last column"
 [ -z "$long" ] || diag <<<"$long"
+
+# the probes before the strategies: each named as it runs, what it measured as it ends
+script -qec "stty cols 60; $xfercmp -w dir:$work/src --probe-seconds 0.1 -s splice" "$work/probes.log" >/dev/null
+ok $? "on a 60-column pty with probes: the comparison runs"
+plain=$(tr '\r' '\n' <"$work/probes.log" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g')
+check_grep "the network probe is named with its place while it runs" '^probing network \(1/[4-6]\)' "$plain"
+check_grep "and the destination's" '^probing destination \(2/[4-6]\)' "$plain"
+check_grep "and zstd's" '^probing zstd \([3-6]/[4-6]\)' "$plain"
+check_grep "the network's result as measured" '^  probe network: [0-9.]+ [GM]bit/s one stream' "$plain"
+check_grep "the destination's result as measured" '^  probe destination: write [0-9.]+ [GM]B/s durable' "$plain"
+check_grep "zstd's result as measured" '^  probe zstd: ([0-9.]+ [GM]B/s|nothing to compress)' "$plain"
+check_grep "then the strategies' status line" '^\[1/1\] splice  ' "$plain"
+# the result stays: the network's line is out before the destination probe is named
+order=$(python3 - "$work/probes.log" <<'EOF2'
+import sys
+t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+done, nxt = t.find("  probe network: "), t.find("probing destination (")
+print("before" if 0 <= done < nxt else "network result at %d, destination probe at %d" % (done, nxt))
+EOF2
+)
+[ "$order" = before ]
+ok $? "the network's result comes before the next probe's line ($order)"
+long=$(grep -E '^(probing |  probe |\[[0-9]+/[0-9]+\] )' <<<"$plain" | LC_ALL=C awk 'length > 59')
+[ -z "$long" ]
+ok $? "no probe line or status line reaches the 60-column pty's last column (in bytes)"
+[ -z "$long" ] || diag <<<"$long"
+out=$("$xfercmp" probe -w "dir:$work/src" --probe-seconds 0.1 -v 2>&1 >/dev/null)
+check_grep "-v without a terminal: each probe named as it begins" '^probing network \(1/[4-6]\)\.\.\.$' "$out"
+check_grep "-v without a terminal: and what it measured" '^  probe network: [0-9.]+ [GM]bit/s one stream' "$out"
 script -qec "$xfercmp ${args[*]} -q -s splice" "$work/q.log" >/dev/null
 ! grep -q '\] splice  ' "$work/q.log" && ! grep -q 'splice: ok' "$work/q.log"
 ok $? "-q: no status line on a terminal"

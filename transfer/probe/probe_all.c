@@ -7,25 +7,64 @@
 #include <stdio.h>
 #include <string.h>
 
-int probe_all_network(const struct probe_plan *plan, struct probe_results *r,
-		      void (*progress)(void *ctx, const char *what), void *ctx)
+/* Whether plan runs the probe of that kind. */
+static bool plan_runs(const struct probe_plan *plan, enum probe_kind kind)
+{
+	switch (kind) {
+	case PROBE_SOURCE:
+		return !plan->warm_source;
+	case PROBE_SHARED_DISK:
+		return !plan->warm_source && plan->one_disk;
+	case PROBE_SSH:
+		return plan->ssh_session != NULL;
+	default:
+		return true;
+	}
+}
+
+unsigned probe_plan_count(const struct probe_plan *plan)
+{
+	unsigned n = 0;
+
+	for (int k = 0; k < PROBE_KINDS; k++)
+		n += plan_runs(plan, (enum probe_kind)k);
+	return n;
+}
+
+/* Tells plan's progress that the probe of that kind begins (done NULL) or ended. */
+static void tell(const struct probe_plan *plan, enum probe_kind kind, const struct probe_results *done)
+{
+	static const char *const names[PROBE_KINDS] = {
+		[PROBE_NETWORK] = "network", [PROBE_DESTINATION] = "destination", [PROBE_SOURCE] = "source",
+		[PROBE_SHARED_DISK] = "shared disk", [PROBE_ZSTD] = "zstd", [PROBE_SSH] = "ssh",
+	};
+	struct probe_step step = { .kind = kind, .name = names[kind], .count = probe_plan_count(plan),
+				   .done = done };
+
+	if (!plan->progress)
+		return;
+	for (int k = 0; k <= (int)kind; k++)
+		step.index += plan_runs(plan, (enum probe_kind)k);
+	plan->progress(plan->progress_ctx, &step);
+}
+
+int probe_all_network(const struct probe_plan *plan, struct probe_results *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (probe_check_budget(plan->seconds) < 0)
 		return -1;
-	if (progress)
-		progress(ctx, "network");
+	tell(plan, PROBE_NETWORK, NULL);
 	if (probe_network(plan->agent, plan->streams, plan->seconds, r) < 0)
 		return err_wrap("network probe");
+	tell(plan, PROBE_NETWORK, r);
 	return 0;
 }
 
-int probe_all(const struct probe_plan *plan, struct probe_results *r,
-	      void (*progress)(void *ctx, const char *what), void *ctx)
+int probe_all(const struct probe_plan *plan, struct probe_results *r)
 {
-	if (probe_all_network(plan, r, progress, ctx) < 0)
+	if (probe_all_network(plan, r) < 0)
 		return -1;
-	return probe_all_rest(plan, r, progress, ctx);
+	return probe_all_rest(plan, r);
 }
 
 /*
@@ -43,41 +82,40 @@ static int destination_failed(const char *probe)
 		       "(--disk-probe-size sets what the disk probe writes)", probe, msg);
 }
 
-int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
-		   void (*progress)(void *ctx, const char *what), void *ctx)
+int probe_all_rest(const struct probe_plan *plan, struct probe_results *r)
 {
 	probe_hosts(plan->agent_info, plan->one_disk, r);
-	if (progress)
-		progress(ctx, "destination disk and metadata");
+	tell(plan, PROBE_DESTINATION, NULL);
 	if (probe_destination(plan->agent, plan->seconds, plan->disk_bytes, &plan->creates, r) < 0)
 		return destination_failed("destination probe");
+	tell(plan, PROBE_DESTINATION, r);
 	/*
 	 * A warm source is read from the page cache, not its disk, and the probe
 	 * drops what it reads: run, it would turn --warm into a cold run.
 	 */
-	if (!plan->warm_source) {
-		if (progress)
-			progress(ctx, "source disk and metadata");
+	if (plan_runs(plan, PROBE_SOURCE)) {
+		tell(plan, PROBE_SOURCE, NULL);
 		if (probe_source_at(plan->src_root, plan->manifest, plan->seconds, &plan->opens, &plan->reads, r) < 0)
 			return err_wrap("source probe");
-		if (plan->one_disk) {
-			if (progress)
-				progress(ctx, "one disk read and written at once");
-			if (probe_disk_at_once(plan->agent, plan->src_root, plan->manifest, plan->seconds,
-					       &plan->reads, r) < 0)
-				return destination_failed("disk probe");
-		}
+		tell(plan, PROBE_SOURCE, r);
 	}
-	if (progress)
-		progress(ctx, "zstd");
+	if (plan_runs(plan, PROBE_SHARED_DISK)) {
+		tell(plan, PROBE_SHARED_DISK, NULL);
+		if (probe_disk_at_once(plan->agent, plan->src_root, plan->manifest, plan->seconds,
+				       &plan->reads, r) < 0)
+			return destination_failed("disk probe");
+		tell(plan, PROBE_SHARED_DISK, r);
+	}
+	tell(plan, PROBE_ZSTD, NULL);
 	if (probe_zstd(plan->src_root, plan->manifest, plan->zstd_level, plan->zstd_threads,
 		       plan->seconds, r) < 0)
 		return err_wrap("zstd probe");
-	if (plan->ssh_session) {
-		if (progress)
-			progress(ctx, "ssh");
+	tell(plan, PROBE_ZSTD, r);
+	if (plan_runs(plan, PROBE_SSH)) {
+		tell(plan, PROBE_SSH, NULL);
 		if (probe_ssh(plan->ssh_session, plan->seconds, r) < 0)
 			return err_wrap("ssh probe");
+		tell(plan, PROBE_SSH, r);
 	}
 	return 0;
 }

@@ -254,6 +254,21 @@ int probe_ssh(struct ssh_session_struct *session, double seconds, struct probe_r
  */
 void probe_hosts(json_object *agent_info, bool one_disk, struct probe_results *r);
 
+/* The probes probe_all runs, in this order (those a plan leaves out are skipped). */
+enum probe_kind { PROBE_NETWORK, PROBE_DESTINATION, PROBE_SOURCE, PROBE_SHARED_DISK, PROBE_ZSTD, PROBE_SSH,
+		  PROBE_KINDS };
+
+/*
+ * One probe beginning or ending, told to a plan's progress: a caller's
+ * live view names the probe as it runs and shows what it measured.
+ */
+struct probe_step {
+	enum probe_kind kind;
+	const char *name;	/* "network", "destination", "source", "shared disk", "zstd", "ssh" */
+	unsigned index, count;	/* its place among the probes the plan runs, from 1 */
+	const struct probe_results *done;	/* NULL as it begins; once it ended, the results so far */
+};
+
 /* What probe_all measures, and with what. */
 struct probe_plan {
 	struct agent_client *agent;
@@ -269,25 +284,35 @@ struct probe_plan {
 	bool one_disk;		/* source and destination on one disk (probe_one_disk): probe_disk_at_once */
 	json_object *agent_info;	/* the agent's "info" answer, for probe_hosts (may be NULL) */
 	struct probe_depths creates, opens, reads;	/* the concurrencies the strategies use; n 0: depth 1 */
+	/*
+	 * Told as each probe begins and as it ends, not after a failure (may
+	 * be NULL); called on the probing thread, with progress_ctx.
+	 */
+	void (*progress)(void *ctx, const struct probe_step *step);
+	void *progress_ctx;
 };
 
 /*
- * Runs every probe: network, destination disk and creates, source reads
- * (unless the source is to stay warm), zstd, and SSH when there is a session. progress (may be NULL) is told
- * which probe starts. Returns 0 or -1 (error set, naming the probe).
+ * The probes plan runs, in all: one_disk, warm_source and ssh_session are
+ * to be set before the network probe for its step to count them.
  */
-int probe_all(const struct probe_plan *plan, struct probe_results *r,
-	      void (*progress)(void *ctx, const char *what), void *ctx);
+unsigned probe_plan_count(const struct probe_plan *plan);
+
+/*
+ * Runs every probe: network, destination disk and creates, source reads
+ * (unless the source is to stay warm), zstd, and SSH when there is a
+ * session; plan's progress is told of each. Returns 0 or -1 (error set,
+ * naming the probe).
+ */
+int probe_all(const struct probe_plan *plan, struct probe_results *r);
 
 /*
  * probe_all in two: the network (r cleared first), then the rest, so a
  * caller can choose the streams from the sweep between them (-P auto) and
  * set the depths the rest measure at.
  */
-int probe_all_network(const struct probe_plan *plan, struct probe_results *r,
-		      void (*progress)(void *ctx, const char *what), void *ctx);
-int probe_all_rest(const struct probe_plan *plan, struct probe_results *r,
-		   void (*progress)(void *ctx, const char *what), void *ctx);
+int probe_all_network(const struct probe_plan *plan, struct probe_results *r);
+int probe_all_rest(const struct probe_plan *plan, struct probe_results *r);
 
 json_object *probe_results_json(const struct probe_results *r);
 

@@ -387,6 +387,36 @@ static void test_budget_out_of_range(void **state)
 	manifest_release(&m);
 }
 
+static void count_steps(void *ctx, const struct probe_step *step)
+{
+	(void)step;
+	(*(unsigned *)ctx)++;
+}
+
+/* The probes a plan runs, counted for the live view's "(i/n)"; none told when the budget is refused. */
+static void test_plan_count(void **state)
+{
+	struct probe_plan plan = { .seconds = 1 };
+	struct probe_results r;
+	unsigned told = 0;
+
+	(void)state;
+	/* network, destination, source, zstd */
+	assert_int_equal(probe_plan_count(&plan), 4);
+	plan.one_disk = true;
+	assert_int_equal(probe_plan_count(&plan), 5);
+	/* a warm source is not probed, nor the disk under both ends */
+	plan.warm_source = true;
+	assert_int_equal(probe_plan_count(&plan), 3);
+	plan.warm_source = false;
+	plan.ssh_session = (struct ssh_session_struct *)&plan;
+	assert_int_equal(probe_plan_count(&plan), 6);
+	plan = (struct probe_plan){ .seconds = 0, .progress = count_steps, .progress_ctx = &told };
+	assert_int_equal(probe_all_network(&plan, &r), -1);
+	assert_contains(err_msg(), "budget");
+	assert_int_equal(told, 0);
+}
+
 /* ---- zstd ---- */
 
 static void test_zstd_compressible(void **state)
@@ -552,6 +582,7 @@ int main(void)
 		slow_unit_test(test_source_without_large_files),
 		slow_unit_test(test_source_missing_file_fails),
 		cmocka_unit_test(test_budget_out_of_range),
+		cmocka_unit_test(test_plan_count),
 		slow_unit_test(test_zstd_compressible),
 		slow_unit_test(test_zstd_random),
 		slow_unit_test(test_zstd_threads_and_fast_level),
