@@ -90,12 +90,17 @@ void live_format(char *buf, size_t len, const struct live_view *v, unsigned widt
 	live_fields_fit(buf, len, &f, drop, sizeof(drop) / sizeof(drop[0]), max);
 }
 
-double live_comparison_left(double forecast, double elapsed, unsigned run, unsigned runs, double after)
+double live_comparison_left(double forecast, double elapsed, double done, unsigned run, unsigned runs,
+			    double after)
 {
 	double now = forecast - elapsed;
 
 	if (forecast <= 0 || after < 0)
 		return -1;
+	if (done >= 1)
+		now = 0;
+	else if (done >= LIVE_PROGRESS_ETA && elapsed > 0)
+		now = elapsed * (1 - done) / done;
 	return (now > 0 ? now : 0) + (runs > run ? runs - run : 0) * forecast + after;
 }
 
@@ -167,7 +172,8 @@ static void draw(struct live *l)
 		.files_total = l->files_total, .done = done, .expect = expect, .wire = wire,
 		.rate = l->rate, .forecast = l->forecast, .phase = l->phase,
 	};
-	v.left = live_comparison_left(l->forecast, v.elapsed, l->run, l->runs, l->after);
+	v.left = live_comparison_left(l->forecast, v.elapsed, expect ? (double)done / (double)expect : -1,
+				      l->run, l->runs, l->after);
 	live_format(line, sizeof(line), &v, live_width());
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);

@@ -96,12 +96,19 @@ void live_format(char *buf, size_t len, const struct live_view *v, unsigned widt
 
 /*
  * The comparison's time left while a strategy runs, seconds: this run's
- * forecast less its elapsed time (never below 0), its runs still to come
- * at the forecast each, and `after`, the forecasts of the strategies after
- * it (all their runs). -1 (no ETA) when this one has no forecast
- * (forecast <= 0) or after < 0.
+ * time left, its runs still to come at the forecast each, and `after`, the
+ * forecasts of the strategies after it (all their runs). This run's time
+ * left: from its progress once it has done LIVE_PROGRESS_ETA of its bytes
+ * (done, a fraction; its rate so far for the rest, none once it is 1),
+ * before that its forecast less its elapsed time (never below 0). A run
+ * slower than forecast then still counts down: at 59% of 120,000 files
+ * after 8.5 s against a forecast of 7.2 s, a line read "left 6.5 s" until
+ * the strategy ended. -1 (no ETA) when this one has no forecast (forecast
+ * <= 0) or after < 0; done < 0: unknown.
  */
-double live_comparison_left(double forecast, double elapsed, unsigned run, unsigned runs, double after);
+#define LIVE_PROGRESS_ETA 0.10
+double live_comparison_left(double forecast, double elapsed, double done, unsigned run, unsigned runs,
+			    double after);
 
 /* The terminal's width on stderr (TIOCGWINSZ), else $COLUMNS, else 80. */
 unsigned live_width(void);

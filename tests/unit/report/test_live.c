@@ -137,15 +137,23 @@ static void test_comparison_left(void **state)
 {
 	(void)state;
 	/* the running one's forecast less its time, and the rest's */
-	assert_true(live_comparison_left(10, 4, 1, 1, 60) == 66);
+	assert_true(live_comparison_left(10, 4, -1, 1, 1, 60) == 66);
 	/* past its forecast: 0 for it, never negative */
-	assert_true(live_comparison_left(10, 40, 1, 1, 60) == 60);
+	assert_true(live_comparison_left(10, 40, -1, 1, 1, 60) == 60);
 	/* --repeat 3, run 1: two more of its runs to come */
-	assert_true(live_comparison_left(10, 4, 1, 3, 60) == 86);
-	assert_true(live_comparison_left(10, 4, 3, 3, 0) == 6);
+	assert_true(live_comparison_left(10, 4, -1, 1, 3, 60) == 86);
+	assert_true(live_comparison_left(10, 4, -1, 3, 3, 0) == 6);
+	/* past its forecast at half its bytes: its rate so far for the rest, 40 s more */
+	assert_true(live_comparison_left(10, 40, 0.5, 1, 1, 60) == 100);
+	/* ahead of it: 2 s at a quarter, 6 s more, not the forecast's 8 */
+	assert_true(live_comparison_left(10, 2, 0.25, 1, 1, 0) == 6);
+	/* under 10% done: the forecast still */
+	assert_true(live_comparison_left(10, 4, 0.05, 1, 1, 60) == 66);
+	/* every byte sent (flushing, verifying): nothing left of this run */
+	assert_true(live_comparison_left(10, 40, 1, 1, 1, 60) == 60);
 	/* no forecast for it, or for those after: no ETA */
-	assert_true(live_comparison_left(0, 4, 1, 1, 60) < 0);
-	assert_true(live_comparison_left(10, 4, 1, 1, -1) < 0);
+	assert_true(live_comparison_left(0, 4, 0.5, 1, 1, 60) < 0);
+	assert_true(live_comparison_left(10, 4, 0.5, 1, 1, -1) < 0);
 }
 
 static void test_width(void **state)
