@@ -177,9 +177,11 @@ ok "$rc" "metadata: runs and verifies"
 [ "$rc" -eq 0 ] || show
 # tmpfs takes the destination's creates away too, and as cheaply: seen 5.69 s -> 0.31 s
 # on tmpfs and -> 0.32 s through the null sink (and 0.38 s against 0.30 s in another
-# run). Which of the two is first is noise (14 ms of 5.69 s), below the 10% any removal
-# must save to count; the source or the network saving most would fail.
-UNDERSTATED_OK=1 causal metadata "$json" metadata metadata-bound dest_disk durable_write
+# run). Which of the two is first is noise, and either names the destination's creates;
+# the source or the network saving most would fail. Not "within 0.10 of the other": the
+# savings are against the control now, and in a CI run of 1d632bb (2026-12-06) the control
+# took 0.63 s, the null sink 0.43 s and tmpfs 0.25 s: 0.19 s apart, 30% of the control.
+UNDERSTATED_OK=1 causal metadata "$json" metadata metadata-bound 'dest_disk|durable_write'
 # the report's own words: the null-sink line says it is not a copy and never "verified"
 # (the line and its wrapped continuation: output is wrapped at 100 columns)
 line=$(awk '/^    without the destination disk/ { on = 1; printf "%s", $0; next }
