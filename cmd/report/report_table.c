@@ -241,6 +241,13 @@ static void report_runs_line(const struct strategy_result *res, FILE *out, const
 	fprintf(out, "%s%s\n", res->runs > RUNS_LISTED ? " ... (all in the JSON)" : "", reset);
 }
 
+/* Narrow, a row goes on under its name's column: wire MB, forecast, f/m on a line of their own. */
+static void row_break(FILE *out, bool narrow)
+{
+	if (narrow)
+		fprintf(out, "\n%17s", "");
+}
+
 /*
  * The table's lines, as written; report_table wraps what is still too long.
  * The row: seconds (transfer + flush; the JSON has both phases), flush, rates,
@@ -281,7 +288,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 			red, reset);
 	fprintf(out, "\n%-17s %-6s %8s %7s %8s %8s", "strategy", "status", "seconds", "flush", "MB/s",
 		"files/s");
-	fprintf(out, narrow ? "\n%17s" : "", "");
+	row_break(out, narrow);
 	fprintf(out, " %8s %9s %6s\n", "wire MB", "forecast", "f/m");
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct strategy_result *res = &r->results[i];
@@ -304,7 +311,7 @@ static void table_lines(const struct report *r, FILE *out, bool color)
 			res->strategy->name, reset, green, res->verified ? "ok" : "ok?", reset, t,
 			res->median.flush, t > 0 ? (double)res->sent.bytes_read / t / 1e6 : 0.0,
 			t > 0 ? (double)report_moved_files(r) / t : 0.0);
-		fprintf(out, narrow ? "\n%17s" : "", "");
+		row_break(out, narrow);
 		fprintf(out, " %8.1f", (double)res->sent.wire_bytes / 1e6);
 		/* the forecast made before it ran, and forecast over measured */
 		if (res->have_forecast && t > 0 && !report_sample_only(r))
