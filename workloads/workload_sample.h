@@ -55,6 +55,12 @@
 #define WORKLOAD_SAMPLE_PIECE (8ull << 20)
 #define WORKLOAD_SAMPLE_CUT_MIN (2 * WORKLOAD_SAMPLE_PIECE)
 #define WORKLOAD_SAMPLE_MAX_PIECES 64
+/*
+ * The one-file tree's file is at most this (workload_sample_one): a page,
+ * so that the fixed cost holds next to nothing of a file's own work, for
+ * a one-file workload too (its sample's files are 8 MiB pieces).
+ */
+#define WORKLOAD_SAMPLE_ONE_MAX 4096ull
 /* size classes: 0 empty, k >= 1 sizes in [2^(k-1), 2^k) */
 #define WORKLOAD_SAMPLE_CLASSES 65
 
@@ -144,11 +150,12 @@ int workload_sample_materialise(struct workload_sample *s, const struct manifest
 
 /*
  * A tree of one file of sample (drawn, not yet materialised or after): its
- * smallest file that is not empty (a piece, if that is what it is), with
- * the directories above it, for out to be materialised from the same
+ * smallest file that is not empty (a piece, if that is what it is), cut to
+ * its first WORKLOAD_SAMPLE_ONE_MAX bytes when larger, with the directories
+ * above it, for out to be materialised from the same
  * whole. What a run of it costs is what any run costs, nearly all: the
  * fixed cost per run (--sample, model/sample_forecast.h). Its fraction is
- * one file of the whole's (1: the whole is one file). Returns 0 or -1
+ * one file of the whole's (of a one-file whole: its share of the bytes). Returns 0 or -1
  * (error set; out released). Release with workload_sample_release.
  */
 int workload_sample_one(const struct workload_sample *sample, struct workload_sample *out);

@@ -34,6 +34,8 @@ int workload_sample_one(const struct workload_sample *sample, struct workload_sa
 	const struct manifest *m = &sample->m;
 	const struct manifest_entry *e;
 	size_t pick;
+	uint64_t size;
+	bool cut;
 
 	memset(out, 0, sizeof(*out));
 	manifest_init(&out->m);
@@ -44,11 +46,19 @@ int workload_sample_one(const struct workload_sample *sample, struct workload_sa
 	out->request = (struct workload_sample_request){ .unit = WORKLOAD_SAMPLE_FILES, .value = 1, .text = "1" };
 	out->seed = sample->seed;
 	out->whole = sample->whole;
-	out->fraction = sample->whole.files > 1 ? 1.0 / (double)sample->whole.files : 1.0;
 	if (!(out->sources = malloc(sizeof(*out->sources))))
 		return err_set("out of memory for the one-file tree");
 	out->sources[0] = sample->sources[pick];
-	if (manifest_add_file(&out->m, e->path, e->size, e->mode, e->mtime, e->xxh3) < 0)
+	cut = e->size > WORKLOAD_SAMPLE_ONE_MAX;
+	size = cut ? WORKLOAD_SAMPLE_ONE_MAX : e->size;
+	if (cut) {
+		out->sources[0].len = size;
+		out->sources[0].piece = true;
+	}
+	/* one file of the whole's; of a one-file whole, its share of the bytes */
+	out->fraction = sample->whole.files > 1 ? 1.0 / (double)sample->whole.files :
+			sample->whole.bytes > 0 ? (double)size / (double)sample->whole.bytes : 1.0;
+	if (manifest_add_file(&out->m, e->path, size, e->mode, e->mtime, cut ? 0 : e->xxh3) < 0)
 		goto fail;
 	for (size_t k = 0; k < m->ndirs; k++)
 		if (holds(m->dirs[k].path, e->path) &&
@@ -58,9 +68,9 @@ int workload_sample_one(const struct workload_sample *sample, struct workload_sa
 	if (manifest_check(&out->m) < 0)
 		goto fail;
 	workload_sample_count(&out->m, &out->sample);
-	out->cut_files = out->pieces = sample->sources[pick].piece;
-	snprintf(out->method, sizeof(out->method), "one file of the sample, its smallest not empty (%s, %llu bytes)",
-		 e->path, (unsigned long long)e->size);
+	out->cut_files = out->pieces = out->sources[0].piece;
+	snprintf(out->method, sizeof(out->method), "one file of the sample, its smallest not empty (%s, %llu bytes%s)",
+		 e->path, (unsigned long long)size, cut ? ": its first bytes" : "");
 	return 0;
 fail:
 	workload_sample_release(out);

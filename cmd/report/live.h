@@ -147,13 +147,23 @@ void live_probe_result(char *buf, size_t len, const struct probe_step *step, uns
 /* The current run's phase after its bytes ("flushing", ...; a static string), until live_begin. */
 void live_phase(struct live *l, const char *phase);
 
+/* How far the cleanup got, on the host and here (compare_cleanup.c). */
+struct live_cleanup {
+	uint64_t host_found, host_removed;
+	bool host_walked;	/* host_found is the total */
+	uint64_t host_expected;	/* the entries the host's parked copies were made of (0: not said) */
+	uint64_t local_found, local_removed;
+};
+
 /*
  * The status line: "removing 120,000 files on the host: 40%" and, when
- * local_found, ", 20,000 here: 70%"; before the host's walk has listed
- * everything, "removing the copies on the host (35,000 files so far)".
- * Pure, for the tests; compare_cleanup.c draws it.
+ * local_found, ", 20,000 here: 70%". Before the host's walk has listed
+ * everything (on a big tree it lists as it removes, to the end), the total
+ * is the one the host expects from its copies' manifests, "about": "removing
+ * about 120,000 files on the host: 40%"; with none expected, "removing the
+ * copies on the host (35,000 files so far)". Pure, for the tests;
+ * compare_cleanup.c draws it.
  */
-void live_cleanup_format(char *buf, size_t len, uint64_t host_found, uint64_t host_removed,
-			 bool host_walked, uint64_t local_found, uint64_t local_removed);
+void live_cleanup_format(char *buf, size_t len, const struct live_cleanup *c);
 
 #endif

@@ -97,7 +97,7 @@ EOF
 testbed_part "--sample --check runs" "its JSON" "the sample said" "fixed costs said" "side by side" "timing" \
 	"cleanup line on a tty" "answered in" "nothing left on the host" "dir: tree through --sample" \
 	"its links" "the recommendation for the whole" "the source untouched" "no sample tree left" "Ctrl-C: 130" "partial report" \
-	"partial table" "the interrupt removed the sample"
+	"partial table" "the interrupt removed the sample" "one file through --sample" "its fixed costs"
 mkdir -p "$work/remote"
 
 # ---------------------------------------------- 10% with --check, on a terminal
@@ -121,7 +121,7 @@ bad=$(timing_bad "$work/check.json" "$wall" 2>&1)
 [ -z "$bad" ]
 ok $? "timing: present, the parts add up to no more than the answer"
 [ -z "$bad" ] || diag <<<"$bad"
-check_grep "the cleanup's line on the terminal" 'removing [0-9,]+ files on the host: [0-9]+%' "$lines"
+check_grep "the cleanup's line on the terminal" 'removing (about )?[0-9,]+ files on the host: [0-9]+%' "$lines"
 check_grep "the report says where the answer's time went" '^answered in [0-9].*cleanup [0-9.]+ s' "$lines"
 left=$(find "$work/remote" -mindepth 1 2>&1)
 [ -z "$left" ]
@@ -151,6 +151,18 @@ left=$(find "$XFERCMP_SCRATCH" -mindepth 1 -maxdepth 1 -name 'xfercmp-sample.*' 
 [ -z "$left" ]
 ok $? "no sample tree left here"
 [ -z "$left" ] || diag <<<"$left"
+
+# ---------------------------------------------- one large file, sample only
+# its sample's files are pieces of 8 MiB; the fixed costs are measured on a page of one
+"$xf" -F "$cfg" --remote-dir "$work/remote" -w largefile --size 256M --source-dir "$work/big" --probe-seconds 0.5 \
+	-s tar-ssh,splice --sample 5% --json "$work/big.json" testbed >"$work/big.out" 2>"$work/big.err"
+rc=$?
+ok $rc "one file of 256 MiB through --sample 5% (exit $rc)"
+[ "$rc" -eq 0 ] || diag <"$work/big.err"
+v=$(json_get "$work/big.json" "' '.join('%s:%s:%s' % (r['strategy'], (r.get('forecast') or {}).get('basis'), 'fixed' if 0 < ((r.get('forecast') or {}).get('fixed_seconds') or 0) < r['forecast']['seconds'] else 'no fixed cost: %s' % r.get('forecast')) for r in d['results'])" 2>&1)
+[ "$v" = "tar-ssh:sample:fixed splice:sample:fixed" ]
+ok $? "each strategy's forecast of the one file keeps a fixed cost measured apart"
+diag <<<"$v"
 
 # ---------------------------------------------- interrupted during a sample run (loopback)
 "$xf" -w "dir:$work/src" --no-probes -v -s splice,zstd,parallel --sample 50% \

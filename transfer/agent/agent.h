@@ -66,6 +66,7 @@ struct agent_job {
 	char strategy[64];
 	int removed;
 	int parked;	/* verified and done with, removed when the session ends */
+	uint64_t entries;	/* when parked: what its removal takes, by the manifest (agent_cleanup.c) */
 	int raw_content;	/* a receive brought large files' content raw (stream/frames.h):
 				 * its verify checks their keyed hashes (agent_content.c) */
 };

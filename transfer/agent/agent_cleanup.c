@@ -44,6 +44,7 @@ static struct {
 	struct err_saved why;
 	struct fs_remove_progress progress;
 	clock_ns t0, t1;
+	uint64_t expected;	/* the parked copies' entries, by their manifests */
 	int root_fd;
 	const char *root;
 } removal;
@@ -75,6 +76,11 @@ int agent_op_remove(struct agent_session *s, json_object *req, json_object *repl
 		return 0;
 	}
 	memset(&removal.progress, 0, sizeof(removal.progress));
+	/* the walk lists as it removes, to the end, on a big tree: the manifests say how many there are */
+	removal.expected = 0;
+	for (unsigned i = 0; i < s->njobs; i++)
+		if (!s->jobs[i].removed && s->jobs[i].parked)
+			removal.expected += s->jobs[i].entries;
 	atomic_store(&removal.done, 0);
 	removal.rc = 0;
 	removal.root_fd = s->scratch->fd;
@@ -97,6 +103,7 @@ int agent_op_remove_status(struct agent_session *s, json_object *req, json_objec
 	json_object_object_add(reply, "removed",
 			       json_object_new_int64((int64_t)atomic_load(&removal.progress.removed)));
 	json_object_object_add(reply, "walked", json_object_new_boolean(atomic_load(&removal.progress.walked)));
+	json_object_object_add(reply, "expected", json_object_new_int64((int64_t)removal.expected));
 	json_object_object_add(reply, "done", json_object_new_boolean(done));
 	json_object_object_add(reply, "seconds", json_object_new_double(seconds));
 	if (!done || !removal.running)

@@ -363,6 +363,9 @@ static int op_cleanup(struct agent_session *s, json_object *req, json_object *re
 		return -1;
 	if (!s->keep && room_to_park(s)) {
 		job->parked = 1;
+		/* its files, directories, links and its own directory: what "remove" will count */
+		job->entries = (uint64_t)s->manifest.count + s->manifest.ndirs + s->manifest.nsymlinks +
+			       s->manifest.nhardlinks + 1;
 		json_object_object_add(reply, "parked", json_object_new_boolean(1));
 		return 0;
 	}

@@ -35,6 +35,7 @@ static void status_of(json_object *reply, struct agent_remove_status *st)
 	json_object *v;
 
 	st->found = count_of(reply, "found");
+	st->expected = count_of(reply, "expected");
 	st->removed = count_of(reply, "removed");
 	st->walked = flag_of(reply, "walked");
 	st->done = flag_of(reply, "done");

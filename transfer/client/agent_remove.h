@@ -14,6 +14,7 @@
 
 struct agent_remove_status {
 	uint64_t found;		/* entries the agent's walk found so far (all, once walked) */
+	uint64_t expected;	/* entries its parked copies were made of, by their manifests (0: none said) */
 	uint64_t removed;	/* of them, removed */
 	bool walked;		/* found is the total */
 	bool done;

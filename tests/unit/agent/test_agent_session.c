@@ -64,7 +64,7 @@ static void count_progress(void *ctx, const struct agent_remove_status *st)
 /*
  * "remove" (agent_cleanup.c): refused while a destination is in use; then
  * every parked destination goes, with what is in it, the marker stays, the
- * progress counts every entry; bye still ends the session and the root.
+ * progress counts every entry and says what the manifest led it to expect; bye still ends the session and the root.
  */
 static void test_remove_all_empties_root(void **state)
 {
@@ -110,6 +110,8 @@ static void test_remove_all_empties_root(void **state)
 	assert_true(polls >= 1);
 	assert_int_equal(last.removed, 3 * 101);
 	assert_int_equal(last.found, last.removed);
+	/* what the manifest said each parked copy holds (its one file and its directory), not what was found */
+	assert_int_equal(last.expected, 3 * 2);
 	assert_int_equal(destinations(c.root), 0);
 	snprintf(marker, sizeof(marker), "%s/" AGENT_ROOT_MARKER, c.root);
 	assert_int_equal(access(marker, F_OK), 0);

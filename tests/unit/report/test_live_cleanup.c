@@ -1,6 +1,7 @@
 /*
  * Unit tests for the cleanup's status line (cmd/report/live_cleanup.c): the
- * host's part before and after its walk listed everything, this machine's
+ * host's part before and after its walk listed everything (before: against
+ * the total its copies' manifests give, when it gave one), this machine's
  * part beside it, 99% at most until the last entry went.
  */
 #include "testutil.h"
@@ -10,16 +11,30 @@
 static void test_line(void **state)
 {
 	char buf[160];
+	struct live_cleanup c = { .host_found = 120000, .host_removed = 48000, .host_walked = true };
 
 	(void)state;
-	live_cleanup_format(buf, sizeof(buf), 120000, 48000, true, 0, 0);
+	live_cleanup_format(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "removing 120,000 files on the host: 40%");
-	live_cleanup_format(buf, sizeof(buf), 35000, 1000, false, 0, 0);
+	c = (struct live_cleanup){ .host_found = 35000, .host_removed = 1000 };
+	live_cleanup_format(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "removing the copies on the host (35,000 files so far)");
-	live_cleanup_format(buf, sizeof(buf), 120000, 119999, true, 20000, 14000);
+	c = (struct live_cleanup){ .host_found = 120000, .host_removed = 119999, .host_walked = true,
+				   .local_found = 20000, .local_removed = 14000 };
+	live_cleanup_format(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "removing 120,000 files on the host: 99%, 20,000 here: 70%");
-	live_cleanup_format(buf, sizeof(buf), 120000, 120000, true, 20000, 20000);
+	c.host_removed = 120000;
+	c.local_removed = 20000;
+	live_cleanup_format(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "removing 120,000 files on the host: 100%, 20,000 here: 100%");
+	/* a big tree: walked only at the end, the manifests' total in its place */
+	c = (struct live_cleanup){ .host_found = 35000, .host_removed = 34000, .host_expected = 85000 };
+	live_cleanup_format(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "removing about 85,000 files on the host: 40%");
+	/* more found than expected (the create probe's files too), all removed: still not 100% */
+	c = (struct live_cleanup){ .host_found = 86000, .host_removed = 86000, .host_expected = 85000 };
+	live_cleanup_format(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "removing about 86,000 files on the host: 99%");
 }
 
 int main(void)

@@ -260,13 +260,15 @@ static void test_single_huge_file(void **state)
 
 /*
  * The one-file tree of a sample: its smallest file not empty, from the same
- * source, with the directories above it and nothing else; one file of the
- * whole's as its fraction, the whole itself when the whole is one file.
+ * source, cut to its first page when larger, with the directories above it
+ * and nothing else; one file of the whole's as its fraction, the whole
+ * itself when the whole is one small file, and a page of the one large
+ * file when the whole is that.
  */
 static void test_one_file_of_the_sample(void **state)
 {
-	struct manifest whole, single;
-	struct workload_sample s, one, s1, one1;
+	struct manifest whole, single, large;
+	struct workload_sample s, one, s1, one1, sl, onel;
 	const struct manifest_entry *e;
 	uint64_t least = UINT64_MAX;
 
@@ -279,7 +281,7 @@ static void test_one_file_of_the_sample(void **state)
 	assert_int_equal(workload_sample_one(&s, &one), 0);
 	assert_int_equal(one.m.count, 1);
 	e = &one.m.entries[0];
-	assert_int_equal(e->size, least);
+	assert_int_equal(e->size, least < WORKLOAD_SAMPLE_ONE_MAX ? least : WORKLOAD_SAMPLE_ONE_MAX);
 	assert_non_null(manifest_find(&s.m, e->path));
 	assert_int_equal(one.sources[0].entry, s.sources[manifest_find(&s.m, e->path) - s.m.entries].entry);
 	assert_int_equal(one.m.nsymlinks + one.m.nhardlinks, 0);
@@ -302,6 +304,25 @@ static void test_one_file_of_the_sample(void **state)
 	assert_int_equal(workload_sample_one(&s1, &one1), 0);
 	assert_true(workload_sample_is_whole(&one1));
 	workload_sample_release(&one1);
+
+	/* a one-file whole of 4 GiB: one of its sample's 8 MiB pieces, cut to a page, is no whole */
+	manifest_init(&large);
+	assert_int_equal(manifest_add_file(&large, "large.bin", 4ull << 30, 0644, 3000, 7), 0);
+	manifest_sort(&large);
+	draw(&large, "5%", 1, &sl);
+	assert_int_equal(workload_sample_one(&sl, &onel), 0);
+	assert_int_equal(onel.m.count, 1);
+	assert_int_equal(onel.m.entries[0].size, WORKLOAD_SAMPLE_ONE_MAX);
+	assert_int_equal(onel.sources[0].len, WORKLOAD_SAMPLE_ONE_MAX);
+	assert_true(onel.sources[0].piece);
+	assert_int_equal(onel.m.entries[0].xxh3, 0);
+	assert_int_equal(strncmp(onel.m.entries[0].path, "large.bin~piece", 15), 0);
+	assert_false(workload_sample_is_whole(&onel));
+	assert_true(fabs(onel.fraction - (double)WORKLOAD_SAMPLE_ONE_MAX / (double)(4ull << 30)) < 1e-15);
+	assert_contains(onel.method, "its first bytes");
+	workload_sample_release(&onel);
+	workload_sample_release(&sl);
+	manifest_release(&large);
 	workload_sample_release(&s1);
 	manifest_release(&single);
 	workload_sample_release(&one);
