@@ -81,8 +81,8 @@ ok $? "every strategy with a real command is tested here (source: $in_source)"
 # The tree, its own name holding a space (the printed DIR must be quoted to run): 300
 # small files in nested directories, one of 300 KB, a name with a space, a symbolic
 # link to a file, an empty directory. (No link to a directory or dangling one: scp
-# refuses those, and its printed command would then rightly fail. No dotfile at the
-# top: the printed `scp -O -r DIR/*` would miss it (the shell's *), a gap left open.)
+# refuses those, and its printed command would then rightly fail.) A dotfile and a dot
+# directory at the top: a printed `scp -O -r DIR/*` missed them (the shell's *).
 tree="$work/the tree"
 for d in a b c d e; do
 	for s in one two three; do
@@ -94,6 +94,8 @@ mkdir -p "$tree/odd dir" "$tree/empty/deeper"
 printf 'spaces\n' >"$tree/odd dir/a file with spaces"
 head -c 300000 /dev/urandom >"$tree/a/blob.bin"
 printf 'read me\n' >"$tree/README"
+printf 'hidden\n' >"$tree/.hidden"
+mkdir -p "$tree/.config" && printf 'dot dir\n' >"$tree/.config/settings"
 ln -s ../README "$tree/a/readme-link"
 chmod -R a+rX "$tree"
 

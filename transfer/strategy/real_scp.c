@@ -390,7 +390,11 @@ const struct strategy strategy_real_scp_legacy = {
 		.header_bytes = SCP_LINE_BYTES,
 		.setup_round_trips = STRATEGY_SETUP_ROUND_TRIPS,
 	},
-	.real_command = "scp -O -r DIR/* HOST:DST",
+	/*
+	 * Each top-level entry, as the run names them: DIR/. is refused by the
+	 * sink, and a shell glob of DIR leaves out the names that start with a dot.
+	 */
+	.real_command = "find DIR -mindepth 1 -maxdepth 1 -exec scp -O -r {} HOST:DST \\;",
 	.run = scp_legacy_run,
 	.stop = pipeline_stop_running,
 };
