@@ -62,15 +62,16 @@ struct shown {
 static void draw(struct shown *sh)
 {
 	char line[160];
-	struct live_cleanup c = {
+	struct live_cleanup c;
+
+	if (!sh->show)
+		return;
+	c = (struct live_cleanup){
 		.host_found = sh->host.found, .host_removed = sh->host.removed,
 		.host_walked = sh->host.walked, .host_expected = sh->host.expected,
 		.local_found = atomic_load(&sh->local->progress.found),
 		.local_removed = atomic_load(&sh->local->progress.removed),
 	};
-
-	if (!sh->show)
-		return;
 	live_cleanup_format(line, sizeof(line), &c);
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);

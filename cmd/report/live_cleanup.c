@@ -14,8 +14,6 @@ static int percent(uint64_t done, uint64_t of)
 
 void live_cleanup_format(char *buf, size_t len, const struct live_cleanup *c)
 {
-	/* the walk may find more than expected (the create probe's files): then it is the total so far */
-	uint64_t about = c->host_expected > c->host_found ? c->host_expected : c->host_found;
 	char a[32], b[32];
 	int n;
 
@@ -24,6 +22,8 @@ void live_cleanup_format(char *buf, size_t len, const struct live_cleanup *c)
 		n = snprintf(buf, len, "removing %s files on the host: %d%%", a,
 			     percent(c->host_removed, c->host_found));
 	} else if (c->host_expected) {
+		/* the walk may find more than expected (the create probe's files): then it is the total so far */
+		uint64_t about = c->host_expected > c->host_found ? c->host_expected : c->host_found;
 		int p = percent(c->host_removed, about);
 
 		units_format_count(about, a, sizeof(a));

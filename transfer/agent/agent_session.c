@@ -364,8 +364,7 @@ static int op_cleanup(struct agent_session *s, json_object *req, json_object *re
 	if (!s->keep && room_to_park(s)) {
 		job->parked = 1;
 		/* its files, directories, links and its own directory: what "remove" will count */
-		job->entries = (uint64_t)s->manifest.count + s->manifest.ndirs + s->manifest.nsymlinks +
-			       s->manifest.nhardlinks + 1;
+		job->entries = manifest_nodes(&s->manifest) + 1;
 		json_object_object_add(reply, "parked", json_object_new_boolean(1));
 		return 0;
 	}
