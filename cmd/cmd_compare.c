@@ -84,9 +84,9 @@ static int run_strategies(struct compare_session *s, const struct strategy **lis
 		ex->partial = false;
 	}
 	s->timing.strategies_s = clock_seconds(s->strategies_started, clock_now());
-	/* the copies here and on the host go before the report: the prompt comes back with it */
+	/* the copies here go before the report, the host's too or to its remover: the prompt comes back with it */
 	cleaned = compare_cleanup(s, s->temp_source, compare_sample_dir(s), !s->o.quiet && isatty(2),
-				  s->o.verbose, &s->timing);
+				  s->o.verbose, compare_cleanup_background(&s->o), &s->timing);
 	if (cleaned < 0)
 		cmd_fail(NULL, EXIT_FAILED);
 	/* an interrupted run's report is the interrupt's */

@@ -70,6 +70,8 @@ struct compare_opts {
 	struct workload_sample_request sample_req;
 	int sample_check;
 	clock_ns started_ns;	/* when the command started: the answer's time runs from here */
+	/* --cleanup: the host's copies removed after exit, or before the report (compare_cleanup.h) */
+	enum { COMPARE_CLEANUP_AUTO, COMPARE_CLEANUP_BACKGROUND, COMPARE_CLEANUP_WAIT } cleanup;
 };
 
 /* One comparison, or one probe, from connecting to cleaning up. */

@@ -86,8 +86,24 @@ static void host_progress(void *ctx, const struct agent_remove_status *st)
 	draw(sh);
 }
 
+/*
+ * The host's copies handed to the agent's remover: the session ends at once.
+ * Returns 0 when they went to it, 1 when the agent removed them itself (or
+ * has no such way), -1 (error set).
+ */
+static int host_background(struct compare_session *s, bool verbose, struct report_timing *t)
+{
+	char why[256];
+	int rc = agent_client_bye_background(&s->dest.agent, &t->host_background_entries, why, sizeof(why));
+
+	if (rc == 1 && verbose)
+		fprintf(stderr, "  cleanup: the host removed its copies before it answered (%s)\n", why);
+	t->host_background = rc == 0;
+	return rc;
+}
+
 int compare_cleanup(struct compare_session *s, const char *empty_dir, const char *remove_dir,
-		    bool show, bool verbose, struct report_timing *t)
+		    bool show, bool verbose, bool background, struct report_timing *t)
 {
 	struct local_removal local = { .empty_dir = empty_dir, .remove_dir = remove_dir };
 	struct shown sh = { .show = show, .local = &local, .host = { .walked = true } };
@@ -106,7 +122,7 @@ int compare_cleanup(struct compare_session *s, const char *empty_dir, const char
 	 * close removes the root and, failing, says so once, with the command
 	 * that removes the rest (agent_client.c); said here too, it was two lines.
 	 */
-	if (s->dest.agent.ctl.fd >= 0 && !s->dest.agent.lost)
+	if (s->dest.agent.ctl.fd >= 0 && !s->dest.agent.lost && (!background || host_background(s, verbose, t) < 0))
 		agent_client_remove_all(&s->dest.agent, host_progress, &sh, &last);
 	while (!atomic_load(&local.done)) {
 		const struct timespec tick = { 0, AGENT_REMOVE_POLL_MS * 1000000L };
@@ -127,11 +143,61 @@ int compare_cleanup(struct compare_session *s, const char *empty_dir, const char
 	if (show || verbose) {
 		char host[32], here[32];
 
-		fprintf(stderr, "  cleanup: removed %s entries on the host and %s here in %.1f s\n",
-			units_format_count(t->host_removed, host, sizeof(host)),
-			units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
+		if (t->host_background)
+			fprintf(stderr, "  cleanup: the host removes about %s entries after xfercmp exits (a run there waits for them); removed %s here in %.1f s\n",
+				units_format_count(t->host_background_entries, host, sizeof(host)),
+				units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
+		else
+			fprintf(stderr, "  cleanup: removed %s entries on the host and %s here in %.1f s\n",
+				units_format_count(t->host_removed, host, sizeof(host)),
+				units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
 	}
 	if (local.rc < 0)
 		return err_restore(&local.why);
+	return 0;
+}
+
+bool compare_cleanup_background(const struct compare_opts *o)
+{
+	return o->cleanup == COMPARE_CLEANUP_AUTO ? isatty(2) : o->cleanup == COMPARE_CLEANUP_BACKGROUND;
+}
+
+/* The setup's line while an earlier run's removal is finished or waited for. */
+static void leftover_progress(void *ctx, const struct agent_remove_status *st)
+{
+	char line[160], n[32];
+
+	(void)ctx;
+	if (st->waiting)
+		snprintf(line, sizeof(line), "waiting for an earlier run's copies to go on the host: %.0f s",
+			 st->seconds);
+	else
+		snprintf(line, sizeof(line), "removing what an earlier run left on the host: %s entries",
+			 units_format_count(st->removed, n, sizeof(n)));
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+}
+
+int compare_finish_leftovers(struct compare_session *s, bool show, bool verbose, struct report_timing *t)
+{
+	struct agent_remove_status last;
+	clock_ns t0 = clock_now();
+	int rc = agent_client_finish_leftovers(&s->dest.agent, show ? leftover_progress : NULL, NULL, &last);
+
+	if (show && last.seconds > 0) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	t->leftover_roots = last.roots;
+	t->leftover_s = clock_seconds(t0, clock_now());
+	t->leftover_removed = last.removed;
+	if (last.roots && (show || verbose)) {
+		char n[32];
+
+		fprintf(stderr, "  setup: an earlier run's copies on the host went first (%s entries removed here, %.1f s)\n",
+			units_format_count(last.removed, n, sizeof(n)), t->leftover_s);
+	}
 	return 0;
 }

@@ -28,7 +28,7 @@ enum {
 	OPT_ZTHREADS, OPT_JSON, OPT_VERSION, OPT_ACCEPT_NEW, OPT_REMOTE_DIR, OPT_HTML,
 	OPT_PROBE_SECONDS, OPT_NO_PROBES, OPT_DISK_PROBE_SIZE, OPT_LIST_STRATEGIES,
 	OPT_EXPORT_CSV, OPT_EXPORT_MARKDOWN, OPT_ALLOW_CLEARTEXT, OPT_WHAT_IF, OPT_EXPLAIN,
-	OPT_AGENT_VIA_SSH, OPT_SAMPLE, OPT_CHECK,
+	OPT_AGENT_VIA_SSH, OPT_SAMPLE, OPT_CHECK, OPT_CLEANUP,
 };
 
 /* The options the comparison and `probe` share, so their help cannot drift apart. */
@@ -128,6 +128,11 @@ static const struct cli_option compare_options[] = {
 	  "write, source disk, network, cipher) and report what each\n"
 	  "saved against a control run with nothing removed, and the\n"
 	  "causal verdict (none when the control belies the first run)"),
+	CLI_OPTION("cleanup", OPT_CLEANUP, required_argument, "background|wait",
+	  "the copies on the host: removed by the agent after xfercmp\n"
+	  "exits (the next run there waits for them before it measures)\n"
+	  "or before the report; default background on a terminal, wait\n"
+	  "otherwise (a script finds the host clean when xfercmp exits)"),
 	CLI_OPTION("json", OPT_JSON, required_argument, "FILE", "write the results as JSON (- = stdout; schema in README)"),
 	CLI_OPTION("html", OPT_HTML, required_argument, "FILE", "write a self-contained HTML page with a chart"),
 	CLI_OPTION("export-csv", OPT_EXPORT_CSV, required_argument, "FILE", "write the results table as CSV (one row a strategy)"),
@@ -445,6 +450,14 @@ int compare_parse(int argc, char **argv, struct compare_opts *o, int probe_only)
 		case OPT_ACCEPT_NEW: o->accept_new_hostkey = 1; break;
 		case OPT_REMOTE_DIR: o->remote_dir = optarg; break;
 		case OPT_ALLOW_CLEARTEXT: o->run.allow_cleartext = true; break;
+		case OPT_CLEANUP:
+			if (!strcmp(optarg, "background"))
+				o->cleanup = COMPARE_CLEANUP_BACKGROUND;
+			else if (!strcmp(optarg, "wait"))
+				o->cleanup = COMPARE_CLEANUP_WAIT;
+			else
+				return cmd_usage_error(NULL, "--cleanup: expected background or wait, got '%s'", optarg);
+			break;
 		case OPT_AGENT_VIA_SSH: o->agent_via_ssh = 1; break;
 		case OPT_TOKEN: o->token_file = optarg; break;
 		case OPT_WARM: o->run.warm = o->run.strategy.keep_cached = true; break;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "compare_cleanup.h"
 #include "compare_sample.h"
 
 #include "commands.h"
@@ -205,7 +206,10 @@ int compare_open(struct compare_session *s, const struct strategy *const *list, 
 	ssh_log_route(o->verbose > 1 ? o->verbose - 1 : 0);
 	watch_start(s, list, n);
 	/* connect first: a refused host key should not wait for a 20 GiB workload */
-	if (open_destination(o, &s->dest) < 0 || prepare_source(o, &s->m, &s->root, s->temp_source) < 0 ||
+	/* an earlier run's copies still going on the host go first: nothing is measured yet */
+	if (open_destination(o, &s->dest) < 0 ||
+	    compare_finish_leftovers(s, !o->quiet && isatty(2), o->verbose, &s->timing) < 0 ||
+	    prepare_source(o, &s->m, &s->root, s->temp_source) < 0 ||
 	    compare_sample_prepare(s) < 0 || check_destination_space(s) < 0 ||
 	    destination_send_manifest(&s->dest, compare_sample_manifest(s)) < 0)
 		return compare_fail();

@@ -36,6 +36,13 @@ struct report_timing {
 	double setup_s, probes_s, strategies_s, cleanup_s, answer_s;
 	bool cleaned;		/* the cleanup ran (an interrupted run's report comes before it) */
 	uint64_t host_removed, local_removed;	/* what it removed, entries */
+	/* the host's copies left to the agent's remover (--cleanup background): their entries */
+	bool host_background;
+	uint64_t host_background_entries;
+	/* an earlier run's removal finished or waited for in the setup (agent_leftover.h) */
+	unsigned leftover_roots;
+	double leftover_s;
+	uint64_t leftover_removed;
 };
 
 struct report {

@@ -190,21 +190,26 @@ static void sample_and_whole(const struct report *r, FILE *out)
 void report_sample_tail(const struct report *r, FILE *out)
 {
 	const struct report_timing *t = r->timing;
-	char answer[32], host[32], here[32], cleanup[160] = "", line[512];
+	char answer[32], host[32], here[32], cleanup[200] = "", leftover[96] = "", line[600];
 
 	if (r->sample_results && r->sample)
 		sample_and_whole(r, out);
 	if (!t)
 		return;
 	model_format_seconds(t->answer_s, answer, sizeof(answer));
-	if (t->cleaned) {
-		units_format_count(t->host_removed, host, sizeof(host));
-		units_format_count(t->local_removed, here, sizeof(here));
+	units_format_count(t->local_removed, here, sizeof(here));
+	if (t->cleaned && t->host_background)
+		snprintf(cleanup, sizeof(cleanup),
+			 ", cleanup %.1f s (removed %s entries here; the host removes about %s after xfercmp exits)",
+			 t->cleanup_s, here, units_format_count(t->host_background_entries, host, sizeof(host)));
+	else if (t->cleaned)
 		snprintf(cleanup, sizeof(cleanup), ", cleanup %.1f s (removed %s entries on the host, %s here)",
-			 t->cleanup_s, host, here);
-	}
-	snprintf(line, sizeof(line), "answered in %s: setup %.1f s, probes %.1f s, strategies %.1f s%s",
-		 answer, t->setup_s, t->probes_s, t->strategies_s, cleanup);
+			 t->cleanup_s, units_format_count(t->host_removed, host, sizeof(host)), here);
+	if (t->leftover_roots)
+		snprintf(leftover, sizeof(leftover), " (%.1f s of it an earlier run's copies going on the host)",
+			 t->leftover_s);
+	snprintf(line, sizeof(line), "answered in %s: setup %.1f s%s, probes %.1f s, strategies %.1f s%s",
+		 answer, t->setup_s, leftover, t->probes_s, t->strategies_s, cleanup);
 	fputc('\n', out);
 	text_wrap(out, "", 2, line, text_width());
 }
@@ -248,6 +253,13 @@ static json_object *timing_json(const struct report_timing *t)
 	json_object_object_add(o, "host_removed", t->cleaned ? json_object_new_int64((int64_t)t->host_removed) : NULL);
 	json_object_object_add(o, "local_removed",
 			       t->cleaned ? json_object_new_int64((int64_t)t->local_removed) : NULL);
+	json_object_object_add(o, "host_cleanup",
+			       !t->cleaned ? NULL : json_object_new_string(t->host_background ? "background" : "done"));
+	json_object_object_add(o, "host_background_entries",
+			       t->host_background ? json_object_new_int64((int64_t)t->host_background_entries) : NULL);
+	json_object_object_add(o, "leftover_seconds", t->leftover_roots ? json_object_new_double(t->leftover_s) : NULL);
+	json_object_object_add(o, "leftover_removed",
+			       t->leftover_roots ? json_object_new_int64((int64_t)t->leftover_removed) : NULL);
 	return o;
 }
 

@@ -3,6 +3,7 @@
 #include "agent/agent.h"
 
 #include "agent/agent_gate.h"
+#include "agent/agent_leftover.h"
 #include "agent/agent_root.h"
 #include "stream/agent_startup.h"
 #include "stream/wire_auth.h"
@@ -42,13 +43,14 @@ static int remove_at_exit;
  */
 #define CLEANUP_RETRY_MS 10000
 
+/* the session's end, stdin's end, a signal and a detach can all arrive at once: one remover */
+static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+
 static int remove_root(void)
 {
-	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	struct timespec tick = { 0, 200 * 1000 * 1000 };
 	int rc = 0;
 
-	/* the session's end, stdin's end and a signal can all arrive at once: one remover */
 	pthread_mutex_lock(&once);
 	if (remove_at_exit) {
 		for (int waited = 0;; waited += 200) {
@@ -62,6 +64,22 @@ static int remove_root(void)
 				 scratch.path, scratch.path);
 		remove_at_exit = 0;
 	}
+	pthread_mutex_unlock(&once);
+	return rc;
+}
+
+/*
+ * "bye" {"background": true} (agent_cleanup.h): the root goes to a remover
+ * of its own; from then on nothing here removes it, at exit or on a signal.
+ */
+static int detach_root(void)
+{
+	int rc;
+
+	pthread_mutex_lock(&once);
+	rc = remove_at_exit ? agent_root_remove_detached(&scratch) : err_set("the scratch root is kept");
+	if (rc == 0)
+		remove_at_exit = 0;
 	pthread_mutex_unlock(&once);
 	return rc;
 }
@@ -276,6 +294,8 @@ int agent_serve(const struct agent_opts *o)
 		s->root = scratch.path;
 		s->scratch = &scratch;
 		s->keep = o->keep;
+		/* one session, one root: its copies may go after the client left */
+		s->detach_root = o->once && !o->keep ? detach_root : NULL;
 		s->session_idle_s = o->session_idle_s > 0 ? o->session_idle_s : AGENT_SESSION_IDLE_S;
 		agent_session_run(s);
 		close(cfd);

@@ -93,6 +93,12 @@ struct agent_session {
 	struct agent_job jobs[AGENT_MAX_JOBS];
 	unsigned njobs;
 	struct sampler *sampler;	/* while a "sample_start" is in force */
+	/*
+	 * Hands the scratch root to a remover of its own (agent_leftover.h)
+	 * and leaves it to it; NULL when the agent serves more sessions than
+	 * one from that root. 0 or -1 (error set; nothing changed).
+	 */
+	int (*detach_root)(void);
 };
 
 /* Handles requests until "bye" or the connection closes; removes the jobs (those parked

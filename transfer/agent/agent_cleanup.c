@@ -24,6 +24,7 @@
 #include "agent/agent.h"
 #include "agent/agent_cleanup.h"
 
+#include "agent/agent_leftover.h"
 #include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
@@ -42,7 +43,7 @@ static struct {
 	atomic_int done;
 	int rc;
 	struct err_saved why;
-	struct fs_remove_progress progress;
+	struct agent_leftover_progress progress;	/* .removal: what "remove" removed */
 	clock_ns t0, t1;
 	uint64_t expected;	/* the parked copies' entries, by their manifests */
 	int root_fd;
@@ -53,12 +54,75 @@ static void *remove_root_contents(void *arg)
 {
 	(void)arg;
 	removal.rc = fs_empty_dir_parallel(removal.root_fd, AGENT_ROOT_MARKER, removal.root,
-					   FS_REMOVE_THREADS, &removal.progress);
+					   FS_REMOVE_THREADS, &removal.progress.removal);
 	if (removal.rc < 0)
 		err_save(&removal.why);
 	removal.t1 = clock_now();
 	atomic_store(&removal.done, 1);
 	return NULL;
+}
+
+/* "leftovers": an earlier run's roots in this root's parent, on the same thread and status. */
+static void *finish_leftovers(void *arg)
+{
+	struct agent_session *s = arg;
+
+	removal.rc = agent_leftovers_finish(s->scratch->parent_fd, s->scratch->parent, s->scratch->name,
+					    &removal.progress);
+	if (removal.rc < 0)
+		err_save(&removal.why);
+	removal.t1 = clock_now();
+	atomic_store(&removal.done, 1);
+	return NULL;
+}
+
+/* Starts fn on the removal's thread; "remove_status" follows it. */
+static int start(void *(*fn)(void *), struct agent_session *s, json_object *reply)
+{
+	memset(&removal.progress, 0, sizeof(removal.progress));
+	atomic_store(&removal.done, 0);
+	removal.rc = 0;
+	removal.root_fd = s->scratch->fd;
+	removal.root = s->root;
+	removal.t0 = removal.t1 = clock_now();
+	if (pthread_create(&removal.thread, NULL, fn, s) != 0)
+		return err_set("cannot start the removal's thread");
+	removal.running = true;
+	json_object_object_add(reply, "started", json_object_new_boolean(1));
+	return 0;
+}
+
+int agent_op_leftovers(struct agent_session *s, json_object *req, json_object *reply)
+{
+	(void)req;
+	if (removal.running && !atomic_load(&removal.done))
+		return err_set("a removal is already running");
+	agent_remove_wait(s);
+	removal.expected = 0;
+	return start(finish_leftovers, s, reply);
+}
+
+int agent_bye_background(struct agent_session *s, json_object *reply)
+{
+	uint64_t expected = 0;
+
+	if (s->keep || !s->detach_root)
+		return 1;
+	for (unsigned i = 0; i < s->njobs; i++)
+		if (!s->jobs[i].removed && s->jobs[i].parked)
+			expected += s->jobs[i].entries;
+	if (s->detach_root() < 0) {
+		/* said to the client, which waits for the removal as before */
+		json_object_object_add(reply, "background_refused", json_object_new_string(err_msg()));
+		return 1;
+	}
+	/* the remover takes the whole root: nothing is the session's to remove any more */
+	for (unsigned i = 0; i < s->njobs; i++)
+		s->jobs[i].removed = 1;
+	json_object_object_add(reply, "background", json_object_new_boolean(1));
+	json_object_object_add(reply, "expected", json_object_new_int64((int64_t)expected));
+	json_object_object_add(reply, "root", json_object_new_string(s->scratch->path));
+	return 0;
 }
 
 int agent_op_remove(struct agent_session *s, json_object *req, json_object *reply)
@@ -75,22 +139,12 @@ int agent_op_remove(struct agent_session *s, json_object *req, json_object *repl
 		json_object_object_add(reply, "kept", json_object_new_boolean(1));
 		return 0;
 	}
-	memset(&removal.progress, 0, sizeof(removal.progress));
 	/* the walk lists as it removes, to the end, on a big tree: the manifests say how many there are */
 	removal.expected = 0;
 	for (unsigned i = 0; i < s->njobs; i++)
 		if (!s->jobs[i].removed && s->jobs[i].parked)
 			removal.expected += s->jobs[i].entries;
-	atomic_store(&removal.done, 0);
-	removal.rc = 0;
-	removal.root_fd = s->scratch->fd;
-	removal.root = s->root;
-	removal.t0 = removal.t1 = clock_now();
-	if (pthread_create(&removal.thread, NULL, remove_root_contents, NULL) != 0)
-		return err_set("cannot start the removal's thread");
-	removal.running = true;
-	json_object_object_add(reply, "started", json_object_new_boolean(1));
-	return 0;
+	return start(remove_root_contents, s, reply);
 }
 
 int agent_op_remove_status(struct agent_session *s, json_object *req, json_object *reply)
@@ -99,10 +153,14 @@ int agent_op_remove_status(struct agent_session *s, json_object *req, json_objec
 	double seconds = clock_seconds(removal.t0, done ? removal.t1 : clock_now());
 
 	(void)req;
-	json_object_object_add(reply, "found", json_object_new_int64((int64_t)atomic_load(&removal.progress.found)));
+	json_object_object_add(reply, "found",
+			       json_object_new_int64((int64_t)atomic_load(&removal.progress.removal.found)));
 	json_object_object_add(reply, "removed",
-			       json_object_new_int64((int64_t)atomic_load(&removal.progress.removed)));
-	json_object_object_add(reply, "walked", json_object_new_boolean(atomic_load(&removal.progress.walked)));
+			       json_object_new_int64((int64_t)atomic_load(&removal.progress.removal.removed)));
+	json_object_object_add(reply, "walked",
+			       json_object_new_boolean(atomic_load(&removal.progress.removal.walked)));
+	json_object_object_add(reply, "roots", json_object_new_int64(atomic_load(&removal.progress.roots)));
+	json_object_object_add(reply, "waiting", json_object_new_boolean(atomic_load(&removal.progress.waiting)));
 	json_object_object_add(reply, "expected", json_object_new_int64((int64_t)removal.expected));
 	json_object_object_add(reply, "done", json_object_new_boolean(done));
 	json_object_object_add(reply, "seconds", json_object_new_double(seconds));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -255,6 +256,15 @@ int agent_root_make(struct agent_root *r, const char *parent, const char *id)
 	}
 	if (open_checked(r) < 0 || write_marker(r, id) < 0)
 		goto fail_made;
+	/*
+	 * Held while the agent lives, and by the remover it may hand the root
+	 * to (agent_leftover.h): a free lock on a root being removed says its
+	 * remover is gone. A directory made a moment ago is no one else's.
+	 */
+	if (flock(r->fd, LOCK_EX | LOCK_NB) < 0) {
+		err_errno("cannot lock scratch root '%s'", r->path);
+		goto fail_made;
+	}
 	return 0;
 fail_made: {
 	struct err_saved saved;
@@ -340,12 +350,17 @@ int agent_root_remove(const struct agent_root *r, const char *name)
 
 int agent_root_remove_all(struct agent_root *r)
 {
+	return agent_root_remove_all_counted(r, NULL);
+}
+
+int agent_root_remove_all_counted(struct agent_root *r, struct fs_remove_progress *progress)
+{
 	struct stat st, lst;
 
 	if (r->fd < 0)
 		return 0;
 	/* the marker last, once the rest went: a root that could not be emptied keeps it */
-	if (fs_empty_dir_parallel(r->fd, AGENT_ROOT_MARKER, r->path, FS_REMOVE_THREADS, NULL) < 0)
+	if (fs_empty_dir_parallel(r->fd, AGENT_ROOT_MARKER, r->path, FS_REMOVE_THREADS, progress) < 0)
 		return -1;
 	if (unlinkat(r->fd, AGENT_ROOT_MARKER, 0) < 0 && errno != ENOENT)
 		return err_errno("cannot remove '%s/%s'", r->path, AGENT_ROOT_MARKER);

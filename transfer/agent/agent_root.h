@@ -15,7 +15,8 @@
  *
  * The marker, created O_EXCL | O_NOFOLLOW, holds the session id
  * (wire_session_id): the client's fallback cleanup removes a root only when
- * its marker holds that run's id.
+ * its marker holds that run's id. The root's descriptor holds an flock for
+ * the agent's life (agent_leftover.h says why).
  */
 
 #include <stddef.h>
@@ -66,6 +67,10 @@ int agent_root_remove(const struct agent_root *r, const char *name);
  * that are empty. Safe to call twice. Returns 0 or -1 (error set).
  */
 int agent_root_remove_all(struct agent_root *r);
+
+/* The same, counting what it removes into progress (NULL: none), for a status line. */
+struct fs_remove_progress;
+int agent_root_remove_all_counted(struct agent_root *r, struct fs_remove_progress *progress);
 
 /* Closes the fds without removing anything (--keep). */
 void agent_root_close(struct agent_root *r);

@@ -398,6 +398,7 @@ static const struct {
 	{ "content_macs", agent_op_content_macs },
 	{ "remove", agent_op_remove },
 	{ "remove_status", agent_op_remove_status },
+	{ "leftovers", agent_op_leftovers },
 };
 
 /*
@@ -472,8 +473,13 @@ static int dispatch(struct agent_session *s, json_object *req, json_object *repl
 		return -1;
 	if (!strcmp(op, "bye")) {
 		/* before the reply, so the client waits for the parked destinations to go */
+		json_object *bg;
+
 		*bye = 1;
 		agent_remove_wait(s);
+		if (json_object_object_get_ex(req, "background", &bg) && json_object_get_boolean(bg) &&
+		    agent_bye_background(s, reply) == 0)
+			return 0;
 		return remove_jobs(s);
 	}
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)

@@ -541,7 +541,8 @@ int agent_client_close(struct agent_client *c)
 
 	if (c->ctl.fd >= 0) {
 		/* the agent removes the destinations it kept before it answers */
-		if (agent_client_call_request(c, agent_client_request("bye", 0), NULL) < 0 && !c->lost) {
+		if (!c->bye_said && agent_client_call_request(c, agent_client_request("bye", 0), NULL) < 0 &&
+		    !c->lost) {
 			struct err_saved why;
 
 			err_save(&why);

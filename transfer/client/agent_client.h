@@ -47,6 +47,7 @@ struct agent_client {
 	 * never by an option; such a run is checked in the stream, not verified.
 	 */
 	bool null_sink;
+	bool bye_said;		/* the session was ended (agent_client_bye_background) */
 	/*
 	 * The way through ssh (agent_client_connect_ssh): ssh.target NULL when
 	 * there is none. via_ssh: every connection (control and each data

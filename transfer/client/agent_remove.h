@@ -19,6 +19,8 @@ struct agent_remove_status {
 	bool walked;		/* found is the total */
 	bool done;
 	double seconds;		/* the removal's time on the agent, so far */
+	unsigned roots;		/* "leftovers": an earlier run's roots found */
+	bool waiting;		/* "leftovers": waiting for another process's remover now */
 };
 
 /* How often the client asks how far the removal got. */
@@ -35,5 +37,25 @@ struct agent_remove_status {
 int agent_client_remove_all(struct agent_client *c,
 			    void (*progress)(void *ctx, const struct agent_remove_status *st), void *ctx,
 			    struct agent_remove_status *last);
+
+/*
+ * Finishes what earlier runs left to be removed in the background in the
+ * agent's scratch parent (agent/agent_leftover.h), following it as
+ * agent_client_remove_all does. Returns 0, 1 when the agent has no such
+ * request, -1 (error set).
+ */
+int agent_client_finish_leftovers(struct agent_client *c,
+				  void (*progress)(void *ctx, const struct agent_remove_status *st), void *ctx,
+				  struct agent_remove_status *last);
+
+/*
+ * Ends the session with "bye" {"background": true}: the agent hands its
+ * root, copies and all, to a remover of its own and exits, so the client
+ * does not wait for the removal. *expected: the entries its copies were
+ * made of. Returns 0; 1 when the agent removed them itself instead (why:
+ * its reason); -1 (error set) when the call failed. After 0 or 1 the
+ * session is over: agent_client_close sends no "bye".
+ */
+int agent_client_bye_background(struct agent_client *c, uint64_t *expected, char *why, size_t why_len);
 
 #endif

@@ -22,6 +22,13 @@
  */
 #define AGENT_ROOT_MARKER ".xfercmp-agent"
 #define AGENT_ROOT_PREFIX "xfercmp."
+/*
+ * A root its agent handed to a remover of its own when the client left
+ * (agent/agent_leftover.h) is renamed PREFIX + 6 characters + this: the
+ * next agent in that parent finds it, and waits for its remover or, when
+ * that is gone, finishes it.
+ */
+#define AGENT_ROOT_REMOVING ".removing"
 
 /* The agent's first line of output is this prefix, then "ADDR:PORT" ("[IPV6]:PORT"). */
 #define AGENT_LISTENING_PREFIX "xfercmp-agent listening "

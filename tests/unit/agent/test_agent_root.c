@@ -23,23 +23,8 @@
 
 #define ID "00112233445566778899aabbccddeeff"
 
-static char base[64];
-
-static int base_setup(void **state)
-{
-	(void)state;
-	snprintf(base, sizeof(base), "/var/tmp/xfercmp-root-test-XXXXXX");
-	return mkdtemp(base) ? 0 : -1;
-}
-
-static int base_teardown(void **state)
-{
-	char cmd[256];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' && rm -rf '%s'", base, base);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#define SCRATCH_BASE_TAG "root"
+#include "scratch_base.h"
 
 static const char *in_base(char *buf, size_t len, const char *name)
 {

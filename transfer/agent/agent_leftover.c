@@ -1,0 +1,240 @@
+/* The copies removed after the client left, and the leftovers. See agent_leftover.h. */
+#define _GNU_SOURCE
+#include "agent/agent_leftover.h"
+
+#include "stream/agent_startup.h"
+#include "err.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A directory it must not leave, as the agent's own removal (agent.c) retries one that refills. */
+#define REMOVER_RETRY_MS 10000
+#define LEFTOVER_POLL_MS 200
+#define LEFTOVER_MAX 64
+
+bool agent_leftover_name(const char *name)
+{
+	size_t np = strlen(AGENT_ROOT_PREFIX), ns = strlen(AGENT_ROOT_REMOVING);
+
+	if (strncmp(name, AGENT_ROOT_PREFIX, np) || strlen(name) != np + 6 + ns)
+		return false;
+	for (size_t i = np; i < np + 6; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	return !strcmp(name + np + 6, AGENT_ROOT_REMOVING);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/* Every descriptor from 3 up but those of keep (n of them) closed. */
+static void close_all_but(int *keep, unsigned n)
+{
+	unsigned from = 3;
+
+	qsort(keep, n, sizeof(*keep), cmp_int);
+	for (unsigned i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			close_range(from, (unsigned)keep[i] - 1, 0);
+		from = (unsigned)keep[i] + 1;
+	}
+	close_range(from, ~0u, 0);
+}
+
+/*
+ * The remover, in the grandchild: nothing of the session's (its sockets,
+ * the SSH channel's pipes) stays open, or the channel would wait for it.
+ * SIGTERM ends it (the next run finishes the root); a hangup does not.
+ */
+_Noreturn static void remove_in_background(struct agent_root *r)
+{
+	int keep[2 + sizeof(r->made) / sizeof(r->made[0])], nkeep = 0;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	sigset_t none;
+	int rc = -1;
+
+	prctl(PR_SET_NAME, "xfercmp-remove", 0, 0, 0);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	keep[nkeep++] = r->fd;
+	keep[nkeep++] = r->parent_fd;
+	for (unsigned i = 0; i < r->nmade; i++)
+		keep[nkeep++] = r->made[i].dirfd;
+	close_all_but(keep, (unsigned)nkeep);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int waited = 0; waited <= REMOVER_RETRY_MS; waited += LEFTOVER_POLL_MS) {
+		const struct timespec tick = { 0, LEFTOVER_POLL_MS * 1000000L };
+
+		rc = agent_root_remove_all(r);
+		if (rc == 0 || errno != ENOTEMPTY)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	/* a root it could not remove keeps its name and marker: the next run, or clean, says why */
+	_exit(rc == 0 ? 0 : 1);
+}
+
+int agent_root_remove_detached(struct agent_root *r)
+{
+	char old_name[sizeof(r->name)], old_path[sizeof(r->path)];
+	struct stat st, lst;
+	pid_t pid;
+	int status;
+
+	if (r->fd < 0)
+		return err_set("no scratch root to remove");
+	if (strlen(r->name) + strlen(AGENT_ROOT_REMOVING) >= sizeof(r->name) ||
+	    strlen(r->path) + strlen(AGENT_ROOT_REMOVING) >= sizeof(r->path))
+		return err_set("scratch root '%s': its name is too long to mark it being removed", r->path);
+	/* the name in the parent must still be this directory: never move another */
+	if (fstat(r->fd, &st) < 0 || fstatat(r->parent_fd, r->name, &lst, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_ino != lst.st_ino || st.st_dev != lst.st_dev)
+		return err_set("scratch root '%s' is no longer where the agent made it", r->path);
+	memcpy(old_name, r->name, sizeof(old_name));
+	memcpy(old_path, r->path, sizeof(old_path));
+	strcat(r->name, AGENT_ROOT_REMOVING);
+	strcat(r->path, AGENT_ROOT_REMOVING);
+	if (renameat2(r->parent_fd, old_name, r->parent_fd, r->name, RENAME_NOREPLACE) < 0) {
+		err_errno("cannot rename scratch root '%s' to be removed in the background", old_path);
+		goto restore_names;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* a session of its own, and a parent that exits at once: no one waits for it */
+		setsid();
+		pid = fork();
+		if (pid == 0)
+			remove_in_background(r);
+		_exit(pid < 0 ? 1 : 0);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	err_set("cannot start a process to remove scratch root '%s'", old_path);
+	renameat2(r->parent_fd, r->name, r->parent_fd, old_name, RENAME_NOREPLACE);
+restore_names:
+	memcpy(r->name, old_name, sizeof(old_name));
+	memcpy(r->path, old_path, sizeof(old_path));
+	return -1;
+}
+
+/* Whether fd (a directory) is gone from its parent: removed by its remover. */
+static bool removed(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_nlink == 0;
+}
+
+/*
+ * One leftover: waits for its remover while one holds the lock, then
+ * removes what is left (nothing, when the remover finished). Returns 0 or
+ * -1 (error set); a directory that is not a root of ours is left.
+ */
+static int finish_one(int parent_fd, const char *parent, const char *name,
+		      struct agent_leftover_progress *progress)
+{
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct agent_root r = { .fd = -1, .parent_fd = -1 };
+	struct stat st, mst;
+	int waited_ms = 0;
+
+	if (fd < 0)
+		return 0;	/* gone meanwhile, or a link: not ours to follow */
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0700 || fstatat(fd, AGENT_ROOT_MARKER, &mst, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(mst.st_mode) || mst.st_uid != geteuid()) {
+		close(fd);
+		return 0;
+	}
+	atomic_fetch_add(&progress->roots, 1);
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		const struct timespec tick = { 0, LEFTOVER_POLL_MS * 1000000L };
+
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			err_errno("cannot lock '%s/%s'", parent, name);
+			close(fd);
+			return -1;
+		}
+		if (removed(fd))
+			break;
+		if (waited_ms >= AGENT_LEFTOVER_WAIT_S * 1000) {
+			atomic_store(&progress->waiting, 0);
+			close(fd);
+			return err_set("a previous run's copies in '%s/%s' are still being removed after %d min: wait for that to end, or stop the process that holds it and run 'xfercmp clean' for this host",
+				       parent, name, AGENT_LEFTOVER_WAIT_S / 60);
+		}
+		atomic_store(&progress->waiting, 1);
+		nanosleep(&tick, NULL);
+		waited_ms += LEFTOVER_POLL_MS;
+	}
+	atomic_store(&progress->waiting, 0);
+	if (removed(fd)) {
+		close(fd);
+		return 0;
+	}
+	/* its remover is gone: the rest is removed as the agent removes its own root */
+	r.fd = fd;
+	r.parent_fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 0);
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	snprintf(r.path, sizeof(r.path), "%s/%s", parent, name);
+	if (r.parent_fd < 0) {
+		close(fd);
+		return err_errno("cannot remove '%s'", r.path);
+	}
+	if (agent_root_remove_all_counted(&r, &progress->removal) < 0) {
+		agent_root_close(&r);
+		return -1;
+	}
+	return 0;
+}
+
+int agent_leftovers_finish(int parent_fd, const char *parent, const char *own,
+			   struct agent_leftover_progress *progress)
+{
+	char (*names)[64] = calloc(LEFTOVER_MAX, sizeof(*names));
+	int dfd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	if (!names || dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		free(names);
+		return err_errno("cannot list scratch parent '%s'", parent);
+	}
+	/* more than LEFTOVER_MAX at once: the next run takes the rest */
+	while (n < LEFTOVER_MAX && (e = readdir(d)))
+		if (agent_leftover_name(e->d_name) && strcmp(e->d_name, own))
+			memcpy(names[n++], e->d_name, strlen(e->d_name) + 1);	/* a short name: checked */
+	closedir(d);
+	for (unsigned i = 0; i < n && rc == 0; i++)
+		rc = finish_one(parent_fd, parent, names[i], progress);
+	free(names);
+	return rc;
+}
