@@ -12,7 +12,9 @@
 # nothing of it: each forecast was made before the run it is compared with.
 # Printed per case: per strategy the forecast (low - high), the measured median, the ratio,
 # target 0.80 - 1.25; the sampled answer over the whole's (target <= 0.15); the whole's
-# answer over the sum of its strategies' measured seconds (target <= 1.25).
+# answer over the sum of its strategies' measured seconds (target <= 1.25). Both with
+# --cleanup background, as on a terminal; the host's removal after exit is waited for and
+# printed beside.
 # Cases (SAMPLE_CASES, --sample-cases):
 #   small      -w smallfiles --files FILES (120,000; --quick 20,000)
 #   big        -w largefile --size SIZE (4 GiB; --quick 1 GiB)
@@ -79,10 +81,21 @@ sample_answer() {
 	' "$1"
 }
 
+# sample_wait_removal: waits (at most 900 s) for the host's removers of the invocations so
+# far (--cleanup background: the copies go after xfercmp exits) and prints the seconds it
+# waited: the next invocation's scratch parent is another, so it would not wait for them
+sample_wait_removal() {
+	local t0=$SECONDS
+	while compgen -G "$WORK/remote.*/xfercmp.*.removing" >/dev/null && [ $((SECONDS - t0)) -lt 900 ]; do
+		sleep 0.2
+	done
+	echo $((SECONDS - t0))
+}
+
 # sample_case CASE: both invocations of CASE, then its rows and answer ratios.
 sample_case() {
 	local name=$1 args sampled="$WORK/sample-$1-sample.json" whole="$WORK/sample-$1-whole.json"
-	local s_answer w_answer w_sum files
+	local s_answer w_answer w_sum files s_after w_after
 	read -r -a args <<<"$(sample_tree_args "$name")"
 	if [ "$name" = tree ]; then
 		files=$(find "$SAMPLE_TREE" -xdev -type f 2>/dev/null | wc -l)
@@ -93,19 +106,21 @@ sample_case() {
 	say "sample: $name, a $SAMPLE_SHARE sample (${args[*]}, -s $SAMPLE_STRATEGIES)"
 	drop_caches
 	attempt compare_all "$sampled" "${args[@]}" --sample "$SAMPLE_SHARE" -s "$SAMPLE_STRATEGIES" \
-		--repeat "$REPEAT"
+		--repeat "$REPEAT" --cleanup background
 	keep_json "$sampled"
+	s_after=$(sample_wait_removal)
 	say "sample: $name, the whole"
 	drop_caches
-	attempt compare_all "$whole" "${args[@]}" -s "$SAMPLE_STRATEGIES" --repeat "$REPEAT"
+	attempt compare_all "$whole" "${args[@]}" -s "$SAMPLE_STRATEGIES" --repeat "$REPEAT" --cleanup background
 	keep_json "$whole"
+	w_after=$(sample_wait_removal)
 	SAMPLE_ROWS+=("$(sample_rows "$sampled" "$whole" "$name")")
 	read -r s_answer _ <<<"$(sample_answer "$sampled")"
 	read -r w_answer w_sum <<<"$(sample_answer "$whole")"
 	SAMPLE_ANSWERS+=("$(md_row "$name" "$(secs "$s_answer")" "$(secs "$w_answer")" \
 		"$(calc "%.3f" "a / b" "$s_answer" "$w_answer")" "$(within "$(calc "%.3f" "a / b" "$s_answer" "$w_answer")" 0 0.15)" \
 		"$(secs "$w_sum")" "$(calc "%.2f" "a / b" "$w_answer" "$w_sum")" \
-		"$(within "$(calc "%.2f" "a / b" "$w_answer" "$w_sum")" 0 1.25)")")
+		"$(within "$(calc "%.2f" "a / b" "$w_answer" "$w_sum")" 0 1.25)" "$s_after" "$w_after")")
 }
 
 section_sample() {
@@ -125,6 +140,11 @@ section_sample() {
 	md_head llrrrrl case strategy "sample s" "forecast of the whole (low - high)" "whole s" "forecast/measured" "0.80 - 1.25"
 	printf '%s\n' "${SAMPLE_ROWS[@]}"
 	echo
-	md_head lrrrlrrl case "sampled answer s" "whole answer s" "sampled/whole" "<= 0.15" "whole: sum of runs s" "answer/sum" "<= 1.25"
+	echo
+	echo "Both invocations with --cleanup background (the default on a terminal): the answer ends"
+	echo "when xfercmp exits; the host's removal of the copies after that is the last two columns"
+	echo "(the bench waits for it before it goes on)."
+	echo
+	md_head lrrrlrrlrr case "sampled answer s" "whole answer s" "sampled/whole" "<= 0.15" "whole: sum of runs s" "answer/sum" "<= 1.25" "sampled: removal after exit s" "whole: removal after exit s"
 	printf '%s\n' "${SAMPLE_ANSWERS[@]}"
 }
