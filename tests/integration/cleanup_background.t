@@ -4,7 +4,8 @@
 # remover finishes by itself and leaves no process. The next run in that
 # scratch parent finishes, before it measures, a root whose remover is gone
 # (read-only directory and all), waits for one whose remover still holds it,
-# and leaves what is not a root of ours. Off a terminal the default is to wait.
+# and leaves what is not a root of ours. On a terminal the default is background (the
+# setup says while it waits); off one, to wait.
 # Needs root (the testbed). Talks only to 198.18.0.2.
 #
 #   flock /tmp/xfercmp-testbed.lock bash tests/integration/cleanup_background.t
@@ -90,6 +91,22 @@ holder=
 got=$(json_get "$work/busy.json" "d['timing']['leftover_seconds']")
 [ "$(cat "$work/held" 2>/dev/null)" = whole ] && [ ! -e "$rd/xfercmp.Busy01.removing" ] && [ "$got" != None ]
 ok $? "it left that root alone while it was held, then finished it (leftover_seconds $got)"
+
+# on a terminal: background by default, and the setup's line while it waits for a remover
+plant xfercmp.Busy02.removing
+flock "$rd/xfercmp.Busy02.removing" sleep 6 &
+holder=$!
+script -qec "$xf -F $cfg --no-probes -w smallfiles --files 300 --source-dir $work/src --remote-dir $rd -s splice --json $work/tty.json testbed" \
+	"$work/tty.log" >/dev/null
+wait "$holder"
+holder=
+check_grep "on a terminal the setup says it waits for the earlier run's remover" \
+	"waiting for an earlier run's copies to go on the host: [0-9]+ s" "$(cat "$work/tty.log")"
+got=$(json_get "$work/tty.json" "d['timing']['host_cleanup']")
+[ "$got" = background ]
+ok $? "on a terminal the cleanup is in the background by default (host_cleanup: $got)"
+until_empty 300 0.1 removing
+ok $? "and that remover finishes too (left: ${left:-none})"
 
 # xfercmp clean takes a dead remover's root too
 plant xfercmp.Dead02.removing
