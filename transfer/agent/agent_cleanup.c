@@ -46,6 +46,7 @@ static struct {
 	struct agent_leftover_progress progress;	/* .removal: what "remove" removed */
 	clock_ns t0, t1;
 	uint64_t expected;	/* the parked copies' entries, by their manifests */
+	bool own_root;		/* "remove" (the session's root), not "leftovers" (earlier runs') */
 	int root_fd;
 	const char *root;
 } removal;
@@ -79,6 +80,7 @@ static void *finish_leftovers(void *arg)
 /* Starts fn on the removal's thread; "remove_status" follows it. */
 static int start(void *(*fn)(void *), struct agent_session *s, json_object *reply)
 {
+	removal.own_root = fn == remove_root_contents;
 	memset(&removal.progress, 0, sizeof(removal.progress));
 	atomic_store(&removal.done, 0);
 	removal.rc = 0;
@@ -177,7 +179,7 @@ void agent_remove_wait(struct agent_session *s)
 	pthread_join(removal.thread, NULL);
 	removal.running = false;
 	/* every destination went with the root's contents (those that failed: the error says where) */
-	for (unsigned i = 0; i < s->njobs; i++)
+	for (unsigned i = 0; i < s->njobs && removal.own_root; i++)
 		if (removal.rc == 0)
 			s->jobs[i].removed = 1;
 }

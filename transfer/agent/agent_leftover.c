@@ -206,6 +206,8 @@ static int finish_one(int parent_fd, const char *parent, const char *name,
 		return err_errno("cannot remove '%s'", r.path);
 	}
 	if (agent_root_remove_all_counted(&r, &progress->removal) < 0) {
+		err_wrap("an earlier run's copies in '%s' could not be removed (remove them with: chmod -R u+rwx '%s' && rm -rf '%s')",
+			 r.path, r.path, r.path);
 		agent_root_close(&r);
 		return -1;
 	}
