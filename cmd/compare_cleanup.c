@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "err.h"
 #include "report/live.h"
+#include "report/text_wrap.h"
 #include "fs_remove.h"
 #include "units.h"
 
@@ -141,16 +142,18 @@ int compare_cleanup(struct compare_session *s, const char *empty_dir, const char
 	t->host_removed = last.removed;
 	t->local_removed = atomic_load(&local.progress.removed);
 	if (show || verbose) {
-		char host[32], here[32];
+		char host[32], here[32], line[256];
 
 		if (t->host_background)
-			fprintf(stderr, "  cleanup: the host removes about %s entries after xfercmp exits (a run there waits for them); removed %s here in %.1f s\n",
-				units_format_count(t->host_background_entries, host, sizeof(host)),
-				units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
+			snprintf(line, sizeof(line),
+				 "cleanup: removed %s entries here in %.1f s; the host removes about %s after xfercmp exits (a run there waits for them)",
+				 units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s,
+				 units_format_count(t->host_background_entries, host, sizeof(host)));
 		else
-			fprintf(stderr, "  cleanup: removed %s entries on the host and %s here in %.1f s\n",
-				units_format_count(t->host_removed, host, sizeof(host)),
-				units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
+			snprintf(line, sizeof(line), "cleanup: removed %s entries on the host and %s here in %.1f s",
+				 units_format_count(t->host_removed, host, sizeof(host)),
+				 units_format_count(t->local_removed, here, sizeof(here)), t->cleanup_s);
+		text_wrap(stderr, "  ", 4, line, text_width());
 	}
 	if (local.rc < 0)
 		return err_restore(&local.why);
@@ -194,10 +197,11 @@ int compare_finish_leftovers(struct compare_session *s, bool show, bool verbose,
 	t->leftover_s = clock_seconds(t0, clock_now());
 	t->leftover_removed = last.removed;
 	if (last.roots && (show || verbose)) {
-		char n[32];
+		char n[32], line[200];
 
-		fprintf(stderr, "  setup: an earlier run's copies on the host went first (%s entries removed here, %.1f s)\n",
-			units_format_count(last.removed, n, sizeof(n)), t->leftover_s);
+		snprintf(line, sizeof(line), "setup: an earlier run's copies on the host went first (%s entries removed by this run, %.1f s)",
+			 units_format_count(last.removed, n, sizeof(n)), t->leftover_s);
+		text_wrap(stderr, "  ", 4, line, text_width());
 	}
 	return 0;
 }

@@ -48,7 +48,7 @@ compare "$work/bg.json" --cleanup background
 ok "$rc" "--cleanup background: exit 0"
 [ "$rc" -eq 0 ] || show
 check_grep "the run says the host removes its copies after it exits" \
-	"cleanup: the host removes about [0-9,]+ entries after xfercmp exits" "$err"
+	"cleanup: removed [0-9,]+ entries here in [0-9.]+ s; the host removes about [0-9,]+ after" "$err"
 got=$(json_get "$work/bg.json" "'%s %s' % (d['timing']['host_cleanup'], d['timing']['host_background_entries'])")
 [[ $got =~ ^background\ [1-9][0-9]*$ ]]
 ok $? "JSON: timing.host_cleanup background, host_background_entries counted (got: $got)"

@@ -102,7 +102,7 @@ mkdir -p "$work/remote"
 
 # ---------------------------------------------- 10% with --check, on a terminal
 s0=$(date +%s.%N)
-script -qec "$xf -F $cfg --remote-dir $work/remote -w smallfiles --files 20000 --source-dir $work/src --probe-seconds 0.5 -s tar-ssh,splice,parallel --sample 10% --check --json $work/check.json testbed" \
+script -qec "$xf -F $cfg --remote-dir $work/remote -w smallfiles --files 20000 --source-dir $work/src --probe-seconds 0.5 -s tar-ssh,splice,parallel --sample 10% --check --cleanup wait --json $work/check.json testbed" \
 	"$work/tty.log" >/dev/null
 rc=$?
 wall=$(echo "$(date +%s.%N) - $s0" | bc)
