@@ -149,9 +149,8 @@ static void dest_work(const struct forecast_input *in, struct dest_work *d)
 	d->write_early = tmpfs ? 0 : per((double)w->large_bytes - late, p->disk_write_bps);
 }
 
-/* The stages of a pipeline that overlap, each with the resource it is charged to. */
-enum { ST_NET, ST_OPENS, ST_READS, ST_CREATES, ST_CPU, ST_DISK, ST_COUNT };
-static const enum resource stage_resource[ST_COUNT] = {
+/* Each stage of a pipeline (forecast.h) with the resource it is charged to. */
+static const enum resource stage_resource[STAGE_COUNT] = {
 	RES_NETWORK, RES_METADATA, RES_DISK, RES_METADATA, RES_CPU, RES_DISK,
 };
 
@@ -175,33 +174,34 @@ static double cpu_stage(const struct forecast_input *in, double wire)
 }
 
 static void stages(const struct forecast_input *in, const struct link *l, double wire,
-		   const struct dest_work *d, double st[ST_COUNT])
+		   const struct dest_work *d, double st[STAGE_COUNT])
 {
 	const struct probe_results *p = in->probes;
 	const struct workload_counts *w = &in->work;
 	unsigned n = streams_of(in), depth = at_least_one(in->strategy->traits.sender_depth) * n;
 
-	st[ST_NET] = per(wire, l->bytes_per_s);
-	st[ST_OPENS] = in->warm_source ? 0 :
+	st[STAGE_NET] = per(wire, l->bytes_per_s);
+	st[STAGE_OPENS] = in->warm_source ? 0 :
 		per((double)w->small_files, rate_at(p->open_at, p->nopen_at, depth, p->src_open_per_s));
-	st[ST_READS] = in->warm_source ? 0 :
+	st[STAGE_READS] = in->warm_source ? 0 :
 		per((double)w->large_bytes, rate_at(p->read_at, p->nread_at, n, p->disk_read_bps));
-	st[ST_CREATES] = d->create_cpu;
-	st[ST_CPU] = cpu_stage(in, wire);
+	st[STAGE_CREATES] = d->create_cpu;
+	st[STAGE_CPU] = cpu_stage(in, wire);
 	/* one disk: what is written back during the transfer shares it with the reads */
-	st[ST_DISK] = d->write_early;
-	if (p->one_disk && st[ST_DISK] > 0) {
-		st[ST_DISK] += st[ST_READS];
-		st[ST_READS] = 0;
+	st[STAGE_DISK] = d->write_early;
+	if (p->one_disk && st[STAGE_DISK] > 0) {
+		st[STAGE_DISK] += st[STAGE_READS];
+		st[STAGE_READS] = 0;
 	}
 }
 
 int forecast_make(const struct forecast_input *in, const struct link *link, struct forecast *out)
 {
 	const struct strategy_traits *t = &in->strategy->traits;
-	double st[ST_COUNT], wire, slowest = 0, sum = 0, waits, work;
+	double st[STAGE_COUNT], wire, slowest = 0, sum = 0, waits, work;
 	struct dest_work d;
-	unsigned n = streams_of(in), top = ST_NET;
+	unsigned n = streams_of(in);
+	enum forecast_stage top = STAGE_NET;
 
 	if (!in->probes || !in->strategy)
 		return err_set("a forecast needs the probes and a strategy");
@@ -222,10 +222,10 @@ int forecast_make(const struct forecast_input *in, const struct link *link, stru
 	wire = out->wire_bytes = wire_bytes(in);
 	dest_work(in, &d);
 	stages(in, &out->link, wire, &d, st);
-	for (unsigned i = 0; i < ST_COUNT; i++) {
+	for (enum forecast_stage i = 0; i < STAGE_COUNT; i++) {
 		out->need_s[stage_resource[i]] += st[i];
 		sum += st[i];
-		if (i != ST_NET && st[i] > out->off_link_s)
+		if (i != STAGE_NET && st[i] > out->off_link_s)
 			out->off_link_s = st[i];
 		if (st[i] > slowest) {
 			slowest = st[i];
@@ -251,9 +251,9 @@ int forecast_make(const struct forecast_input *in, const struct link *link, stru
 		out->need_s[RES_LATENCY] += waits;
 		out->need_s[RES_METADATA] += work;
 		/* its processes' CPU is spent inside those waits: it sets the time only when longer */
-		out->seconds = out->need_s[RES_LATENCY] + work + sum - st[ST_CPU] + out->flush_s;
-		if (st[ST_CPU] > out->seconds)
-			out->seconds = st[ST_CPU];
+		out->seconds = out->need_s[RES_LATENCY] + work + sum - st[STAGE_CPU] + out->flush_s;
+		if (st[STAGE_CPU] > out->seconds)
+			out->seconds = st[STAGE_CPU];
 		out->low = out->seconds;
 		out->high = out->seconds + (double)out->requests *
 			    fmax(in->probes->rtt_p99_s - in->probes->rtt_p50_s, 0) / n;
@@ -264,6 +264,7 @@ int forecast_make(const struct forecast_input *in, const struct link *link, stru
 		out->high = out->need_s[RES_LATENCY] + sum + out->flush_s;
 	}
 	/* the bound: the largest part of the forecast */
+	out->working = top;
 	out->bound = stage_resource[top];
 	if (t->serial)
 		for (int r = 0; r < RES_COUNT; r++)

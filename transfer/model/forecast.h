@@ -37,6 +37,15 @@ struct link {
 	double request_s;	/* one request of the strategy's protocol, host's work included */
 };
 
+/*
+ * The stages of a pipeline that overlap (forecast.c). On one disk the reads
+ * join the disk's stage when the transfer writes back (the tree outgrows the
+ * destination's dirty threshold): the same resource, another stage.
+ */
+enum forecast_stage {
+	STAGE_NET, STAGE_OPENS, STAGE_READS, STAGE_CREATES, STAGE_CPU, STAGE_DISK, STAGE_COUNT
+};
+
 struct forecast {
 	double seconds;			/* the forecast; 0 when none could be made (why says so) */
 	double low, high;		/* its range (docs/MODEL.md, "The range") */
@@ -46,6 +55,8 @@ struct forecast {
 	double fixed_s;			/* of seconds, a run's fixed cost measured on one file (a
 					 * sample's forecast: model/sample_forecast.h); 0: none */
 	enum resource bound;		/* the resource that sets seconds */
+	enum forecast_stage working;	/* the slowest overlapped stage: the one a sample's level
+					 * calibrates (model/sample_forecast.c) */
 	double off_link_s;		/* the slowest overlapped stage but the link's (a pipeline's) */
 	double wire_bytes;		/* the bytes it expects on the wire */
 	uint64_t requests;		/* round trips waited one after another */

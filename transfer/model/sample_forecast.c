@@ -65,8 +65,15 @@ int sample_forecast(const struct forecast_input *whole, const struct forecast_in
 	out->fixed_s = run->fixed_s;
 	out->low = out->seconds * fmin(run->min_s / measured, 1);
 	out->high = out->seconds * fmax(run->max_s / measured, 1);
-	/* another stage bounds the whole: the sample calibrated the wrong one, so the model's own may stand */
-	if (w.bound != s.bound) {
+	/*
+	 * Another stage bounds the whole: the sample calibrated the wrong one,
+	 * so the model's own may stand. The bound alone misses it when the
+	 * sample's flush is its bound: a sample under the dirty threshold,
+	 * bound by its flush, its transfer by the link, and a whole whose
+	 * transfer writes back and reads on one disk, bound by that disk, has
+	 * the disk for both bounds but a level measured on the link.
+	 */
+	if (w.bound != s.bound || (!s.requests && w.working != s.working)) {
 		out->low = fmin(out->low, w.seconds);
 		out->high = fmax(out->high, w.seconds);
 	}
