@@ -31,34 +31,22 @@
 static struct agent_root scratch = { .fd = -1, .parent_fd = -1 };
 static int remove_at_exit;
 
-/*
- * Removes the scratch root, its marker last (agent_root_remove_all): a root
- * that could not be wholly removed keeps its marker, so the client's
- * fallback may still take it. The removal is retried for a bounded time
- * while a directory refills (ENOTEMPTY): when the client goes away in the
- * middle of tar-ssh, the host's tar (a process of its own, not ours) may
- * still be creating files for a moment until it reads the end of its input,
- * and a single pass would race it. Any other failure will not pass by
- * itself. Returns 0, or -1 with the error set.
- */
-#define CLEANUP_RETRY_MS 10000
-
 /* the session's end, stdin's end, a signal and a detach can all arrive at once: one remover */
 static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Removes the scratch root, its marker last (agent_root_remove_all): a root
+ * that could not be wholly removed keeps its marker, so the client's
+ * fallback may still take it; a directory that refills is waited for
+ * (agent_root_remove_all_retrying). Returns 0, or -1 with the error set.
+ */
 static int remove_root(void)
 {
-	struct timespec tick = { 0, 200 * 1000 * 1000 };
 	int rc = 0;
 
 	pthread_mutex_lock(&once);
 	if (remove_at_exit) {
-		for (int waited = 0;; waited += 200) {
-			rc = agent_root_remove_all(&scratch);
-			if (rc == 0 || errno != ENOTEMPTY || waited >= CLEANUP_RETRY_MS)
-				break;
-			nanosleep(&tick, NULL);
-		}
+		rc = agent_root_remove_all_retrying(&scratch);
 		if (rc < 0)
 			err_wrap("scratch root left behind (remove it with: chmod -R u+rwx '%s' && rm -rf '%s')",
 				 scratch.path, scratch.path);

@@ -77,6 +77,26 @@ static void *finish_leftovers(void *arg)
 	return NULL;
 }
 
+/* What removing the parked copies takes, by their manifests. */
+static uint64_t parked_entries(const struct agent_session *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < s->njobs; i++)
+		if (!s->jobs[i].removed && s->jobs[i].parked)
+			n += s->jobs[i].entries;
+	return n;
+}
+
+/* The removal before: refused while it runs, else joined. 0 or -1 (error set). */
+static int previous_ended(struct agent_session *s)
+{
+	if (removal.running && !atomic_load(&removal.done))
+		return err_set("a removal is already running");
+	agent_remove_wait(s);
+	return 0;
+}
+
 /* Starts fn on the removal's thread; "remove_status" follows it. */
 static int start(void *(*fn)(void *), struct agent_session *s, json_object *reply)
 {
@@ -97,22 +117,19 @@ static int start(void *(*fn)(void *), struct agent_session *s, json_object *repl
 int agent_op_leftovers(struct agent_session *s, json_object *req, json_object *reply)
 {
 	(void)req;
-	if (removal.running && !atomic_load(&removal.done))
-		return err_set("a removal is already running");
-	agent_remove_wait(s);
+	if (previous_ended(s) < 0)
+		return -1;
 	removal.expected = 0;
 	return start(finish_leftovers, s, reply);
 }
 
 int agent_bye_background(struct agent_session *s, json_object *reply)
 {
-	uint64_t expected = 0;
+	uint64_t expected;
 
 	if (s->keep || !s->detach_root)
 		return 1;
-	for (unsigned i = 0; i < s->njobs; i++)
-		if (!s->jobs[i].removed && s->jobs[i].parked)
-			expected += s->jobs[i].entries;
+	expected = parked_entries(s);
 	if (s->detach_root() < 0) {
 		/* said to the client, which waits for the removal as before */
 		json_object_object_add(reply, "background_refused", json_object_new_string(err_msg()));
@@ -130,9 +147,8 @@ int agent_bye_background(struct agent_session *s, json_object *reply)
 int agent_op_remove(struct agent_session *s, json_object *req, json_object *reply)
 {
 	(void)req;
-	if (removal.running && !atomic_load(&removal.done))
-		return err_set("a removal is already running");
-	agent_remove_wait(s);
+	if (previous_ended(s) < 0)
+		return -1;
 	for (unsigned i = 0; i < s->njobs; i++)
 		if (!s->jobs[i].removed && !s->jobs[i].parked)
 			return err_set("destination '%s' is still in use: end its strategy first",
@@ -142,10 +158,7 @@ int agent_op_remove(struct agent_session *s, json_object *req, json_object *repl
 		return 0;
 	}
 	/* the walk lists as it removes, to the end, on a big tree: the manifests say how many there are */
-	removal.expected = 0;
-	for (unsigned i = 0; i < s->njobs; i++)
-		if (!s->jobs[i].removed && s->jobs[i].parked)
-			removal.expected += s->jobs[i].entries;
+	removal.expected = parked_entries(s);
 	return start(remove_root_contents, s, reply);
 }
 

@@ -20,8 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A directory it must not leave, as the agent's own removal (agent.c) retries one that refills. */
-#define REMOVER_RETRY_MS 10000
 #define LEFTOVER_POLL_MS 200
 #define LEFTOVER_MAX 64
 
@@ -68,7 +66,6 @@ _Noreturn static void remove_in_background(struct agent_root *r)
 	int keep[2 + sizeof(r->made) / sizeof(r->made[0])], nkeep = 0;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	sigset_t none;
-	int rc = -1;
 
 	prctl(PR_SET_NAME, "xfercmp-remove", 0, 0, 0);
 	if (null >= 0) {
@@ -86,16 +83,8 @@ _Noreturn static void remove_in_background(struct agent_root *r)
 	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	for (int waited = 0; waited <= REMOVER_RETRY_MS; waited += LEFTOVER_POLL_MS) {
-		const struct timespec tick = { 0, LEFTOVER_POLL_MS * 1000000L };
-
-		rc = agent_root_remove_all(r);
-		if (rc == 0 || errno != ENOTEMPTY)
-			break;
-		nanosleep(&tick, NULL);
-	}
 	/* a root it could not remove keeps its name and marker: the next run, or clean, says why */
-	_exit(rc == 0 ? 0 : 1);
+	_exit(agent_root_remove_all_retrying(r) == 0 ? 0 : 1);
 }
 
 int agent_root_remove_detached(struct agent_root *r)

@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One path component of ours: no '/', not "." or "..", not empty. */
@@ -372,6 +373,19 @@ int agent_root_remove_all_counted(struct agent_root *r, struct fs_remove_progres
 	agent_root_close(r);
 	remove_made_parents(r);
 	return 0;
+}
+
+int agent_root_remove_all_retrying(struct agent_root *r)
+{
+	const struct timespec tick = { 0, AGENT_ROOT_RETRY_TICK_MS * 1000000L };
+	int rc;
+
+	for (int waited = 0;; waited += AGENT_ROOT_RETRY_TICK_MS) {
+		rc = agent_root_remove_all(r);
+		if (rc == 0 || errno != ENOTEMPTY || waited >= AGENT_ROOT_RETRY_MS)
+			return rc;
+		nanosleep(&tick, NULL);
+	}
 }
 
 void agent_root_close(struct agent_root *r)

@@ -68,6 +68,18 @@ int agent_root_remove(const struct agent_root *r, const char *name);
  */
 int agent_root_remove_all(struct agent_root *r);
 
+/*
+ * agent_root_remove_all, tried again every AGENT_ROOT_RETRY_TICK_MS for up to
+ * AGENT_ROOT_RETRY_MS while a directory refills (ENOTEMPTY): when the client
+ * goes away in the middle of tar-ssh, the host's tar (a process of its own,
+ * not ours) may still be creating files for a moment until it reads the end
+ * of its input, and a single pass would race it. Any other failure will not
+ * pass by itself. 0 or -1 (error set).
+ */
+#define AGENT_ROOT_RETRY_MS 10000
+#define AGENT_ROOT_RETRY_TICK_MS 200
+int agent_root_remove_all_retrying(struct agent_root *r);
+
 /* The same, counting what it removes into progress (NULL: none), for a status line. */
 struct fs_remove_progress;
 int agent_root_remove_all_counted(struct agent_root *r, struct fs_remove_progress *progress);
