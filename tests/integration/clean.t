@@ -2,10 +2,12 @@
 # `xfercmp clean HOST` (issue 44, item 8) against the testbed, as a user the
 # test makes (its own ~/.cache on the host): after a run that uploaded the
 # agent and with a scratch root left behind, clean removes both and says so;
-# a second clean finds nothing left. It never removes a root without our
-# marker, with a marker that is not a session id, or of another user; a root
-# a running process holds stays (exit 1, saying so) until it has ended; a
-# root it cannot wholly remove (root's files in it) is exit 1 with what to do.
+# a second clean finds nothing left. A --cleanup background run's remover,
+# the user's own process, removes the user's root (0555 directories too) and
+# ends. Clean never removes a root without our marker, with a marker that is
+# not a session id, or of another user; a root a running process holds stays
+# (exit 1, saying so) until it has ended; a root it cannot wholly remove
+# (root's files in it) is exit 1 with what to do.
 # Needs root (the testbed, useradd). Talks only to 198.18.0.2.
 #
 #   bash tests/integration/clean.t
@@ -53,6 +55,23 @@ ok "$rc" "a run as $user passes"
 agent=$(ls "$home"/.cache/xfercmp/xfercmp-agent-* 2>/dev/null)
 [ -n "$agent" ] && [ "$(wc -l <<<"$agent")" -eq 1 ]
 ok $? "it left the uploaded agent in the host's ~/.cache/xfercmp (${agent:-none})"
+
+# --cleanup background as this user: the remover, the user's own process, must
+# open up the copies' 0555 directories (root would not need to) and then end
+run as_user "$xf" -F "$home/ssh_config" --no-probes -w smallfiles --files 400 --tree-features \
+	--source-dir "$home/tf" --remote-dir "$rd" -s tar-ssh,splice --cleanup background \
+	--json "$home/bg.json" testbed
+ok "$rc" "a --cleanup background run as $user passes"
+[ "$rc" -eq 0 ] || show
+got=$(json_get "$home/bg.json" "d['timing']['host_cleanup']")
+rodirs=$(find "$home/tf" -type d -perm 555 | wc -l)
+[ "$got" = background ] && [ "$rodirs" -gt 0 ]
+ok $? "the host's copies, of a tree with $rodirs 0555 directories, went to the remover (host_cleanup: $got)"
+until_empty 300 0.1 find "$rd" -mindepth 1 -maxdepth 1 -name 'xfercmp.*'
+ok $? "the user's remover removes its root, read-only directories and all (left: ${left:-none})"
+until_empty 50 0.1 pgrep -u "$user" -x xfercmp-remove
+ok $? "and ends (left: ${left:-none})"
+
 plant_root xfercmp.Left01 "$ID"
 plant_root xfercmp.NoMrk1
 plant_root xfercmp.BadMrk "not-a-session-id"
