@@ -4,7 +4,8 @@
 # agent and with a scratch root left behind, clean removes both and says so;
 # a second clean finds nothing left. A --cleanup background run's remover,
 # the user's own process, removes the user's root (0555 directories too) and
-# ends. Clean never removes a root without our marker, with a marker that is
+# ends; a root a dead remover left in another scratch parent, listed in the
+# user's ~/.cache/xfercmp/removers, is finished by the next run. Clean never removes a root without our marker, with a marker that is
 # not a session id, or of another user; a root a running process holds stays
 # (exit 1, saying so) until it has ended; a root it cannot wholly remove
 # (root's files in it) is exit 1 with what to do.
@@ -72,6 +73,25 @@ ok $? "the user's remover removes its root, read-only directories and all (left:
 until_empty 50 0.1 pgrep -u "$user" -x xfercmp-remove
 ok $? "and ends (left: ${left:-none})"
 
+# a remover that died in another scratch parent, listed in the user's ~/.cache/xfercmp/removers:
+# a run with --remote-dir elsewhere finishes its root before it measures, and drops the entry
+rd2="$work/rd2"
+mkdir -p "$rd2/xfercmp.Dead02.removing/copy/ro"
+printf '%s\n' "$ID" >"$rd2/xfercmp.Dead02.removing/.xfercmp-agent"
+for i in $(seq 30); do echo "$i" >"$rd2/xfercmp.Dead02.removing/copy/ro/f$i"; done
+mkdir -p "$home/.cache/xfercmp/removers"
+printf '%s' "$rd2/xfercmp.Dead02.removing" >"$home/.cache/xfercmp/removers/1-2"
+chown -R "$user:" "$rd2" "$home/.cache"
+chmod 700 "$rd2" "$rd2/xfercmp.Dead02.removing"
+chmod 555 "$rd2/xfercmp.Dead02.removing/copy/ro"
+run as_user "$xf" -F "$home/ssh_config" --no-probes -w smallfiles --files 20 --source-dir "$home/s20" \
+	--remote-dir "$rd" -s tar-ssh --cleanup wait --json "$home/other.json" testbed
+ok "$rc" "a run in another scratch parent passes"
+[ "$rc" -eq 0 ] || show
+got=$(json_get "$home/other.json" "d['timing']['leftover_removed']")
+[ ! -e "$rd2/xfercmp.Dead02.removing" ] && [ ! -e "$home/.cache/xfercmp/removers/1-2" ] && [ "${got:-0}" -ge 30 ]
+ok $? "it finished the listed root of a dead remover in the other parent and dropped its entry (leftover_removed: $got)"
+
 plant_root xfercmp.Left01 "$ID"
 plant_root xfercmp.NoMrk1
 plant_root xfercmp.BadMrk "not-a-session-id"
@@ -97,6 +117,8 @@ check_grep "each said to be left, with why" \
 run clean
 [ "$rc" -eq 0 ] && grep -qx "testbed: nothing of xfercmp's left" <<<"$out" && ! grep -q '^removed' <<<"$out"
 ok $? "a second clean: nothing of xfercmp's left, exit 0"
+[ ! -e "$home/.cache/xfercmp" ]
+ok $? "the empty list of removers went with the cache directory"
 [ "$rc" -eq 0 ] || show
 
 # a root a running process holds (as a run's agent holds its own): left, exit 1

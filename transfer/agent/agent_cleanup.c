@@ -25,6 +25,7 @@
 #include "agent/agent_cleanup.h"
 
 #include "agent/agent_leftover.h"
+#include "agent/agent_remover_list.h"
 #include "agent/agent_root.h"
 #include "clock.h"
 #include "err.h"
@@ -63,13 +64,18 @@ static void *remove_root_contents(void *arg)
 	return NULL;
 }
 
-/* "leftovers": an earlier run's roots in this root's parent, on the same thread and status. */
+/*
+ * "leftovers": an earlier run's roots in this root's parent, then those of
+ * the removers listed in other parents, on the same thread and status.
+ */
 static void *finish_leftovers(void *arg)
 {
 	struct agent_session *s = arg;
 
 	removal.rc = agent_leftovers_finish(s->scratch->parent_fd, s->scratch->parent, s->scratch->name,
 					    &removal.progress);
+	if (removal.rc == 0)
+		removal.rc = agent_remover_list_finish(&removal.progress);
 	if (removal.rc < 0)
 		err_save(&removal.why);
 	removal.t1 = clock_now();

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "agent/agent_leftover.h"
 
+#include "agent/agent_remover_list.h"
+
 #include "stream/agent_startup.h"
 #include "err.h"
 
@@ -61,9 +63,9 @@ static void close_all_but(int *keep, unsigned n)
  * the SSH channel's pipes) stays open, or the channel would wait for it.
  * SIGTERM ends it (the next run finishes the root); a hangup does not.
  */
-_Noreturn static void remove_in_background(struct agent_root *r)
+_Noreturn static void remove_in_background(struct agent_root *r, int list_fd, int entry_fd, const char *entry)
 {
-	int keep[2 + sizeof(r->made) / sizeof(r->made[0])], nkeep = 0;
+	int keep[4 + sizeof(r->made) / sizeof(r->made[0])], nkeep = 0;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	sigset_t none;
 
@@ -75,6 +77,10 @@ _Noreturn static void remove_in_background(struct agent_root *r)
 	}
 	keep[nkeep++] = r->fd;
 	keep[nkeep++] = r->parent_fd;
+	if (entry_fd >= 0) {
+		keep[nkeep++] = list_fd;
+		keep[nkeep++] = entry_fd;
+	}
 	for (unsigned i = 0; i < r->nmade; i++)
 		keep[nkeep++] = r->made[i].dirfd;
 	close_all_but(keep, (unsigned)nkeep);
@@ -83,16 +89,21 @@ _Noreturn static void remove_in_background(struct agent_root *r)
 	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* a root it could not remove keeps its name and marker: the next run, or clean, says why */
-	_exit(agent_root_remove_all_retrying(r) == 0 ? 0 : 1);
+	/* a root it could not remove keeps its name, marker and entry: the next run, or clean, says why */
+	if (agent_root_remove_all_retrying(r) < 0)
+		_exit(1);
+	if (entry_fd >= 0)
+		unlinkat(list_fd, entry, 0);
+	_exit(0);
 }
 
 int agent_root_remove_detached(struct agent_root *r)
 {
-	char old_name[sizeof(r->name)], old_path[sizeof(r->path)];
+	char old_name[sizeof(r->name)], old_path[sizeof(r->path)], entry[40] = "";
+	int status, list_fd, entry_fd = -1;
+	bool started;
 	struct stat st, lst;
 	pid_t pid;
-	int status;
 
 	if (r->fd < 0)
 		return err_set("no scratch root to remove");
@@ -111,16 +122,29 @@ int agent_root_remove_detached(struct agent_root *r)
 		err_errno("cannot rename scratch root '%s' to be removed in the background", old_path);
 		goto restore_names;
 	}
+	/* listed for a run in another scratch parent; without the list only this parent finds it */
+	if ((list_fd = agent_remover_list_open()) >= 0 &&
+	    (entry_fd = agent_remover_list_add(list_fd, r, entry, sizeof(entry))) < 0)
+		err_clear();
 	pid = fork();
 	if (pid == 0) {
 		/* a session of its own, and a parent that exits at once: no one waits for it */
 		setsid();
 		pid = fork();
 		if (pid == 0)
-			remove_in_background(r);
+			remove_in_background(r, list_fd, entry_fd, entry);
 		_exit(pid < 0 ? 1 : 0);
 	}
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	started = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	/* the remover holds the entry's lock now (or, when it did not start, no one) */
+	if (entry_fd >= 0) {
+		if (!started)
+			unlinkat(list_fd, entry, 0);
+		close(entry_fd);
+	}
+	if (list_fd >= 0)
+		close(list_fd);
+	if (started)
 		return 0;
 	err_set("cannot start a process to remove scratch root '%s'", old_path);
 	renameat2(r->parent_fd, r->name, r->parent_fd, old_name, RENAME_NOREPLACE);
@@ -138,18 +162,36 @@ static bool removed(int fd)
 	return fstat(fd, &st) == 0 && st.st_nlink == 0;
 }
 
-/*
- * One leftover: waits for its remover while one holds the lock, then
- * removes what is left (nothing, when the remover finished). Returns 0 or
- * -1 (error set); a directory that is not a root of ours is left.
- */
-static int finish_one(int parent_fd, const char *parent, const char *name,
-		      struct agent_leftover_progress *progress)
+int agent_leftover_wait(int fd, const char *what, struct agent_leftover_progress *progress)
+{
+	int waited_ms = 0;
+
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		const struct timespec tick = { 0, LEFTOVER_POLL_MS * 1000000L };
+
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return err_errno("cannot lock '%s'", what);
+		if (removed(fd))
+			break;
+		if (waited_ms >= AGENT_LEFTOVER_WAIT_S * 1000) {
+			atomic_store(&progress->waiting, 0);
+			return err_set("a previous run's copies in '%s' are still being removed after %d min: wait for that to end, or stop the process that holds it and run 'xfercmp clean' for this host",
+				       what, AGENT_LEFTOVER_WAIT_S / 60);
+		}
+		atomic_store(&progress->waiting, 1);
+		nanosleep(&tick, NULL);
+		waited_ms += LEFTOVER_POLL_MS;
+	}
+	atomic_store(&progress->waiting, 0);
+	return 0;
+}
+
+int agent_leftover_finish_root(int parent_fd, const char *parent, const char *name,
+			       struct agent_leftover_progress *progress)
 {
 	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct agent_root r = { .fd = -1, .parent_fd = -1 };
 	struct stat st, mst;
-	int waited_ms = 0;
 
 	if (fd < 0)
 		return 0;	/* gone meanwhile, or a link: not ours to follow */
@@ -160,27 +202,11 @@ static int finish_one(int parent_fd, const char *parent, const char *name,
 		return 0;
 	}
 	atomic_fetch_add(&progress->roots, 1);
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		const struct timespec tick = { 0, LEFTOVER_POLL_MS * 1000000L };
-
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			err_errno("cannot lock '%s/%s'", parent, name);
-			close(fd);
-			return -1;
-		}
-		if (removed(fd))
-			break;
-		if (waited_ms >= AGENT_LEFTOVER_WAIT_S * 1000) {
-			atomic_store(&progress->waiting, 0);
-			close(fd);
-			return err_set("a previous run's copies in '%s/%s' are still being removed after %d min: wait for that to end, or stop the process that holds it and run 'xfercmp clean' for this host",
-				       parent, name, AGENT_LEFTOVER_WAIT_S / 60);
-		}
-		atomic_store(&progress->waiting, 1);
-		nanosleep(&tick, NULL);
-		waited_ms += LEFTOVER_POLL_MS;
+	snprintf(r.path, sizeof(r.path), "%s/%s", parent, name);
+	if (agent_leftover_wait(fd, r.path, progress) < 0) {
+		close(fd);
+		return -1;
 	}
-	atomic_store(&progress->waiting, 0);
 	if (removed(fd)) {
 		close(fd);
 		return 0;
@@ -189,7 +215,6 @@ static int finish_one(int parent_fd, const char *parent, const char *name,
 	r.fd = fd;
 	r.parent_fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 0);
 	snprintf(r.name, sizeof(r.name), "%s", name);
-	snprintf(r.path, sizeof(r.path), "%s/%s", parent, name);
 	if (r.parent_fd < 0) {
 		close(fd);
 		return err_errno("cannot remove '%s'", r.path);
@@ -225,7 +250,7 @@ int agent_leftovers_finish(int parent_fd, const char *parent, const char *own,
 			memcpy(names[n++], e->d_name, strlen(e->d_name) + 1);	/* a short name: checked */
 	closedir(d);
 	for (unsigned i = 0; i < n && rc == 0; i++)
-		rc = finish_one(parent_fd, parent, names[i], progress);
+		rc = agent_leftover_finish_root(parent_fd, parent, names[i], progress);
 	free(names);
 	return rc;
 }

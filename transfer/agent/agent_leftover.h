@@ -53,6 +53,23 @@ struct agent_leftover_progress {
 };
 
 /*
+ * Waits while another process holds fd's flock (a root's, or a remover's
+ * entry in agent_remover_list), until it is free or fd is gone (removed), at
+ * most AGENT_LEFTOVER_WAIT_S; progress->waiting says so meanwhile. Returns 0
+ * (fd locked, or gone) or -1 (error set, naming what: the path waited for).
+ */
+int agent_leftover_wait(int fd, const char *what, struct agent_leftover_progress *progress);
+
+/*
+ * One leftover root, name in parent_fd (parent: its path): waits for its
+ * remover while one holds the lock, then removes what is left (nothing,
+ * when the remover finished). A directory that is not a root of ours
+ * (not the user's, not 0700, no marker, a link) is left. 0 or -1 (error set).
+ */
+int agent_leftover_finish_root(int parent_fd, const char *parent, const char *name,
+			       struct agent_leftover_progress *progress);
+
+/*
  * Finishes the leftovers in the directory parent_fd (parent: its path, for
  * messages), other than own (this agent's root name): waits for those whose
  * remover is at work, removes those whose remover is gone. Only a directory

@@ -25,7 +25,8 @@
  * beneath it. Another user's processes cannot be read; what they hold is
  * not ours either. Without GNU find's -printf (busybox) nothing can be told:
  * pf is empty, and no root is removed (an agent's file is: a running
- * program keeps its inode). Then the cached agents.
+ * program keeps its inode). Then the cached agents, and the list of removers
+ * at work when it is empty (agent/agent_remover_list.h).
  */
 static const char script_head[] =
 	"c=\"$HOME/.cache/xfercmp\"; "
@@ -45,7 +46,7 @@ static const char script_head[] =
 	"if rm -f -- \"$f\"; then printf 'R\\tagent\\t%s\\t%s\\n' \"$s\" \"$f\"; "
 	"else printf 'F\\tagent\\tcannot remove it\\t%s\\n' \"$f\"; fi; "
 	"done; "
-	"rmdir -- \"$c\" 2>/dev/null; ";
+	"rmdir -- \"$c/removers\" \"$c\" 2>/dev/null; ";
 
 /*
  * Then, a parent at a time ($p set before), its roots. The marker must
