@@ -123,7 +123,7 @@ int agent_root_remove_detached(struct agent_root *r)
 		goto restore_names;
 	}
 	/* listed for a run in another scratch parent; without the list only this parent finds it */
-	if ((list_fd = agent_remover_list_open()) >= 0 &&
+	if ((list_fd = agent_remover_list_open(true)) >= 0 &&
 	    (entry_fd = agent_remover_list_add(list_fd, r, entry, sizeof(entry))) < 0)
 		err_clear();
 	pid = fork();

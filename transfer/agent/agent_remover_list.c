@@ -5,6 +5,7 @@
 #include "err.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,13 +17,13 @@
 
 #define REMOVER_LIST_MAX 64
 
-/* Opens (makes, 0700) name in dir_fd: a directory of the user's, never through a link. -1 when not. */
-static int open_own_dir(int dir_fd, const char *name)
+/* Opens (makes, 0700, when make) name in dir_fd: a directory of the user's, never through a link. -1 when not. */
+static int open_own_dir(int dir_fd, const char *name, bool make)
 {
 	struct stat st;
 	int fd;
 
-	if (mkdirat(dir_fd, name, 0700) < 0 && errno != EEXIST)
+	if (make && mkdirat(dir_fd, name, 0700) < 0 && errno != EEXIST)
 		return -1;
 	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid())) {
@@ -32,7 +33,7 @@ static int open_own_dir(int dir_fd, const char *name)
 	return fd;
 }
 
-int agent_remover_list_open(void)
+int agent_remover_list_open(bool make)
 {
 	static const char *const below[] = { ".cache", "xfercmp", "removers" };
 	const char *home = getenv("HOME");
@@ -41,7 +42,7 @@ int agent_remover_list_open(void)
 	if (!home || home[0] != '/' || (fd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++) {
-		next = open_own_dir(fd, below[i]);
+		next = open_own_dir(fd, below[i], make);
 		close(fd);
 		if ((fd = next) < 0)
 			return -1;
@@ -118,7 +119,7 @@ static int finish_entry(int dir_fd, const char *name, struct agent_leftover_prog
 int agent_remover_list_finish(struct agent_leftover_progress *progress)
 {
 	char (*names)[40] = NULL;
-	int dir_fd = agent_remover_list_open(), dfd;
+	int dir_fd = agent_remover_list_open(false), dfd;
 	unsigned n = 0;
 	struct dirent *e;
 	DIR *d;

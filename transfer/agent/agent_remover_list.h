@@ -21,10 +21,11 @@
 #include "agent/agent_leftover.h"
 #include "agent/agent_root.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* The list's directory, open (made 0700 as needed); -1 (no error set) when there is none. */
-int agent_remover_list_open(void);
+/* The list's directory, open (made 0700 as needed when make); -1 (no error set) when there is none. */
+int agent_remover_list_open(bool make);
 
 /*
  * Adds r (renamed to be removed, r->path its new path) to the list dir_fd:
