@@ -118,9 +118,9 @@ sample_case() {
 	read -r s_answer _ <<<"$(sample_answer "$sampled")"
 	read -r w_answer w_sum <<<"$(sample_answer "$whole")"
 	SAMPLE_ANSWERS+=("$(md_row "$name" "$(secs "$s_answer")" "$(secs "$w_answer")" \
-		"$(calc "%.3f" "a / b" "$s_answer" "$w_answer")" "$(within "$(calc "%.3f" "a / b" "$s_answer" "$w_answer")" 0 0.15)" \
-		"$(secs "$w_sum")" "$(calc "%.2f" "a / b" "$w_answer" "$w_sum")" \
-		"$(within "$(calc "%.2f" "a / b" "$w_answer" "$w_sum")" 0 1.25)" "$s_after" "$w_after")")
+		"$(calc "%.3f" "a / b" "$s_answer" "$w_answer")" "$(within "$(calc "%.6f" "a / b" "$s_answer" "$w_answer")" 0 0.15)" \
+		"$(secs "$w_sum")" "$(calc "%.3f" "a / b" "$w_answer" "$w_sum")" \
+		"$(within "$(calc "%.6f" "a / b" "$w_answer" "$w_sum")" 0 1.25)" "$s_after" "$w_after")")
 }
 
 section_sample() {
