@@ -5,7 +5,6 @@
 #include "err.h"
 
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -89,18 +88,21 @@ static int finish_entry(int dir_fd, const char *name, struct agent_leftover_prog
 		close(fd);
 		return 0;	/* not an entry of ours */
 	}
-	snprintf(path, sizeof(path), "the root of the remover listed in '%s'", name);
-	if (agent_leftover_wait(fd, path, progress) < 0 || fstat(fd, &st) < 0) {
+	/* written before its remover started: the root the wait's message names */
+	n = pread(fd, path, sizeof(path) - 1, 0);
+	path[n > 0 ? n : 0] = '\0';
+	if (agent_leftover_wait(fd, n > 0 ? path : name, progress) < 0) {
 		close(fd);
 		return -1;
 	}
-	if (st.st_nlink == 0) {
+	if (fstat(fd, &st) < 0) {
+		err_errno("cannot stat '%s'", name);
 		close(fd);
-		return 0;	/* the remover removed its root and its entry */
+		return -1;
 	}
-	n = pread(fd, path, sizeof(path) - 1, 0);
 	close(fd);
-	path[n > 0 ? n : 0] = '\0';
+	if (st.st_nlink == 0)
+		return 0;	/* the remover removed its root and its entry */
 	slash = strrchr(path, '/');
 	if (n > 0 && path[0] == '/' && slash && agent_leftover_name(slash + 1)) {
 		*slash = '\0';
