@@ -155,14 +155,23 @@ done
 remote="/var/tmp/xfercmp-ipv6-remote.$$"
 # First a rule that rejects the host's own traffic too: ssh cannot carry it
 # either, and the error says both ways and what to look at.
+# sshd's own connection to the agent is then never answered (the reset does not
+# reach it on lo): it waits for the kernel's SYN retries, 136 s here, and the client
+# gave up on it only then, until the tunnel's open had a limit of its own (10 s).
 ip netns exec "$ns" ip6tables -A INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
+started=$EPOCHSECONDS
 run "$xf" -F "$cfg" -w smallfiles --files 20 --no-probes -s splice --remote-dir "$remote" testbed6
+took=$((EPOCHSECONDS - started))
 ip netns exec "$ns" ip6tables -D INPUT -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
 [ "$rc" -ne 0 ]
 ok $? "a firewall that rejects loopback too: the run fails (exit $rc)"
 check_grep "... naming the tunnel's refusal, the host's own traffic, and the direct failure" \
 	"did not open a connection to $host6 port [1-9][0-9]* .*loopback.*; directly: cannot connect to \[$host6\]:[1-9][0-9]*: connection refused" \
 	"$out $err"
+check_grep "... and the wait it gave sshd" "did not open a connection to $host6 port [1-9][0-9]* for us within 10 s" "$err"
+# a limit, not a speed: the kernel's SYN retries take over two minutes
+[ "$took" -lt 60 ]
+ok $? "... giving up on that wait, not on the kernel's (${took} s, under 60)"
 ip netns exec "$ns" ip6tables -A INPUT ! -i lo -p tcp ! --dport 22 -j REJECT --reject-with tcp-reset
 json="$work/closed.json"
 check_rc 0 "an agent port the host's firewall rejects: the run goes through ssh" \

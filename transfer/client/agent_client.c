@@ -135,7 +135,7 @@ static int tunnel_connect(struct agent_client *c, int control)
 
 	if (!t)
 		return err_set("out of memory for an ssh tunnel");
-	if (ssh_tunnel_open(t, &c->ssh, c->host, (unsigned)port, &fd) < 0) {
+	if (ssh_tunnel_open(t, &c->ssh, c->host, (unsigned)port, AGENT_CONNECT_TIMEOUT_MS, &fd) < 0) {
 		free(t);
 		return err_wrap("cannot reach the agent on %s through ssh", c->label);
 	}

@@ -64,6 +64,7 @@ struct agent_client {
 	size_t ndata_tunnels, data_tunnels_cap;
 };
 
+/* The longest wait for a connection to the agent: a TCP connect, or the host's sshd opening a tunnel to it. */
 #define AGENT_CONNECT_TIMEOUT_MS 10000
 
 /*

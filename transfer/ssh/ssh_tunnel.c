@@ -1,12 +1,47 @@
 /* A TCP connection through the host's sshd: a direct-tcpip channel (ssh_tunnel.h). */
 #include "ssh/ssh_tunnel.h"
 
+#include "clock.h"
 #include "err.h"
 
+#include <poll.h>
 #include <string.h>
 
+/* The longest one wait on the session's socket, so the deadline is kept to within it. */
+#define OPEN_POLL_SLICE_MS 100
+
+/*
+ * Asks the host's sshd for the direct-tcpip channel and waits at most
+ * timeout_ms for its answer. libssh's blocking open waits without a limit
+ * (ssh_conn.h clears the session's timeout), and sshd answers only once its
+ * connect ends: against a firewall on the host that drops, rather than
+ * rejects, the host's own traffic, that is the kernel's SYN retries, 136 s
+ * on the testbed (ipv6.t, 2026-12-07). So the open runs non-blocking and
+ * waits on the session's socket here. Returns SSH_OK, SSH_ERROR, or
+ * SSH_AGAIN when the time ran out.
+ */
+static int open_forward(ssh_session s, ssh_channel ch, const char *host, unsigned port, int timeout_ms)
+{
+	clock_ns deadline = clock_now() + (clock_ns)timeout_ms * 1000000u, now;
+	struct pollfd pf = { .fd = ssh_get_fd(s), .events = POLLIN };
+	int rc, left_ms;
+
+	ssh_set_blocking(s, 0);
+	for (;;) {
+		/* the originator address is informational only (sshd logs it) */
+		rc = ssh_channel_open_forward(ch, host, (int)port, "127.0.0.1", 0);
+		now = clock_now();
+		if (rc != SSH_AGAIN || now >= deadline)
+			break;
+		left_ms = (int)((deadline - now) / 1000000u) + 1;
+		(void)poll(&pf, 1, left_ms < OPEN_POLL_SLICE_MS ? left_ms : OPEN_POLL_SLICE_MS);
+	}
+	ssh_set_blocking(s, 1);
+	return rc;
+}
+
 int ssh_tunnel_open(struct ssh_tunnel *t, const struct ssh_conn_opts *o, const char *host,
-		    unsigned port, int *fd)
+		    unsigned port, int timeout_ms, int *fd)
 {
 	char e[400];
 	int rc;
@@ -21,8 +56,13 @@ int ssh_tunnel_open(struct ssh_tunnel *t, const struct ssh_conn_opts *o, const c
 			ssh_conn_error_text(t->session, e, sizeof(e), "out of memory"));
 		goto fail;
 	}
-	/* the originator address is informational only (sshd logs it) */
-	rc = ssh_channel_open_forward(t->channel, host, (int)port, "127.0.0.1", 0);
+	rc = open_forward(t->session, t->channel, host, port, timeout_ms);
+	if (rc == SSH_AGAIN) {
+		err_set("the ssh server of %s did not open a connection to %s port %u for us within %d s: "
+			"a firewall on the host that drops the host's own (loopback) traffic, or a port "
+			"that no longer answers", o->target, host, port, timeout_ms / 1000);
+		goto fail;
+	}
 	if (rc != SSH_OK) {
 		/*
 		 * sshd connects from the host to its own address: a firewall

@@ -26,12 +26,14 @@ struct ssh_tunnel {
 
 /*
  * Connects as o says (ProxyJump and all, ssh_conn.h), opens a direct-tcpip
- * channel to host:port (as the host resolves them) and starts the pump;
- * *fd is the caller's end, owned by the caller. Returns 0, or -1 (error
- * set naming what failed; nothing left open or running).
+ * channel to host:port (as the host resolves them), waiting at most
+ * timeout_ms for sshd to make that connection, and starts the pump; *fd is
+ * the caller's end, owned by the caller. Returns 0, or -1 (error set
+ * naming what failed, and the wait when it ran out; nothing left open or
+ * running).
  */
 int ssh_tunnel_open(struct ssh_tunnel *t, const struct ssh_conn_opts *o, const char *host,
-		    unsigned port, int *fd);
+		    unsigned port, int timeout_ms, int *fd);
 
 /*
  * Waits for the pump to end, then closes the channel and the session (a
