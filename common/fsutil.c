@@ -143,6 +143,36 @@ static void remove_entry(struct remove_walk *w, int dirfd, const char *name, int
 		remove_failed(w, name, errno);
 }
 
+int fs_dir_names(int dirfd, unsigned max, size_t slot, int (*keep)(const char *name, const void *ctx),
+		 const void *ctx, char **names, unsigned *n)
+{
+	/* a description of its own: a dup would share the caller's offset, and leave it at the end */
+	int rfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+	char *list = calloc(max ? max : 1, slot);
+	DIR *d = rfd < 0 || !list ? NULL : fdopendir(rfd);
+	struct dirent *de;
+	size_t len;
+
+	*names = NULL;
+	*n = 0;
+	if (!d) {
+		e = rfd < 0 || list ? errno : ENOMEM;
+		if (rfd >= 0)
+			close(rfd);
+		free(list);
+		errno = e;
+		return -1;
+	}
+	while (*n < max && (de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len < slot && keep(de->d_name, ctx))
+			memcpy(list + (size_t)(*n)++ * slot, de->d_name, len + 1);
+	}
+	closedir(d);
+	*names = list;
+	return 0;
+}
+
 /*
  * Removes every entry of the directory fd but skip (if any); fd stays open.
  * Entries are removed while the directory is read; a pass that removed

@@ -48,6 +48,17 @@ int fs_empty_marked_dir(int fd, const char *marker, const char *label);
  */
 int fs_open_dir_at(int dirfd, const char *name, unsigned mode);
 
+/*
+ * The names of the directory dirfd (read through an open of its own: dirfd
+ * stays open, its offset unmoved) that keep(name, ctx) accepts and that fit a
+ * slot of slot bytes, at most max of them, read before any is acted on (so
+ * removing what they name cannot make the reading skip one). *names: n slots
+ * of slot bytes each, calloc'd, the caller frees it; *n: how many. Returns 0,
+ * or -1 (errno set, nothing to free).
+ */
+int fs_dir_names(int dirfd, unsigned max, size_t slot, int (*keep)(const char *name, const void *ctx),
+		 const void *ctx, char **names, unsigned *n);
+
 /* Removes everything below dir, keeping dir itself. Returns 0 or -1 (error set). */
 int fs_clear_dir(const char *dir);
 

@@ -6,9 +6,9 @@
 
 #include "stream/agent_startup.h"
 #include "err.h"
+#include "fsutil.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +24,8 @@
 
 #define LEFTOVER_POLL_MS 200
 #define LEFTOVER_MAX 64
+/* a scratch root's name being removed (agent_leftover_name: the prefix, 6 characters, the suffix) fits */
+#define LEFTOVER_NAME_SLOT 64
 
 bool agent_leftover_name(const char *name)
 {
@@ -228,29 +230,24 @@ int agent_leftover_finish_root(int parent_fd, const char *parent, const char *na
 	return 0;
 }
 
+/* fs_dir_names' filter: an earlier run's scratch root, not this run's own (ctx) */
+static int other_leftover(const char *name, const void *own)
+{
+	return agent_leftover_name(name) && strcmp(name, own);
+}
+
 int agent_leftovers_finish(int parent_fd, const char *parent, const char *own,
 			   struct agent_leftover_progress *progress)
 {
-	char (*names)[64] = calloc(LEFTOVER_MAX, sizeof(*names));
-	int dfd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	unsigned n = 0;
-	struct dirent *e;
-	DIR *d;
+	char *names;
+	unsigned n;
 	int rc = 0;
 
-	if (!names || dfd < 0 || !(d = fdopendir(dfd))) {
-		if (dfd >= 0)
-			close(dfd);
-		free(names);
-		return err_errno("cannot list scratch parent '%s'", parent);
-	}
 	/* more than LEFTOVER_MAX at once: the next run takes the rest */
-	while (n < LEFTOVER_MAX && (e = readdir(d)))
-		if (agent_leftover_name(e->d_name) && strcmp(e->d_name, own))
-			memcpy(names[n++], e->d_name, strlen(e->d_name) + 1);	/* a short name: checked */
-	closedir(d);
+	if (fs_dir_names(parent_fd, LEFTOVER_MAX, LEFTOVER_NAME_SLOT, other_leftover, own, &names, &n) < 0)
+		return err_errno("cannot list scratch parent '%s'", parent);
 	for (unsigned i = 0; i < n && rc == 0; i++)
-		rc = agent_leftover_finish_root(parent_fd, parent, names[i], progress);
+		rc = agent_leftover_finish_root(parent_fd, parent, names + (size_t)i * LEFTOVER_NAME_SLOT, progress);
 	free(names);
 	return rc;
 }

@@ -3,8 +3,8 @@
 #include "agent/agent_remover_list.h"
 
 #include "err.h"
+#include "fsutil.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #define REMOVER_LIST_MAX 64
+/* an entry's name: two hexadecimal numbers (a device, an inode) and a dash fit */
+#define REMOVER_NAME_SLOT 48
 
 /* Opens (makes, 0700, when make) name in dir_fd: a directory of the user's, never through a link. -1 when not. */
 static int open_own_dir(int dir_fd, const char *name, bool make)
@@ -118,32 +120,29 @@ static int finish_entry(int dir_fd, const char *name, struct agent_leftover_prog
 	return rc;
 }
 
+/* fs_dir_names' filter: an entry of the list (not "." or ".."; a name is a device and an inode) */
+static int list_entry(const char *name, const void *unused)
+{
+	(void)unused;
+	return name[0] != '.';
+}
+
 int agent_remover_list_finish(struct agent_leftover_progress *progress)
 {
-	char (*names)[40] = NULL;
-	int dir_fd = agent_remover_list_open(false), dfd;
-	unsigned n = 0;
-	struct dirent *e;
-	DIR *d;
-	int rc = 0;
+	int dir_fd = agent_remover_list_open(false), rc = 0;
+	char *names;
+	unsigned n;
 
 	if (dir_fd < 0)
 		return 0;
-	dfd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-	if (!(names = calloc(REMOVER_LIST_MAX, sizeof(*names))) || dfd < 0 || !(d = fdopendir(dfd))) {
-		if (dfd >= 0)
-			close(dfd);
-		free(names);
-		close(dir_fd);
-		return err_errno("cannot list the removers at work");
-	}
 	/* more than REMOVER_LIST_MAX at once: the next run takes the rest */
-	while (n < REMOVER_LIST_MAX && (e = readdir(d)))
-		if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof(names[0]))
-			memcpy(names[n++], e->d_name, strlen(e->d_name) + 1);
-	closedir(d);
+	if (fs_dir_names(dir_fd, REMOVER_LIST_MAX, REMOVER_NAME_SLOT, list_entry, NULL, &names, &n) < 0) {
+		err_errno("cannot list the removers at work");
+		close(dir_fd);
+		return -1;
+	}
 	for (unsigned i = 0; i < n && rc == 0; i++)
-		rc = finish_entry(dir_fd, names[i], progress);
+		rc = finish_entry(dir_fd, names + (size_t)i * REMOVER_NAME_SLOT, progress);
 	free(names);
 	close(dir_fd);
 	return rc;

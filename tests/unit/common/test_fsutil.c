@@ -5,7 +5,9 @@
  * so the test itself would die if it came). The tree removal: read-only and
  * 0000 directories go, as root and as the tree's non-root owner (a child
  * that setuid()s to nobody: the tests run as root), links are never
- * followed, and a marker goes last.
+ * followed, and a marker goes last. The listing: only the names its filter
+ * keeps and that fit a slot, at most the count asked, the descriptor left
+ * where it was.
  */
 #define _GNU_SOURCE
 #include "testutil.h"
@@ -19,6 +21,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/socket.h>
@@ -168,6 +171,53 @@ static void test_check_writable(void **state)
 	assert_int_equal(fs_remove_tree(dir), 0);
 }
 
+static int starts_with_a(const char *name, const void *ctx)
+{
+	(void)ctx;
+	return name[0] == 'a';
+}
+
+static void test_dir_names(void **state)
+{
+	char dir[] = "/tmp/xfercmp-test-dirnames.XXXXXX", path[256], *names = NULL;
+	const char *make[] = { "a1", "a2", "a-name-too-long-for-its-slot", "b1", "a3" };
+	unsigned n = 99, seen = 0;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < ARRAY_LEN(make); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, make[i]);
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fs_dir_names(fd, 10, 8, starts_with_a, NULL, &names, &n), 0);
+	assert_int_equal(n, 3);	/* a1, a2, a3: not b1, nor the name that does not fit 8 bytes */
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = names + (size_t)i * 8;
+
+		assert_int_equal(strlen(name), 2);
+		assert_int_equal(name[0], 'a');
+		seen |= 1u << (name[1] - '0');
+	}
+	assert_int_equal(seen, 0xe);
+	free(names);
+	/* at most max, and the caller's descriptor still reads the directory from its start */
+	assert_int_equal(fs_dir_names(fd, 2, 8, starts_with_a, NULL, &names, &n), 0);
+	assert_int_equal(n, 2);
+	free(names);
+	assert_int_equal(fs_dir_names(fd, 0, 8, starts_with_a, NULL, &names, &n), 0);
+	assert_int_equal(n, 0);
+	free(names);
+	/* not a directory: -1, errno set, nothing to free */
+	assert_int_equal(fs_dir_names(-1, 10, 8, starts_with_a, NULL, &names, &n), -1);
+	assert_int_equal(errno, EBADF);
+	assert_null(names);
+	close(fd);
+	assert_int_equal(fs_remove_tree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_remove_tree_read_only_dirs_as_owner),
 		cmocka_unit_test(test_remove_tree_link_is_not_followed),
 		cmocka_unit_test(test_remove_marked_tree_keeps_marker_on_failure),
+		cmocka_unit_test(test_dir_names),
 	};
 
 	return test_run("fsutil", tests, ARRAY_LEN(tests), NULL, 0);
