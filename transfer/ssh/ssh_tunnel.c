@@ -7,7 +7,10 @@
 #include <poll.h>
 #include <string.h>
 
-/* The longest one wait on the session's socket, so the deadline is kept to within it. */
+/*
+ * The longest one wait on the session's socket before asking libssh again:
+ * an answer libssh has already read into its own buffer wakes no poll.
+ */
 #define OPEN_POLL_SLICE_MS 100
 
 /*
