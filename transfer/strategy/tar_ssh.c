@@ -11,6 +11,7 @@
 #include "client/ssh_target.h"
 #include "strategy/host_programs.h"
 #include "strategy/strategy.h"
+#include "strategy/tar_ssh.h"
 #include "stream/tar_stream.h"
 #include "stream/zstd_sink.h"
 
@@ -59,21 +60,40 @@ static int tar_through_pipes(struct xfer_run *run, int compress, struct byte_sin
 	return rc;
 }
 
+int tar_ssh_extract_command(const char *dest, bool compress, char *out, size_t len)
+{
+	char quoted[4200];
+	int n;
+
+	if (ssh_shell_quote(dest, quoted, sizeof(quoted)) < 0)
+		return -1;
+	/*
+	 * zstd -d in front of tar, as the pipeline the strategy models, and not
+	 * `tar --zstd`: GNU tar feeds its zstd child through a tar process of its
+	 * own, 512 bytes a write (strace, Debian 12's GNU tar 1.34). Unpacking a 1 GiB tar.zst here took 2.50 M reads
+	 * and writes that way against 0.25 M with `zstd -dc | tar`, 4.98 s
+	 * against 1.81 s; zstd-ssh of a 1 GiB file on the testbed took 9.5-10.8 s
+	 * against 5.8-6.2 s (2026-12-07, three runs each). GNU tar warns about
+	 * pax keywords it does not know: say nothing about them. -p keeps modes
+	 * as root's tar does (see the opening comment). A zstd that fails leaves
+	 * tar a cut or empty stream, which tar reports and fails on.
+	 */
+	n = snprintf(out, len, "%star -xpf - -C %s --warning=no-unknown-keyword",
+		     compress ? "zstd -dc | " : "", quoted);
+	if (n < 0 || (size_t)n >= len)
+		return err_set("the host's tar command for '%s' is too long", dest);
+	return 0;
+}
+
 static int tar_into_channel(struct xfer_run *run, int compress)
 {
-	char dest[4200], command[4400];
+	char command[4400];
 	struct ssh_exec x;
 	struct byte_sink channel;
 	int rc;
 
-	if (ssh_shell_quote(run->dest, dest, sizeof(dest)) < 0)
+	if (tar_ssh_extract_command(run->dest, compress, command, sizeof(command)) < 0)
 		return -1;
-	/*
-	 * GNU tar warns about pax keywords it does not know; say nothing about
-	 * them. -p keeps modes as root's tar does (see the opening comment).
-	 */
-	snprintf(command, sizeof(command), "tar %s-xpf - -C %s --warning=no-unknown-keyword",
-		 compress ? "--zstd " : "", dest);
 	if (ssh_exec_start(run->target->ssh->session, command, &x) < 0) {
 		ssh_exec_release(&x);
 		return -1;
@@ -123,7 +143,7 @@ const struct strategy strategy_tar_ssh = {
 
 const struct strategy strategy_zstd_ssh = {
 	.name = "zstd-ssh",
-	.summary = "the same with zstd in the pipe: compressed here, tar --zstd -x on the host",
+	.summary = "the same with zstd in the pipe: compressed here, zstd -d | tar -x on the host",
 	.flags = STRATEGY_SSH | STRATEGY_COMPRESSED,
 	.models = "real-tar-zstd-ssh",
 	.preserves = PRESERVE_ALL,
