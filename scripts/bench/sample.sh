@@ -43,6 +43,20 @@ sample_tree_args() {
 	esac
 }
 
+# sample_generate CASE: writes a generated case's workload into its --source-dir before
+# either invocation runs, as a person's tree is there before they ask; generated inside
+# the first invocation, it counted in that one's answer only (a 4 GiB file: about 12 s of
+# the sampled answer's set-up, 14.8 s, against 2.8 s with the file there, 2026-12-07)
+sample_generate() {
+	local args=() dir=
+	read -r -a args <<<"$(sample_tree_args "$1")"
+	[ "$1" != tree ] || return 0
+	dir=${args[-1]}
+	[ -e "$dir.manifest" ] && return 0
+	"$XFERCMP" gen -q "${args[@]:0:${#args[@]}-2}" "$dir" >/dev/null ||
+		die 1 "sample: cannot generate the $1 case's workload into $dir"
+}
+
 # sample_rows SAMPLED WHOLE CASE: one markdown row per strategy of the sampled JSON: case,
 # strategy, the sample's measured seconds, the forecast (low - high), the whole's measured
 # median, forecast / measured and the verdict against 0.80 - 1.25.
@@ -103,6 +117,7 @@ sample_case() {
 	fi
 	# shellcheck disable=SC2119 # no arguments: unshaped
 	testbed_shape || { FAILED=1; return 0; }
+	sample_generate "$name"
 	say "sample: $name, a $SAMPLE_SHARE sample (${args[*]}, -s $SAMPLE_STRATEGIES)"
 	drop_caches
 	attempt compare_all "$sampled" "${args[@]}" --sample "$SAMPLE_SHARE" -s "$SAMPLE_STRATEGIES" \

@@ -492,5 +492,26 @@ is "sample_rows: forecast of the whole against the whole's run" "$(sample_rows "
 is "sample_answer: the answer and the sum of the verified runs" "$(sample_answer "$tmp/whole.json")" "150 70"
 is "sample_answer: no file" "$(sample_answer "$tmp/missing.json")" "n/a n/a"
 
+# sample_generate: a generated case's workload is written before its invocations, once
+mkdir "$tmp/gen"
+cat >"$tmp/bin/xfercmp-gen" <<'STUB'
+#!/usr/bin/env bash
+echo "$*" >>"$GEN_LOG"
+: >"${*: -1}.manifest"
+STUB
+chmod +x "$tmp/bin/xfercmp-gen"
+gen_calls=$(
+	export GEN_LOG=$tmp/gen.log
+	XFERCMP=$tmp/bin/xfercmp-gen WORK=$tmp/gen FILES=7 SIZE=3M SAMPLE_TREE=/usr
+	sample_generate small
+	sample_generate small
+	sample_generate big
+	sample_generate tree
+	cat "$GEN_LOG"
+)
+is "sample_generate: each generated case once, with its workload's options; not a tree" "$gen_calls" \
+"gen -q -w smallfiles --files 7 $tmp/gen/sample-small
+gen -q -w largefile --size 3M $tmp/gen/sample-big"
+
 echo "1..$n"
 exit "$failed"
