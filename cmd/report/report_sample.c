@@ -20,10 +20,33 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/*
+ * "2,000 of 20,000 files (10.0%)"; with large files cut into pieces, which
+ * count as files of the sample, "26 pieces of 1 large file" and then ", 95
+ * of 1,900 other files (5.0%)" when there are others (not "26 of 1 files").
+ */
+static void sample_files(const struct workload_sample *s, char *buf, size_t len)
+{
+	char sf[32], wf[32], pc[32];
+	uint64_t others = s->sample.files - s->pieces, whole_others = s->whole.files - s->cut_files;
+
+	if (!s->pieces || s->pieces > s->sample.files || s->cut_files > s->whole.files) {
+		snprintf(buf, len, "%s of %s files (%.1f%%)", units_format_count(s->sample.files, sf, sizeof(sf)),
+			 units_format_count(s->whole.files, wf, sizeof(wf)), share(s->sample.files, s->whole.files));
+		return;
+	}
+	snprintf(buf, len, "%s pieces of %llu large file%s", units_format_count(s->pieces, pc, sizeof(pc)),
+		 (unsigned long long)s->cut_files, s->cut_files == 1 ? "" : "s");
+	if (whole_others)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", %s of %s other files (%.1f%%)",
+			 units_format_count(others, sf, sizeof(sf)),
+			 units_format_count(whole_others, wf, sizeof(wf)), share(others, whole_others));
+}
+
 void report_sample_lines(const struct report *r, FILE *out)
 {
 	const struct workload_sample *s = r->sample;
-	char a[32], b[32], sf[32], wf[32], line[1024];
+	char a[32], b[32], files[160], line[1024];
 
 	if (!s)
 		return;
@@ -33,11 +56,11 @@ void report_sample_lines(const struct report *r, FILE *out)
 		text_wrap(out, "", 2, line, text_width());
 		return;
 	}
+	sample_files(s, files, sizeof(files));
 	snprintf(line, sizeof(line),
-		 "sample: %s of %s files (%.1f%%), %s of %s (%.1f%%), %llu of %llu directories holding files, "
+		 "sample: %s, %s of %s (%.1f%%), %llu of %llu directories holding files, "
 		 "%llu of %llu symbolic links, %llu of %llu hard links; seed %llu (--sample %s): %s",
-		 units_format_count(s->sample.files, sf, sizeof(sf)),
-		 units_format_count(s->whole.files, wf, sizeof(wf)), share(s->sample.files, s->whole.files), units_format_bytes(s->sample.bytes, a, sizeof(a)),
+		 files, units_format_bytes(s->sample.bytes, a, sizeof(a)),
 		 units_format_bytes(s->whole.bytes, b, sizeof(b)), share(s->sample.bytes, s->whole.bytes),
 		 (unsigned long long)s->sample.dirs_with_files, (unsigned long long)s->whole.dirs_with_files,
 		 (unsigned long long)s->sample.symlinks, (unsigned long long)s->whole.symlinks,

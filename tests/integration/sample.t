@@ -163,6 +163,8 @@ v=$(json_get "$work/big.json" "' '.join('%s:%s:%s' % (r['strategy'], (r.get('for
 [ "$v" = "tar-ssh:sample:fixed splice:sample:fixed" ]
 ok $? "each strategy's forecast of the one file keeps a fixed cost measured apart"
 diag <<<"$v"
+# its pieces are named as such, not "2 of 1 files (200.0%)"
+check_grep "the report names the sample's pieces of the one file" '^sample: 2 pieces of 1 large file, 12\.80 MiB of 256\.00 MiB' "$(cat "$work/big.out")"
 
 # ---------------------------------------------- interrupted during a sample run (loopback)
 "$xf" -w "dir:$work/src" --no-probes -v -s splice,zstd,parallel --sample 50% \
