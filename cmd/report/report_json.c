@@ -171,6 +171,7 @@ static json_object *forecast_json(const struct strategy_result *res)
 	json_object_object_add(o, "need_seconds", made ? per_resource(f->need_s, RES_COUNT) : NULL);
 	json_object_object_add(o, "flush_seconds", number_or_null(f->flush_s, made));
 	json_object_object_add(o, "fixed_seconds", number_or_null(f->fixed_s, made && f->fixed_s > 0));
+	json_object_object_add(o, "once_seconds", number_or_null(f->once_s, made && f->once_s > 0));
 	json_object_object_add(o, "why", made ? NULL : text_or_null(f->why[0] ? f->why : "not made"));
 	return o;
 }

@@ -140,27 +140,41 @@ static void whole_cells(const struct strategy_result *res, FILE *out)
 		fprintf(out, " %10s %21s", "-", "-");
 }
 
-/* The fixed costs the whole's forecasts kept out of the scaling (forecast.fixed_s), in one note; none: nothing. */
-static void fixed_note(const struct report *r, FILE *out)
+/* forecast.fixed_s, forecast.once_s: what forecast_list lists */
+static double fixed_of(const struct forecast *f)
 {
-	char list[320] = "", line[448];
+	return f->fixed_s;
+}
+
+static double once_of(const struct forecast *f)
+{
+	return f->once_s;
+}
+
+/*
+ * One note of every strategy with a whole's forecast and value(its
+ * forecast) > 0, "name N s" each, between before and after; none: nothing.
+ */
+static void forecast_note(const struct report *r, FILE *out, double (*value)(const struct forecast *),
+			  int decimals, const char *prefix, const char *before, const char *after)
+{
+	char list[320] = "", line[768];
 	size_t used = 0;
 
 	for (size_t i = 0; i < r->nresults && used < sizeof(list); i++) {
 		const struct strategy_result *w = &r->results[i];
 		int k;
 
-		if (report_whole_forecast(w) <= 0 || !(w->forecast.fixed_s > 0))
+		if (report_whole_forecast(w) <= 0 || !(value(&w->forecast) > 0))
 			continue;
-		k = snprintf(list + used, sizeof(list) - used, "%s%s %.3f s", used ? ", " : "", w->strategy->name,
-			     w->forecast.fixed_s);
+		k = snprintf(list + used, sizeof(list) - used, "%s%s %.*f s", used ? ", " : "", w->strategy->name,
+			     decimals, value(&w->forecast));
 		used = k < 0 ? sizeof(list) : used + (size_t)k;
 	}
 	if (!list[0])
 		return;
-	snprintf(line, sizeof(line), "a run's fixed cost, measured on one file before the sample, is kept whole, "
-		 "not scaled: %s", list);
-	text_wrap(out, "  note: ", 8, line, text_width());
+	snprintf(line, sizeof(line), "%s%s%s", before, list, after);
+	text_wrap(out, prefix, strlen(prefix), line, text_width());
 }
 
 /*
@@ -203,8 +217,14 @@ static void sample_and_whole(const struct report *r, FILE *out)
 		    (!fast_whole || report_whole_forecast(w) < report_whole_forecast(fast_whole)))
 			fast_whole = w;
 	}
-	if (any)
-		fixed_note(r, out);
+	if (any) {
+		forecast_note(r, out, fixed_of, 3, "  note: ", "a run's fixed cost, measured on one file before "
+			      "the sample, is kept whole, not scaled: ", "");
+		forecast_note(r, out, once_of, 2, "  range: ", "each of these opens its own OpenSSH connection and "
+			      "took longer on the sample than the model: ", ". The forecast scales that time; the "
+			      "range's low end keeps it whole, as a new connection's warm-up paid once a run "
+			      "(docs/MODEL.md). One run cannot tell which it is.");
+	}
 	if (fast_sample && fast_whole && fast_sample->strategy != fast_whole->strategy)
 		fprintf(out, "  fastest on the sample: %s; for the whole, %s is forecast fastest\n",
 			fast_sample->strategy->name, fast_whole->strategy->name);

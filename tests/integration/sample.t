@@ -97,7 +97,8 @@ EOF
 testbed_part "--sample --check runs" "its JSON" "the sample said" "fixed costs said" "side by side" "timing" \
 	"cleanup line on a tty" "answered in" "nothing left on the host" "dir: tree through --sample" \
 	"its links" "the recommendation for the whole" "the source untouched" "no sample tree left" "Ctrl-C: 130" "partial report" \
-	"partial table" "the interrupt removed the sample" "one file through --sample" "its fixed costs"
+	"partial table" "the interrupt removed the sample" "one file through --sample" "its fixed costs" "the pieces named" \
+	"once_seconds"
 mkdir -p "$work/remote"
 
 # ---------------------------------------------- 10% with --check, on a terminal
@@ -155,13 +156,18 @@ ok $? "no sample tree left here"
 # ---------------------------------------------- one large file, sample only
 # its sample's files are pieces of 8 MiB; the fixed costs are measured on a page of one
 "$xf" -F "$cfg" --remote-dir "$work/remote" -w largefile --size 256M --source-dir "$work/big" --probe-seconds 0.5 \
-	-s tar-ssh,splice --sample 5% --json "$work/big.json" testbed >"$work/big.out" 2>"$work/big.err"
+	-s tar-ssh,splice,real-tar-ssh --sample 5% --json "$work/big.json" testbed >"$work/big.out" 2>"$work/big.err"
 rc=$?
 ok $rc "one file of 256 MiB through --sample 5% (exit $rc)"
 [ "$rc" -eq 0 ] || diag <"$work/big.err"
 v=$(json_get "$work/big.json" "' '.join('%s:%s:%s' % (r['strategy'], (r.get('forecast') or {}).get('basis'), 'fixed' if 0 < ((r.get('forecast') or {}).get('fixed_seconds') or 0) < r['forecast']['seconds'] else 'no fixed cost: %s' % r.get('forecast')) for r in d['results'])" 2>&1)
-[ "$v" = "tar-ssh:sample:fixed splice:sample:fixed" ]
+[ "$v" = "tar-ssh:sample:fixed splice:sample:fixed real-tar-ssh:sample:fixed" ]
 ok $? "each strategy's forecast of the one file keeps a fixed cost measured apart"
+diag <<<"$v"
+# a time kept once in low: only for a real tool over ssh (its own connection), and then below the forecast
+v=$(json_get "$work/big.json" "' '.join('%s:%s' % (r['strategy'], 'none' if r['forecast'].get('once_seconds') is None else 'low %s forecast' % ('<' if r['forecast']['low'] < r['forecast']['seconds'] else '>='))  for r in d['results'])" 2>&1)
+[[ "$v" =~ ^tar-ssh:none\ splice:none\ real-tar-ssh:(none|low\ \<\ forecast)$ ]]
+ok $? "once_seconds: none for our own strategies; the real tool's, if any, keeps low below its forecast"
 diag <<<"$v"
 # its pieces are named as such, not "2 of 1 files (200.0%)"
 check_grep "the report names the sample's pieces of the one file" '^sample: 2 pieces of 1 large file, 12\.80 MiB of 256\.00 MiB' "$(cat "$work/big.out")"

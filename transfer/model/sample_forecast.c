@@ -38,6 +38,17 @@ static double unscaled(const struct forecast *f, const struct sample_run *run)
 	return run->fixed_s + fmax(latency - run->fixed_latency_s, 0);
 }
 
+/*
+ * A real tool over ssh opens an OpenSSH connection of its own each run,
+ * whose sshd warms up on its first megabytes (docs/MODEL.md, "What it
+ * leaves out"): its sample run pays that, its one-file run does not, and
+ * its whole pays it once more, not once per sample's worth.
+ */
+static bool own_connection(const struct strategy *st)
+{
+	return st && (st->flags & STRATEGY_REFERENCE) && (st->flags & STRATEGY_SSH);
+}
+
 int sample_forecast(const struct forecast_input *whole, const struct forecast_input *sample,
 		    const struct sample_run *run, struct forecast *out)
 {
@@ -76,6 +87,17 @@ int sample_forecast(const struct forecast_input *whole, const struct forecast_in
 	if (w.bound != s.bound || (!s.requests && w.working != s.working)) {
 		out->low = fmin(out->low, w.seconds);
 		out->high = fmax(out->high, w.seconds);
+	}
+	/*
+	 * With its own connection, what the sample's run took beyond the
+	 * model's working time may be that connection's warm-up, paid once a
+	 * run, or a per-file or per-byte cost the probes do not see (rsync's
+	 * checksums): one run cannot tell them apart. The forecast scales it
+	 * (the second); low keeps it whole, once (the first).
+	 */
+	if (own_connection(whole->strategy) && level > 1) {
+		out->once_s = (level - 1) * working(&s);
+		out->low = fmin(out->low, unscaled(&w, run) + working(&w) + out->once_s + flush);
 	}
 	return 0;
 }

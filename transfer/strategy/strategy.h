@@ -80,7 +80,8 @@ struct ssh_target;
 
 /* Only flags that something reads: each says who. */
 enum strategy_flags {
-	STRATEGY_SSH = 1 << 0,		/* goes through the host's sshd: --explain's runs (explain.c) */
+	/* goes through the host's sshd: --explain's runs (explain.c); with REFERENCE, a connection of its own (sample_forecast.c) */
+	STRATEGY_SSH = 1 << 0,
 	STRATEGY_REFERENCE = 1 << 1,	/* runs a real tool: in "real", not in "all" (list.c) */
 	STRATEGY_COMPRESSED = 1 << 2,	/* compresses with zstd at --zstd-level: the forecast, report_advice.c */
 	STRATEGY_MULTI_STREAM = 1 << 3,	/* several TCP streams at once (-P): the forecast, the accounting, what-if */

@@ -203,6 +203,57 @@ static void test_the_handshakes_are_in_the_fixed_cost(void **state)
 				  w.flush_s);
 }
 
+/*
+ * A real tool over ssh (its own connection each run) whose sample ran 1 s
+ * beyond the model: the forecast scales that second, low keeps it whole,
+ * once; our own tar-ssh on the probes' warm session gets the scaled
+ * forecast and the runs' spread only.
+ */
+static void test_a_connection_of_its_own_keeps_the_excess_once_in_low(void **state)
+{
+	struct probe_results p = fixture_probes();
+	const char *names[] = { "real-tar-ssh", "tar-ssh" };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct forecast_input whole = fixture_input(strategy_find(names[i]), &p, fixture_small(100000));
+		struct forecast_input part = fixture_input(strategy_find(names[i]), &p, fixture_small(5000));
+		struct forecast s = model(&part), w = model(&whole), out;
+		struct sample_run run = { .transfer_s = 0.20 + working_of(&s) + 1.0, .flush_s = s.flush_s,
+					  .fixed_s = 0.20, .fixed_latency_s = s.need_s[RES_LATENCY] };
+		double scale = working_of(&w) / working_of(&s), ramp = fmax(w.need_s[RES_LATENCY] - s.need_s[RES_LATENCY], 0);
+
+		assert_true(scale > 10);
+		run.min_s = run.max_s = run.transfer_s + run.flush_s;
+		assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+		assert_near(out.seconds, 0.20 + ramp + working_of(&w) + scale * 1.0 + w.flush_s);
+		assert_near(out.high, out.seconds);
+		if (i == 0) {
+			assert_near(out.once_s, 1.0);
+			assert_near(out.low, 0.20 + ramp + working_of(&w) + 1.0 + w.flush_s);
+		} else {
+			assert_true(out.once_s == 0);
+			assert_near(out.low, out.seconds);
+		}
+	}
+}
+
+/* Faster than the model: nothing beyond it to keep once, the range is the runs' spread. */
+static void test_a_connection_of_its_own_under_the_model_changes_nothing(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast_input whole = fixture_input(strategy_find("real-rsync"), &p, fixture_small(100000));
+	struct forecast_input part = fixture_input(strategy_find("real-rsync"), &p, fixture_small(5000));
+	struct forecast s = model(&part), out;
+	struct sample_run run = { .transfer_s = 0.5 * working_of(&s), .flush_s = s.flush_s };
+
+	(void)state;
+	run.min_s = run.max_s = run.transfer_s + run.flush_s;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	assert_true(out.once_s == 0);
+	assert_near(out.low, out.seconds);
+}
+
 static void test_a_fixed_cost_that_is_none_is_refused(void **state)
 {
 	struct probe_results p = fixture_probes();
@@ -236,6 +287,8 @@ int main(void)
 		cmocka_unit_test(test_another_working_stage_under_the_same_bound_widens_the_range),
 		cmocka_unit_test(test_the_fixed_cost_is_not_scaled),
 		cmocka_unit_test(test_the_handshakes_are_in_the_fixed_cost),
+		cmocka_unit_test(test_a_connection_of_its_own_keeps_the_excess_once_in_low),
+		cmocka_unit_test(test_a_connection_of_its_own_under_the_model_changes_nothing),
 		cmocka_unit_test(test_a_fixed_cost_that_is_none_is_refused),
 		cmocka_unit_test(test_no_time_is_refused),
 	};
