@@ -70,10 +70,11 @@ int tar_ssh_extract_command(const char *dest, bool compress, char *out, size_t l
 	/*
 	 * zstd -d in front of tar, as the pipeline the strategy models, and not
 	 * `tar --zstd`: GNU tar feeds its zstd child through a tar process of its
-	 * own, 512 bytes a write (strace, Debian 12's GNU tar 1.34). Unpacking a 1 GiB tar.zst here took 2.50 M reads
-	 * and writes that way against 0.25 M with `zstd -dc | tar`, 4.98 s
-	 * against 1.81 s; zstd-ssh of a 1 GiB file on the testbed took 9.5-10.8 s
-	 * against 5.8-6.2 s (2026-12-07, three runs each). GNU tar warns about
+	 * own, 512 bytes a write (strace, Debian 12's GNU tar 1.34). Unpacking a
+	 * 1 GiB tar.zst here took 2.50 M reads and writes that way against 0.25 M
+	 * with `zstd -dc | tar`, 4.98 s against 1.81 s; zstd-ssh of a 1 GiB file
+	 * on the testbed took 9.5-10.8 s against 5.8-6.2 s (2026-12-07, three
+	 * runs each). GNU tar warns about
 	 * pax keywords it does not know: say nothing about them. -p keeps modes
 	 * as root's tar does (see the opening comment). A zstd that fails leaves
 	 * tar a cut or empty stream, which tar reports and fails on.
