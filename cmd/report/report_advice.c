@@ -201,9 +201,15 @@ static void ceilings_lines(const struct probe_results *p, FILE *out)
 		print_depths(p->open_at, p->nopen_at, out);
 		fputc('\n', out);
 	}
-	if (p->zstd_bps > 0)
-		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data\n",
-			p->zstd_bps / 1e9, p->zstd_ratio);
+	if (p->zstd_bps > 0) {
+		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data", p->zstd_bps / 1e9,
+			p->zstd_ratio);
+		if (p->zstd_cpu_per_byte > 0)
+			fprintf(out, ", %.2f s of CPU a GiB", p->zstd_cpu_per_byte * 1073741824.0);
+		if (p->unzstd_bps > 0)
+			fprintf(out, "; decompressed at %.2f GB/s on one thread", p->unzstd_bps / 1e9);
+		fputc('\n', out);
+	}
 }
 
 /*

@@ -154,12 +154,18 @@ static const enum resource stage_resource[STAGE_COUNT] = {
 	RES_NETWORK, RES_METADATA, RES_DISK, RES_METADATA, RES_CPU, RES_DISK,
 };
 
-/* The CPU stage: compression, and on one machine every process's work over its cores. */
+/*
+ * The CPU stage (docs/MODEL.md "cpu"): compression at its probed rate and
+ * the receiver's decompression on its one thread, each a pipeline stage; on
+ * one machine, every process's work over its cores.
+ */
 static double cpu_stage(const struct forecast_input *in, double wire)
 {
 	const struct probe_results *p = in->probes;
 	const struct workload_counts *w = &in->work;
-	double compress = (in->strategy->flags & STRATEGY_COMPRESSED) ? per((double)w->bytes, p->zstd_bps) : 0;
+	bool compressed = in->strategy->flags & STRATEGY_COMPRESSED;
+	double compress = compressed ? per((double)w->bytes, p->zstd_bps) : 0;
+	double decompress = compressed ? per((double)w->bytes, p->unzstd_bps) : 0;
 	double shared = 0;
 
 	if (p->one_machine && p->cores_local > 0) {
@@ -168,9 +174,13 @@ static double cpu_stage(const struct forecast_input *in, double wire)
 			 (double)(workload_counts_nodes(w) + w->dirs) * p->create_cpu_s;
 		if (through_ssh(&in->strategy->traits) && p->ssh_bps > 0 && p->ssh_cpu_busy > 0)
 			shared += wire * p->ssh_cpu_busy * p->cores_local / p->ssh_bps;
+		/* both ends' codec: every compressing thread's CPU, and the decompression */
+		if (compressed)
+			shared += (p->zstd_cpu_per_byte > 0 ? (double)w->bytes * p->zstd_cpu_per_byte : compress) +
+				  decompress;
 		shared /= p->cores_local;
 	}
-	return fmax(compress, shared);
+	return fmax(fmax(compress, decompress), shared);
 }
 
 static void stages(const struct forecast_input *in, const struct link *l, double wire,

@@ -589,11 +589,12 @@ static int zstd_check(size_t ret, const char *what)
  * PROBE_ZSTD_MAX_INPUT. Sets *in and *out (bytes) and *secs.
  */
 static int compress_passes(ZSTD_CCtx *c, const unsigned char *buf, size_t len, double seconds,
-			   uint64_t *in, uint64_t *out, double *secs)
+			   uint64_t *in, uint64_t *out, double *secs, double *cpu)
 {
 	size_t ocap = ZSTD_CStreamOutSize();
 	unsigned char *obuf = malloc(ocap);
 	clock_ns start = clock_now(), deadline = deadline_after(start, seconds);
+	clock_ns cpu_start = clock_process_cpu();
 	int rc = 0, more = 1;
 
 	if (!obuf)
@@ -629,6 +630,8 @@ static int compress_passes(ZSTD_CCtx *c, const unsigned char *buf, size_t len, d
 		} while (rc == 0 && left != 0);
 	}
 	*secs = clock_seconds(start, clock_now());
+	/* zstd's workers are this process's threads; nothing else of it works meanwhile */
+	*cpu = clock_seconds(cpu_start, clock_process_cpu());
 	free(obuf);
 	return rc;
 }
@@ -639,7 +642,7 @@ int probe_zstd(const char *src_root, const struct manifest *m, int level, unsign
 	unsigned char *sample = NULL;
 	size_t len = 0;
 	uint64_t in = 0, out = 0;
-	double took = 0;
+	double took = 0, cpu = 0;
 	ZSTD_CCtx *c;
 	int rc;
 
@@ -663,14 +666,17 @@ int probe_zstd(const char *src_root, const struct manifest *m, int level, unsign
 		rc = zstd_check(ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, (int)threads),
 				"use worker threads (is libzstd built without threads?)");
 	if (rc == 0)
-		rc = compress_passes(c, sample, len, seconds, &in, &out, &took);
+		rc = compress_passes(c, sample, len, seconds, &in, &out, &took, &cpu);
 	ZSTD_freeCCtx(c);
+	if (rc == 0)
+		rc = probe_unzstd(sample, len, level, seconds, &r->unzstd_bps);
 	free(sample);
 	if (rc < 0)
 		return -1;
 	if (in > 0 && out > 0 && took > 0) {
 		r->zstd_bps = (double)in / took;
 		r->zstd_ratio = (double)in / (double)out;
+		r->zstd_cpu_per_byte = cpu > 0 ? cpu / (double)in : 0;
 	}
 	return 0;
 }

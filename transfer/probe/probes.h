@@ -100,6 +100,8 @@ struct probe_results {
 	unsigned nopen_at;
 	double zstd_bps;		/* zstd at the given level and threads on a sample of the workload (input bytes/s) */
 	double zstd_ratio;		/* input/output on that sample */
+	double zstd_cpu_per_byte;	/* the CPU its threads spent a byte of input, all of them (0 = unknown) */
+	double unzstd_bps;		/* one thread decompressing that sample (output bytes/s; 0 = unknown) */
 	double ssh_bps;			/* SSH exec channel throughput with the negotiated cipher */
 	double ssh_cpu_busy;		/* the share of this machine's cores busy meanwhile (0 = unknown) */
 	double sftp_rtt_s;		/* one SFTP request round trip (stat), p50 */
@@ -227,11 +229,22 @@ int probe_disk_at_once(struct agent_client *a, const char *src_root, const struc
  * zstd's default, 3) with `threads` worker threads (0: in the calling
  * thread) and the content checksum on, as the zstd strategies do, one frame
  * per pass, passes repeated for `seconds`. Fills zstd_bps (input bytes per
- * second of compression) and zstd_ratio (input / output); both stay 0 for
- * an empty workload. Returns 0 or -1 (error set).
+ * second of compression), zstd_ratio (input / output), zstd_cpu_per_byte
+ * (the process's CPU over those passes, all of zstd's threads, a byte of
+ * input) and unzstd_bps (probe_unzstd); all stay 0 for an empty workload.
+ * Returns 0 or -1 (error set).
  */
 int probe_zstd(const char *src_root, const struct manifest *m, int level, unsigned threads,
 	       double seconds, struct probe_results *r);
+
+/*
+ * The receiver's side of the zstd probe (probe_unzstd.c): compresses up to
+ * 16 MiB of sample[0..len) into one frame at `level`, then decompresses it
+ * on one thread, again and again for at most `seconds` (and a quarter of a
+ * second). Sets *bps (output bytes per second; 0 for an empty sample).
+ * Returns 0 or -1 (error set).
+ */
+int probe_unzstd(const unsigned char *sample, size_t len, int level, double seconds, double *bps);
 
 /*
  * The results for the report, a new object owned by the caller: keys

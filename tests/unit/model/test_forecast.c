@@ -137,6 +137,43 @@ static void test_compression(void **state)
 	assert_true(packed.need_s[RES_CPU] >= GIB / 600e6);
 }
 
+/*
+ * The codec's CPU (MODEL.md "cpu"): on one machine both ends share the
+ * cores, so every compressing thread's CPU and the receiver's decompression
+ * add up over them; on two, each is a stage of its own, compression at its
+ * probed rate and decompression on one thread.
+ */
+static void test_codec_cpu(void **state)
+{
+	struct probe_results p = fixture_probes();
+	struct forecast f;
+
+	(void)state;
+	p.zstd_cpu_per_byte = 2 / 600e6;	/* two threads busy at 600 MB/s */
+	p.unzstd_bps = 1.5e9;
+	f = make("zstd", &p, fixture_large(1 * GIB));
+	assert_near(f.need_s[RES_CPU], (GIB * 2 / 600e6 + GIB / 1.5e9 + 50e-6) / 2);
+	/* over SSH the channel's CPU a byte on the wire joins them */
+	f = make("zstd-ssh", &p, fixture_large(1 * GIB));
+	assert_near(f.need_s[RES_CPU],
+		    (GIB * 2 / 600e6 + GIB / 1.5e9 + 50e-6 + f.wire_bytes * 0.5 * 2 / 500e6) / 2);
+	/* the compressor's CPU unknown (an older probe): one thread at its rate */
+	p.zstd_cpu_per_byte = 0;
+	f = make("zstd", &p, fixture_large(1 * GIB));
+	assert_near(f.need_s[RES_CPU], fmax(GIB / 600e6, (GIB / 600e6 + GIB / 1.5e9 + 50e-6) / 2));
+	/* two machines: the slower of the two ends' codec */
+	p.zstd_cpu_per_byte = 2 / 600e6;
+	p.one_machine = false;
+	f = make("zstd", &p, fixture_large(1 * GIB));
+	assert_near(f.need_s[RES_CPU], GIB / 600e6);
+	p.unzstd_bps = 300e6;
+	f = make("zstd", &p, fixture_large(1 * GIB));
+	assert_near(f.need_s[RES_CPU], GIB / 300e6);
+	/* no compression, no codec */
+	f = make("splice", &p, fixture_large(1 * GIB));
+	assert_near(f.need_s[RES_CPU], 0.0);
+}
+
 /* Streams: a multi-stream strategy's link is the sweep's rate at its streams. */
 static void test_streams_take_the_swept_rate(void **state)
 {
@@ -222,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_writeback_beyond_the_threshold),
 		cmocka_unit_test(test_pipeline_takes_the_slowest),
 		cmocka_unit_test(test_compression),
+		cmocka_unit_test(test_codec_cpu),
 		cmocka_unit_test(test_streams_take_the_swept_rate),
 		cmocka_unit_test(test_round_trips_scale_latency),
 		cmocka_unit_test(test_undeclared_gets_no_forecast),

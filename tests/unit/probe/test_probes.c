@@ -435,6 +435,9 @@ static void test_zstd_compressible(void **state)
 		      wall);
 	assert_true(r.zstd_bps > 10e6);
 	assert_true(r.zstd_ratio > 1.2);
+	/* one thread compressing: about a second of CPU a second of it */
+	assert_true(r.zstd_cpu_per_byte > 0.5 / r.zstd_bps && r.zstd_cpu_per_byte < 2 / r.zstd_bps);
+	assert_true(r.unzstd_bps > 10e6);
 	assert_true(wall < 20.0);	/* a bound against ignoring the budget, not a speed target */
 }
 
@@ -471,7 +474,7 @@ static void test_zstd_empty_workload(void **state)
 	(void)state;
 	manifest_init(&m);
 	assert_int_equal(probe_zstd("/var/tmp", &m, 1, 0, 0.3, &r), 0);
-	assert_true(r.zstd_bps == 0 && r.zstd_ratio == 0);
+	assert_true(r.zstd_bps == 0 && r.zstd_ratio == 0 && r.zstd_cpu_per_byte == 0 && r.unzstd_bps == 0);
 }
 
 static double get_num(json_object *o, const char *key)
@@ -490,8 +493,8 @@ static void test_results_json(void **state)
 				   .rtt_p50_s = 5e-5, .rtt_p99_s = 2e-4, .rtt_cpu_s = 2.5e-5, .disk_write_bps = 3e8,
 				   .disk_write_bytes = 1ull << 30, .create_per_s = 2e4, .disk_read_bps = 1.5e9,
 				   .src_open_per_s = 1e4, .src_open_cpu_s = 3e-5, .create_cpu_s = 2.2e-5,
-				   .zstd_bps = 6e8, .zstd_ratio = 2.5,
-				   .ssh_bps = 4e8, .ssh_cpu_busy = 0.84, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
+				   .zstd_bps = 6e8, .zstd_ratio = 2.5, .zstd_cpu_per_byte = 1.5 / 1073741824.0,
+				   .unzstd_bps = 1.8e9, .ssh_bps = 4e8, .ssh_cpu_busy = 0.84, .sftp_rtt_s = 1.5e-4, .ssh_cipher = "aes128-gcm@openssh.com",
 				   .dest_fs = "ext4", .net_peer = "[2001:2::2]:42277", .net_iface = "xfercmp0",
 				   .ncreate_at = 2, .create_at = { { 1, 2e4 }, { 16, 3e4 } },
 				   .ndisk_at_once = 1, .disk_at_once = { { 8, 1.4e9, 1.2e9, 1.1e9 } } };
@@ -509,6 +512,7 @@ static void test_results_json(void **state)
 		{ "sftp_rtt_seconds", 1.5e-4 },		{ "disk_write_bytes", 1073741824.0 },
 		{ "rtt_cpu_seconds", 2.5e-5 },		{ "source_open_cpu_seconds", 3e-5 },
 		{ "create_cpu_seconds", 2.2e-5 },	{ "ssh_cpu_busy", 0.84 },
+		{ "zstd_cpu_seconds_per_gib", 1.5 },	{ "unzstd_bytes_per_s", 1.8e9 },
 	};
 	json_object *o = probe_results_json(&r), *v;
 
@@ -555,6 +559,7 @@ static void test_results_json_unmeasured_null(void **state)
 	static const char *const unmeasured[] = {
 		"network_1_stream_bits_per_s", "network_n_streams_bits_per_s", "network_streams",
 		"rtt_p50_seconds", "rtt_cpu_seconds", "source_open_cpu_seconds", "create_cpu_seconds", "disk_read_bytes_per_s", "zstd_bytes_per_s", "zstd_ratio",
+		"zstd_cpu_seconds_per_gib", "unzstd_bytes_per_s",
 		"ssh_bytes_per_s", "ssh_cpu_busy", "sftp_rtt_seconds", "ssh_cipher", "network_peer",
 		"network_interface", "create_files_per_s", "disk_write_bytes",
 	};
