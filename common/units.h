@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A GiB in bytes, for figures given "a GiB" (CPU seconds a GiB, and the like) */
+#define UNITS_GIB 1073741824.0
+
 /*
  * Parses a size: digits with an optional K, M, G or T suffix (powers of 1024),
  * optionally followed by "B" or "iB" ("4K", "20G", "1MiB", "512").

@@ -9,6 +9,7 @@
 #include "model/compression_advice.h"
 #include "model/model_text.h"
 #include "report/text_wrap.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,7 +206,7 @@ static void ceilings_lines(const struct probe_results *p, FILE *out)
 		fprintf(out, "  zstd        %8.2f GB/s at this level, ratio %.2f on this data", p->zstd_bps / 1e9,
 			p->zstd_ratio);
 		if (p->zstd_cpu_per_byte > 0)
-			fprintf(out, ", %.2f s of CPU a GiB", p->zstd_cpu_per_byte * 1073741824.0);
+			fprintf(out, ", %.2f s of CPU a GiB", p->zstd_cpu_per_byte * UNITS_GIB);
 		if (p->unzstd_bps > 0)
 			fprintf(out, "; decompressed at %.2f GB/s on one thread", p->unzstd_bps / 1e9);
 		fputc('\n', out);

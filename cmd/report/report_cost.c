@@ -6,14 +6,14 @@
  */
 #include "report/report.h"
 
-#include <stdio.h>
+#include "units.h"
 
-#define GIB 1073741824.0
+#include <stdio.h>
 
 double report_cpu_per_gib(const struct report *r, const struct strategy_result *res, bool agent)
 {
 	/* every verified run moved the whole workload; the samples are its median run's */
-	double gib = (double)report_moved_bytes(r) / GIB;
+	double gib = (double)report_moved_bytes(r) / UNITS_GIB;
 	const struct sampler_summary *sum = agent ? &res->remote : &res->local;
 	bool have = agent ? res->have_remote : res->have_local;
 

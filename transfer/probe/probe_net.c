@@ -14,6 +14,7 @@
 #include "err.h"
 #include "sample/procstat.h"
 #include "stream/sock_size.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -590,7 +591,7 @@ json_object *probe_results_json(const struct probe_results *r)
 	json_object_object_add(o, "create_cpu_seconds", measured(r->create_cpu_s));
 	json_object_object_add(o, "zstd_bytes_per_s", measured(r->zstd_bps));
 	json_object_object_add(o, "zstd_ratio", measured(r->zstd_ratio));
-	json_object_object_add(o, "zstd_cpu_seconds_per_gib", measured(r->zstd_cpu_per_byte * 1073741824.0));
+	json_object_object_add(o, "zstd_cpu_seconds_per_gib", measured(r->zstd_cpu_per_byte * UNITS_GIB));
 	json_object_object_add(o, "unzstd_bytes_per_s", measured(r->unzstd_bps));
 	json_object_object_add(o, "ssh_bytes_per_s", measured(r->ssh_bps));
 	json_object_object_add(o, "ssh_cpu_busy", measured(r->ssh_cpu_busy));
