@@ -6,8 +6,9 @@
 #
 # Sizes: the issue's own (1 GiB shaped, 2 GiB unshaped, 20,000 small files),
 # which this 2-vCPU VM moves in about 9 s, 4 s and 6 s a run; each case is
-# the comparison plus 3 or 4 removals, so the file runs in about 3 minutes
-# (its last line says how long it took).
+# the comparison, its control and 3 or 4 removals, so the file runs in about 4
+# minutes (242 s on a quiet machine, 2026-12-07; each attempt run again adds
+# about a minute; its last line says how long it took).
 # Smaller would not do: below about 1 GiB the shaped run is short beside its
 # setup, and below some 10,000 files the creates no longer dominate splice.
 #
@@ -41,10 +42,12 @@ most() {
 # WANT_VERDICT and agree with the causal verdict; only with UNDERSTATED_OK=1 (the
 # metadata case) may it instead say that ceiling was understated (below).
 causal() {
-	local name=$1 json=$2 want=$3 verdict=$4 want_most=$5 tied=${6:-} got m right
+	local name=$1 json=$2 want=$3 verdict=$4 want_most=$5 tied=${6:-} got m right held=
 	got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
-	[ "$got" = "$want" ]
-	ok $? "$name: causal verdict $got (want $want)"
+	# withheld after every attempt (WITHHELD=1, see until_verdict): no cause is named, and none is wrong
+	[ "${WITHHELD:-0}" = 1 ] && [ "$got" = None ] && held="; withheld: the baseline was an outlier on every attempt"
+	[ "$got" = "$want" ] || [ -n "$held" ]
+	ok $? "$name: causal verdict $got (want $want$held)"
 	m=$(most "$json" 2>&1)
 	right=1
 	case "|$want_most|" in *"|$m|"*) right=0 ;; esac
@@ -70,27 +73,36 @@ causal() {
 	ok $? "$name: the model says $got (want $verdict${UNDERSTATED_OK:+, or its ceiling said to be understated: $left_out})"
 	[ "$got" = "$verdict" ] || json_get "$json" "(d['results'][0]['seconds'], d['results'][0]['shares'], d['results'][0]['reason'], d['results'][0]['note'], d['results'][0].get('loads'))" 2>&1 | diag
 	got=$(json_get "$json" "d['results'][0].get('causal_agrees')" 2>&1)
-	[ "$got" = True ] || [ "$left_out" = True ]
-	ok $? "$name: model and causal verdicts agree ($got${UNDERSTATED_OK:+; ceiling understated: $left_out})"
+	[ "$got" = True ] || [ "$left_out" = True ] || { [ -n "$held" ] && [ "$got" = None ]; }
+	ok $? "$name: model and causal verdicts agree ($got${UNDERSTATED_OK:+; ceiling understated: $left_out}$held)"
 	echo "# $name: create probe $(json_get "$json" "d['ceilings'].get('create_files_per_s')" 2>&1)/s, loads $(json_get "$json" "d['results'][0].get('loads')" 2>&1)"
 	json_get "$json" "'; '.join('%s %s %s' % (a['removed'], a['status'], a['seconds'] if a['status'] == 'ok' else a['reason']) for a in d['results'][0]['explain'])" | diag
 }
 
-# until_baseline_kept NAME JSON XFERCMP_ARGS...: runs the case, again while the
-# comparison's time was an outlier against the control (then the causal verdict is
-# withheld, as issue 44 asks: no cause can be named from it). At most 3 times; the
-# assertions are on the last run. Seen in CI (2026-12-06): the metadata case's
-# removals all ran and saved 0.25-0.52 s of a run, yet the baseline lay beyond the
-# control's noise (creates right after a mass delete crawl here) and the verdict was null.
-until_baseline_kept() {
-	local name=$1 json=$2 attempt outlier
-	shift 2
+# until_verdict NAME JSON WANT XFERCMP_ARGS...: runs the case, again (at most 3 times) while
+# its causal verdict is not WANT; the assertions are on the last run. A verdict is withheld
+# when the comparison's time was an outlier against the control (issue 44: no cause can be
+# named from it); when the last run's still was, WITHHELD=1 and causal() accepts that, and
+# only that, in place of WANT. Why it happens here, measured by hand (2026-12-07, 2 and 4
+# GiB through splice, --explain, a quiet machine): the comparison is the first run to fill
+# gigabytes of page cache after the probes (which read and write with drop-behind), and on
+# this VM freed guest memory goes back to the hypervisor, so its fresh pages each cost a
+# host fault; the control, a second later, reuses pages the comparison freed. Of 7 disk
+# cases 4 were outliers, the comparison slower each time (2.73 s against 1.77 s; 4 GiB:
+# 5.65 against 3.16 and 4.41 against 3.27); in a profile run all 3 attempts were. The
+# metadata case's creates crawl after a mass delete the same way (docs/MODEL.md).
+until_verdict() {
+	local name=$1 json=$2 want=$3 attempt outlier got
+	shift 3
+	WITHHELD=0
 	for attempt in 1 2 3; do
 		run "$xf" "$@" --json "$json" testbed
 		[ "$rc" -eq 0 ] || return
+		got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
+		[ "$got" = "$want" ] && return
 		outlier=$(json_get "$json" "d['results'][0].get('explain_baseline_outlier')" 2>&1)
-		[ "$outlier" = True ] || return
-		echo "# $name: attempt $attempt: the comparison's $(json_get "$json" "round(d['results'][0]['explain_baseline_seconds'], 2)" 2>&1) s is an outlier against the control's $(json_get "$json" "round(d['results'][0]['explain_control_seconds'], 2)" 2>&1) s: the verdict is withheld, run again"
+		[ "$outlier" = True ] && WITHHELD=1 || WITHHELD=0
+		echo "# $name: attempt $attempt: causal verdict $got$([ "$outlier" = True ] && echo ", withheld: the comparison's $(json_get "$json" "round(d['results'][0]['explain_baseline_seconds'], 2)" 2>&1) s is an outlier against the control's $(json_get "$json" "round(d['results'][0]['explain_control_seconds'], 2)" 2>&1) s"); the run $(json_get "$json" "round(d['results'][0]['seconds'], 2)" 2>&1) s; $(json_get "$json" "'; '.join('%s %s' % (a['removed'], round(a['seconds'], 2) if a['status'] == 'ok' else a['status']) for a in d['results'][0]['explain'])" 2>&1)"
 	done
 }
 
@@ -143,17 +155,10 @@ json="$tmp/disk.json"
 # less than the 10% that counts (the null sink took 1.04 s for 2 GiB, 0.84-0.89 s by hand).
 #
 # The case's truth is still the machine's, not ours: a run whose causal verdict is not
-# disk is said and run again, at most 3 times; the assertions below are on the last run,
-# and fail if none was disk-bound.
-for attempt in 1 2 3; do
-	run "$xf" -F "$cfg" --probe-seconds 1 --disk-probe-size 2G -w largefile \
-		--size 2G -s splice --explain --json "$json" testbed
-	[ "$rc" -eq 0 ] || break
-	got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
-	[ "$got" = disk ] && break
-	echo "# disk: attempt $attempt was not disk-bound (causal verdict $got; the run $(json_get "$json" "round(d['results'][0]['seconds'], 2)" 2>&1) s; $(json_get "$json" "'; '.join('%s %s' % (a['removed'], round(a['seconds'], 2) if a['status'] == 'ok' else a['status']) for a in d['results'][0]['explain'])" 2>&1))"
-done
-ok "$rc" "disk: runs and verifies (attempt $attempt)"
+# disk is said and run again (until_verdict). The source is generated once, for all attempts.
+until_verdict disk "$json" disk -F "$cfg" --probe-seconds 1 --disk-probe-size 2G -w largefile \
+	--size 2G --source-dir "$tmp/disk-src" -s splice --explain
+ok "$rc" "disk: runs and verifies"
 [ "$rc" -eq 0 ] || show
 causal disk "$json" disk disk-bound 'dest_disk|durable_write|source_disk'
 # --warm: the source is in the page cache, and there is no source disk to take away
@@ -171,8 +176,8 @@ json="$tmp/metadata.json"
 # previous case's: by hand on loopback (2026-12-06, 20,000 files, load 6-9) one run read
 # 4.97 s against its control's 2.26 s, and 5.82 s against 2.37 s with the control sampled
 # as the comparison is (so the samplers are not the cause); another 0.76 s against 0.61 s.
-until_baseline_kept metadata "$json" -F "$cfg" --probe-seconds 1 -w smallfiles --files 20000 -s splice \
-	--repeat 2 --explain
+until_verdict metadata "$json" metadata -F "$cfg" --probe-seconds 1 -w smallfiles --files 20000 \
+	--source-dir "$tmp/metadata-src" -s splice --repeat 2 --explain
 ok "$rc" "metadata: runs and verifies"
 [ "$rc" -eq 0 ] || show
 # tmpfs takes the destination's creates away too, and as cheaply: seen 5.69 s -> 0.31 s
@@ -188,8 +193,10 @@ line=$(awk '/^    without the destination disk/ { on = 1; printf "%s", $0; next 
 	on && /^     +[^ ]/ && !/^    without / { printf " %s", $0; next } { on = 0 }' <<<"$out")
 [[ $line == *"not a copy"* ]] && [[ $line != *verified* ]]
 ok $? "metadata: the null-sink line says not a copy, not verified ($line)"
-grep -q "causal verdict: metadata" <<<"$out"
-ok $? "metadata: the table prints the causal verdict"
+want="causal verdict: metadata"
+[ "$WITHHELD" = 1 ] && want="causal verdict: withheld"
+grep -q "$want" <<<"$out"
+ok $? "metadata: the table prints the causal verdict ($want)"
 
 # --- an SSH strategy: the cipher removal runs on its own connection; the null sink and
 # loopback do not apply, each skipped with the reason (2,000 files: enough for a run of
