@@ -2,7 +2,8 @@
  * Getting the agent onto the host (agent_upload.h): ~/.cache/xfercmp/ made
  * or fixed 0700 and checked to be the user's own, a copy of the right
  * SHA-256 reused, else an upload over SFTP through a temporary name that a
- * watcher on the host removes if the upload is cut off.
+ * watcher on the host removes if the upload is cut off. A copy found ready
+ * by the command that looks at the host (agent_cache_ready) needs none of it.
  */
 #define _GNU_SOURCE
 #include "client/agent_upload.h"
@@ -15,6 +16,7 @@
 #include <libgen.h>
 #include <libssh/sftp.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,20 +57,19 @@ static int sftp_err(sftp_session sftp, const char *what, const char *path)
 }
 
 /*
- * Where the agent goes on the host: ~/.cache/xfercmp/, under a name with our
- * version, the protocol and the content's hash, so a rebuilt agent never
- * passes for the cached one. buf (UPLOAD_CHUNK bytes) is scratch for hashing.
+ * The agent's name on the host, in ~/.cache/xfercmp/: our version, the
+ * protocol and the content's hash, so a rebuilt agent never passes for the
+ * cached one. buf (UPLOAD_CHUNK bytes) is scratch for hashing.
  */
-static int remote_agent_path(const char *local, const char *home, char *buf, char *remote,
-			     size_t len)
+static int agent_name(const char *local, char *buf, char *name, size_t len)
 {
 	uint64_t hash, size;
 
 	if (tree_hash_file(local, buf, UPLOAD_CHUNK, 0, &hash, &size) < 0)
 		return -1;
-	if (snprintf(remote, len, "%s/.cache/xfercmp/xfercmp-agent-%s-p%d-%016llx", home,
-		     XFERCMP_VERSION, WIRE_PROTO, (unsigned long long)hash) >= (int)len)
-		return err_set("remote path too long under '%s'", home);
+	if (snprintf(name, len, "xfercmp-agent-%s-p%d-%016llx", XFERCMP_VERSION, WIRE_PROTO,
+		     (unsigned long long)hash) >= (int)len)
+		return err_set("the agent's name is too long");
 	return 0;
 }
 
@@ -336,25 +337,98 @@ static int own_dir(sftp_session sftp, const char *dir, long uid, int private)
 	return rc;
 }
 
-int agent_upload(struct ssh_target *t, const char *home, char *remote, size_t len)
+int agent_local_init(struct agent_local *l)
 {
-	char local[PATH_MAX], dir[600], tmp[700];
+	struct stat st;
+	char *buf;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (local_agent_path(l->path, sizeof(l->path)) < 0)
+		return -1;
+	if (stat(l->path, &st) < 0)
+		return err_errno("cannot read '%s'", l->path);
+	l->size = (uint64_t)st.st_size;
+	buf = malloc(UPLOAD_CHUNK);
+	if (!buf)
+		return err_set("out of memory hashing the agent");
+	rc = agent_name(l->path, buf, l->name, sizeof(l->name)) < 0 ||
+	     local_sha256(l->path, buf, l->sha256) < 0 ? -1 : 0;
+	free(buf);
+	return rc;
+}
+
+int agent_cache_script(const struct agent_local *l, char *buf, size_t len)
+{
+	/* the name is ours: version digits and dots, the protocol, hex; nothing to quote */
+	if (snprintf(buf, len,
+		     "c=\"$HOME/.cache\"; "
+		     "for p in \"$c\" \"$c/xfercmp\"; do stat -c '%%F|%%u|%%a' -- \"$p\" 2>/dev/null || echo missing; done; "
+		     "sha256sum < \"$c/xfercmp/%s\" 2>/dev/null || echo none; "
+		     "n=0; k=0; for x in \"$c\"/xfercmp/xfercmp-agent-*; do [ -e \"$x\" ] || [ -L \"$x\" ] || continue; "
+		     "case $x in *.tmp*) k=$((k+1));; *) n=$((n+1));; esac; done; echo \"$n $k\"",
+		     l->name) >= (int)len)
+		return err_set("the agent cache's check does not fit");
+	return 0;
+}
+
+/* A line of `stat -c '%F|%u|%a'`: a directory of uid (any when uid < 0) whose mode has none of the bits in refused. */
+static bool dir_line_ours(const char *line, long uid, unsigned refused)
+{
+	char *end;
+	unsigned long owner, mode;
+
+	if (strncmp(line, "directory|", 10))
+		return false;
+	owner = strtoul(line + 10, &end, 10);
+	if (end == line + 10 || *end != '|')
+		return false;
+	line = end + 1;
+	mode = strtoul(line, &end, 8);
+	if (end == line || *end)
+		return false;
+	return (uid < 0 || (long)owner == uid) && !(mode & refused);
+}
+
+bool agent_cache_ready(const struct agent_local *l, char lines[][512], long uid)
+{
+	unsigned agents, tmps;
+	char extra;
+
+	/* ~/.cache no one else may write, ~/.cache/xfercmp no one else may even read (own_dir) */
+	if (!dir_line_ours(lines[0], uid, 022u) || !dir_line_ours(lines[1], uid, 077u))
+		return false;
+	if (strncmp(lines[2], l->sha256, 64) || (lines[2][64] != ' ' && lines[2][64] != '\0'))
+		return false;
+	/* nothing the prune would remove: no more agents than it keeps, no upload left over */
+	return sscanf(lines[3], "%u %u%c", &agents, &tmps, &extra) == 2 && agents <= AGENT_CACHE_KEEP &&
+	       tmps == 0;
+}
+
+int agent_use_cached(struct ssh_target *t, const struct agent_local *l, const char *home, char *remote,
+		     size_t len)
+{
+	if (snprintf(remote, len, "%s/.cache/xfercmp/%s", home, l->name) >= (int)len)
+		return err_set("remote path too long under '%s'", home);
+	snprintf(t->agent_sha256, sizeof(t->agent_sha256), "%s", l->sha256);
+	return 0;
+}
+
+int agent_upload(struct ssh_target *t, const struct agent_local *l, const char *home, char *remote,
+		 size_t len)
+{
+	char dir[600], tmp[700];
+	const char *local = l->path;
 	struct ssh_exec watcher = { 0 };
 	sftp_session sftp = NULL;
-	struct stat st;
 	char *buf = NULL;
 	int rc = -1;
 
-	if (local_agent_path(local, sizeof(local)) < 0)
+	if (agent_use_cached(t, l, home, remote, len) < 0)
 		return -1;
-	if (stat(local, &st) < 0)
-		return err_errno("cannot read '%s'", local);
 	buf = malloc(UPLOAD_CHUNK);
 	if (!buf)
 		return err_set("out of memory uploading the agent");
-	if (remote_agent_path(local, home, buf, remote, len) < 0 ||
-	    local_sha256(local, buf, t->agent_sha256) < 0)
-		goto out;
 	sftp = sftp_new(t->session);
 	if (!sftp || sftp_init(sftp) != SSH_OK) {
 		err_set("cannot start SFTP on the host to upload the agent: %s", ssh_get_error(t->session));
@@ -367,7 +441,7 @@ int agent_upload(struct ssh_target *t, const char *home, char *remote, size_t le
 	snprintf(dir, sizeof(dir), "%s/.cache/xfercmp", home);
 	if (own_dir(sftp, dir, t->remote_uid, 1) < 0)
 		goto out;
-	if (host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
+	if (host_has_copy(t, sftp, remote, l->size)) {
 		/* what an earlier run left there goes all the same */
 		prune_agent_cache(sftp, dir, strrchr(remote, '/') + 1);
 		rc = 0;
@@ -377,12 +451,12 @@ int agent_upload(struct ssh_target *t, const char *home, char *remote, size_t le
 	if (tmp_watcher_start(t->session, tmp, &watcher) < 0)
 		goto out;
 	if (sftp_put_file(sftp, local, tmp, buf) < 0) {
-		upload_failed(sftp, dir, tmp, remote, (uint64_t)st.st_size);
+		upload_failed(sftp, dir, tmp, remote, l->size);
 		goto out;
 	}
 	if (sftp_install(sftp, tmp, remote) < 0)
 		goto out;
-	if (!host_has_copy(t, sftp, remote, (uint64_t)st.st_size)) {
+	if (!host_has_copy(t, sftp, remote, l->size)) {
 		sftp_unlink(sftp, remote);
 		err_set("the agent uploaded to '%s' on the host does not have this agent's SHA-256 (%s): not started",
 			remote, t->agent_sha256);

@@ -17,18 +17,26 @@
 #define DISCOVER_TIMEOUT_MS 15000
 #define AGENT_START_TIMEOUT_MS 20000
 
-/* What the host has: its architecture, a matching xfercmp, tar, zstd, $HOME, our uid there. */
-static int discover(struct ssh_target *t, char *home, size_t len, int *proto)
+/*
+ * What the host has: its architecture, a matching xfercmp, tar, zstd, $HOME,
+ * our uid there; and how the agent's cache is (agent_upload.h), so that a
+ * run whose agent is cached there starts it with no command of its own.
+ */
+static int discover(struct ssh_target *t, const struct agent_local *agent, char *home, size_t len,
+		    int *proto, bool *cached)
 {
 	static const char script[] =
 		"uname -m; "
 		"if command -v xfercmp >/dev/null 2>&1; then xfercmp serve --protocol 2>/dev/null || echo 0; else echo 0; fi; "
 		"command -v tar >/dev/null 2>&1 && echo tar || echo no-tar; "
 		"command -v zstd >/dev/null 2>&1 && echo zstd || echo no-zstd; "
-		"echo \"$HOME\"; id -u 2>/dev/null || echo -1";
-	char lines[6][512], *end;
+		"echo \"$HOME\"; id -u 2>/dev/null || echo -1; ";
+	char command[2048], lines[6 + AGENT_CACHE_LINES][512], *end;
 
-	if (ssh_exec_lines(t->session, script, lines, 6, DISCOVER_TIMEOUT_MS) < 0)
+	memcpy(command, script, sizeof(script));
+	if (agent_cache_script(agent, command + sizeof(script) - 1, sizeof(command) - sizeof(script) + 1) < 0)
+		return -1;
+	if (ssh_exec_lines(t->session, command, lines, 6 + AGENT_CACHE_LINES, DISCOVER_TIMEOUT_MS) < 0)
 		return err_wrap("cannot look at the host");
 	snprintf(t->remote_arch, sizeof(t->remote_arch), "%.63s", lines[0]);
 	*proto = atoi(lines[1]);
@@ -38,6 +46,7 @@ static int discover(struct ssh_target *t, char *home, size_t len, int *proto)
 	t->remote_uid = strtol(lines[5], &end, 10);
 	if (end == lines[5] || *end || t->remote_uid < 0)
 		t->remote_uid = -1;
+	*cached = agent_cache_ready(agent, lines + 6, t->remote_uid);
 	return 0;
 }
 
@@ -116,14 +125,18 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 {
 	char home[512], remote_agent[600];
+	struct agent_local agent;
 	struct utsname u;
+	bool cached = false;
 	int proto = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->remote_uid = -1;
+	if (agent_local_init(&agent) < 0)
+		return -1;
 	if (ssh_conn_open(&o->conn, &t->session) < 0)
 		return -1;
-	if (discover(t, home, sizeof(home), &proto) < 0)
+	if (discover(t, &agent, home, sizeof(home), &proto, &cached) < 0)
 		goto fail;
 	if (!t->has_tar) {
 		err_set("host '%s' has no tar: install the tar package there", o->conn.target);
@@ -149,7 +162,8 @@ int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 				o->conn.target, t->remote_arch, u.machine, XFERCMP_VERSION);
 			goto fail;
 		}
-		if (agent_upload(t, home, remote_agent, sizeof(remote_agent)) < 0)
+		if ((cached ? agent_use_cached(t, &agent, home, remote_agent, sizeof(remote_agent))
+			    : agent_upload(t, &agent, home, remote_agent, sizeof(remote_agent))) < 0)
 			goto fail;
 		snprintf(t->agent_command, sizeof(t->agent_command), "%s", remote_agent);
 	}
