@@ -18,6 +18,7 @@
 
 #include <fnmatch.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -72,6 +73,17 @@ static inline const char *test_tmp_base(void)
 	    (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize >= 1ull << 30)
 		return "/dev/shm";
 	return "/var/tmp";
+}
+
+/* Writes text to a new or emptied file at path, then gives it mode. */
+static inline void test_put_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
 }
 
 /* Makes a new directory test_tmp_base()/name-XXXXXX, its path into buf. */

@@ -25,16 +25,6 @@ struct home {
 	struct agent_local agent;
 };
 
-static void put(const char *path, const char *text, mode_t mode)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(chmod(path, mode), 0);
-}
-
 /* The SHA-256 of CONTENT, computed by the same sha256sum the script runs (no constant to get wrong). */
 static void content_sha256(char out[65])
 {
@@ -59,7 +49,7 @@ static void home_make(struct home *h)
 	snprintf(h->copy, sizeof(h->copy), "%s/" NAME, h->ours);
 	assert_int_equal(mkdir(h->cache, 0755), 0);
 	assert_int_equal(mkdir(h->ours, 0700), 0);
-	put(h->copy, CONTENT, 0700);
+	test_put_file(h->copy, CONTENT, 0700);
 	snprintf(h->agent.name, sizeof(h->agent.name), "%s", NAME);
 	content_sha256(h->agent.sha256);
 }
@@ -102,9 +92,9 @@ static void test_ready_as_uploaded(void **state)
 	assert_true(ready(&h, -1));
 	/* two more cached agents, three in all: what the prune keeps */
 	snprintf(h.copy, sizeof(h.copy), "%s/xfercmp-agent-0.0.9-p5-0000000000000001", h.ours);
-	put(h.copy, "old", 0700);
+	test_put_file(h.copy, "old", 0700);
 	snprintf(h.copy, sizeof(h.copy), "%s/xfercmp-agent-0.0.9-p5-0000000000000002", h.ours);
-	put(h.copy, "older", 0700);
+	test_put_file(h.copy, "older", 0700);
 	assert_true(ready(&h, (long)getuid()));
 	home_remove(&h);
 }
@@ -116,7 +106,7 @@ static void test_not_ready_without_the_copy(void **state)
 	(void)state;
 	home_make(&h);
 	/* another content under the name */
-	put(h.copy, "changed", 0700);
+	test_put_file(h.copy, "changed", 0700);
 	assert_false(ready(&h, (long)getuid()));
 	/* no copy */
 	assert_int_equal(unlink(h.copy), 0);
@@ -161,13 +151,13 @@ static void test_not_ready_when_the_prune_has_work(void **state)
 	home_make(&h);
 	/* an upload left over */
 	snprintf(path, sizeof(path), "%s/" NAME ".tmp4242", h.ours);
-	put(path, "part", 0600);
+	test_put_file(path, "part", 0600);
 	assert_false(ready(&h, (long)getuid()));
 	assert_int_equal(unlink(path), 0);
 	/* four cached agents: one more than the prune keeps */
 	for (int i = 1; i <= 3; i++) {
 		snprintf(path, sizeof(path), "%s/xfercmp-agent-0.0.%d-p5-000000000000000%d", h.ours, i, i);
-		put(path, "old", 0700);
+		test_put_file(path, "old", 0700);
 	}
 	assert_false(ready(&h, (long)getuid()));
 	home_remove(&h);

@@ -24,16 +24,6 @@
 
 static char base[64];
 
-static void put(const char *path, const char *text, mode_t mode)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(chmod(path, mode), 0);
-}
-
 static const char *at(const char *rel)
 {
 	static char buf[4][512];
@@ -53,7 +43,7 @@ static void make_root(const char *name, const char *marker)
 	assert_int_equal(mkdir(at(path), 0700), 0);
 	if (marker) {
 		snprintf(m, sizeof(m), "%s/" AGENT_ROOT_MARKER, at(path));
-		put(m, marker, 0600);
+		test_put_file(m, marker, 0600);
 	}
 }
 
@@ -111,15 +101,15 @@ static void test_clean_local(void **state)
 	assert_int_equal(mkdir(at("home/.cache"), 0700), 0);
 	assert_int_equal(mkdir(at("home/.cache/xfercmp"), 0700), 0);
 	assert_int_equal(mkdir(at("scratch"), 0755), 0);
-	put(at("home/.cache/xfercmp/xfercmp-agent-0.1.0-p2-00000000000000aa"), "0123456789", 0755);
-	put(at("home/.cache/xfercmp/xfercmp-agent-0.1.0-p2-00000000000000aa.tmp42"), "01234", 0600);
-	put(at("precious"), ID "\n", 0644);
+	test_put_file(at("home/.cache/xfercmp/xfercmp-agent-0.1.0-p2-00000000000000aa"), "0123456789", 0755);
+	test_put_file(at("home/.cache/xfercmp/xfercmp-agent-0.1.0-p2-00000000000000aa.tmp42"), "01234", 0600);
+	test_put_file(at("precious"), ID "\n", 0644);
 	assert_int_equal(symlink(at("precious"), at("home/.cache/xfercmp/xfercmp-agent-link")), 0);
 	/* ours: a marked root with a read-only directory in it */
 	make_root("xfercmp.Ours01", ID "\n");
 	snprintf(ro, sizeof(ro), "%s/ro", at("scratch/xfercmp.Ours01"));
 	assert_int_equal(mkdir(ro, 0755), 0);
-	put(at("scratch/xfercmp.Ours01/ro/f"), "data", 0444);
+	test_put_file(at("scratch/xfercmp.Ours01/ro/f"), "data", 0444);
 	assert_int_equal(chmod(ro, 0555), 0);
 	/* not ours */
 	make_root("xfercmp.NoMrk1", NULL);
@@ -131,7 +121,7 @@ static void test_clean_local(void **state)
 	assert_int_equal(chown(at("scratch/xfercmp.Other1/" AGENT_ROOT_MARKER), NOBODY, NOBODY), 0);
 	assert_int_equal(chown(at("scratch/xfercmp.Other1"), NOBODY, NOBODY), 0);
 	assert_int_equal(mkdir(at("elsewhere"), 0700), 0);
-	put(at("elsewhere/" AGENT_ROOT_MARKER), ID "\n", 0600);
+	test_put_file(at("elsewhere/" AGENT_ROOT_MARKER), ID "\n", 0600);
 	assert_int_equal(symlink(at("elsewhere"), at("scratch/xfercmp.Link01")), 0);
 	/* ours, but held open as a running agent holds its root */
 	make_root("xfercmp.InUse1", ID "\n");
@@ -203,7 +193,7 @@ static void test_clean_without_gnu_find(void **state)
 	assert_int_equal(mkdir(at("home"), 0700), 0);
 	assert_int_equal(mkdir(at("scratch"), 0755), 0);
 	assert_int_equal(mkdir(at("bin"), 0755), 0);
-	put(at("bin/find"), "#!/bin/sh\nfor a; do [ \"$a\" = -printf ] && { echo 'find: unknown predicate' >&2; "
+	test_put_file(at("bin/find"), "#!/bin/sh\nfor a; do [ \"$a\" = -printf ] && { echo 'find: unknown predicate' >&2; "
 			    "exit 1; }; done\nexec /usr/bin/find \"$@\"\n", 0755);
 	make_root("xfercmp.Ours02", ID "\n");
 	snprintf(newpath, sizeof(newpath), "%s:%s", at("bin"), path ? path : "/usr/bin:/bin");
