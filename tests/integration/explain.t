@@ -56,6 +56,9 @@ causal() {
 		right=$?
 		m="$m, $want_most $([ "$right" = 0 ] && echo within || echo NOT within) 0.10 of it"
 	fi
+	# withheld: the savings name no cause either (the comparison was an outlier), so which
+	# was largest is said, not held to WANT_MOST (seen: network 1.56 s, the null sink 1.58 s)
+	[ -n "$held" ] && [ "$right" != 0 ] && m="$m (not held to it: the verdict was withheld)" && right=0
 	ok $right "$name: without $m saved most (want $want_most)"
 	# The metadata case only: a probe the run beat is said, not hidden
 	# (docs/MODEL.md, "The accounting"). On this VM creates right after a mass
