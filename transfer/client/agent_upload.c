@@ -304,6 +304,12 @@ static void tmp_watcher_end(struct ssh_exec *x)
 	err_restore(&saved);
 }
 
+/* The mode bits a cache directory may not have: private (~/.cache/xfercmp), none for group and others; else (~/.cache) no writing by them. */
+static unsigned refused_modes(int private)
+{
+	return private ? 077u : 022u;
+}
+
 /*
  * Makes dir (one level, 0700) if missing and checks what is there: a real
  * directory (not a link), owned by the host user we log in as (uid), that no
@@ -328,8 +334,8 @@ static int own_dir(sftp_session sftp, const char *dir, long uid, int private)
 	else if (uid >= 0 && (long)a->uid != uid)
 		rc = err_set("'%s' on the host belongs to uid %lu, not to you (uid %ld): whoever owns it could change the agent kept there; remove it and run again",
 			     dir, (unsigned long)a->uid, uid);
-	else if ((a->permissions & (private ? 077u : 022u)) &&
-		 sftp_chmod(sftp, dir, (mode_t)((a->permissions & 07777) & ~(private ? 077u : 022u))) < 0)
+	else if ((a->permissions & refused_modes(private)) &&
+		 sftp_chmod(sftp, dir, (mode_t)((a->permissions & 07777) & ~refused_modes(private))) < 0)
 		rc = err_set("'%s' on the host may be %s by other users and cannot be made %s: %s",
 			     dir, private ? "read or written" : "written", private ? "0700" : "theirs no more",
 			     ssh_get_error(sftp->session));
@@ -396,7 +402,7 @@ bool agent_cache_ready(const struct agent_local *l, char lines[][512], long uid)
 	char extra;
 
 	/* ~/.cache no one else may write, ~/.cache/xfercmp no one else may even read (own_dir) */
-	if (!dir_line_ours(lines[0], uid, 022u) || !dir_line_ours(lines[1], uid, 077u))
+	if (!dir_line_ours(lines[0], uid, refused_modes(0)) || !dir_line_ours(lines[1], uid, refused_modes(1)))
 		return false;
 	if (strncmp(lines[2], l->sha256, 64) || (lines[2][64] != ' ' && lines[2][64] != '\0'))
 		return false;
