@@ -220,10 +220,9 @@ static void sample_and_whole(const struct report *r, FILE *out)
 	if (any) {
 		forecast_note(r, out, fixed_of, 3, "  note: ", "a run's fixed cost, measured on one file before "
 			      "the sample, is kept whole, not scaled: ", "");
-		forecast_note(r, out, once_of, 2, "  range: ", "each of these opens its own OpenSSH connection and "
-			      "took longer on the sample than the model: ", ". The forecast scales that time; the "
-			      "range's low end keeps it whole, as a new connection's warm-up paid once a run "
-			      "(docs/MODEL.md). One run cannot tell which it is.");
+		forecast_note(r, out, once_of, 2, "  note: ", "each of these opens its own OpenSSH connection, "
+			      "which warms up on its first megabytes; what its sample's later bytes' rate leaves "
+			      "out of that run is kept whole, paid once a run, not scaled: ", " (docs/MODEL.md).");
 	}
 	if (fast_sample && fast_whole && fast_sample->strategy != fast_whole->strategy)
 		fprintf(out, "  fastest on the sample: %s; for the whole, %s is forecast fastest\n",

@@ -54,8 +54,9 @@ struct forecast {
 	double flush_creates_s;		/* of flush_s, the creates' durable part (the rest: the writes) */
 	double fixed_s;			/* of seconds, a run's fixed cost measured on one file (a
 					 * sample's forecast: model/sample_forecast.h); 0: none */
-	double once_s;			/* a sample's forecast: the sample run's time beyond the
-					 * model's that low keeps whole, as maybe paid once a run
+	double once_s;			/* of seconds, a sample's forecast for a real tool over ssh:
+					 * the sample's transfer its later bytes' rate leaves out,
+					 * its connection's warm-up, paid once a run, not scaled
 					 * (model/sample_forecast.c); 0: none */
 	enum resource bound;		/* the resource that sets seconds */
 	enum forecast_stage working;	/* the slowest overlapped stage: the one a sample's level

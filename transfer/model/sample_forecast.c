@@ -49,11 +49,50 @@ static bool own_connection(const struct strategy *st)
 	return st && (st->flags & STRATEGY_REFERENCE) && (st->flags & STRATEGY_SSH);
 }
 
+/*
+ * The whole with once seconds of the sample's scaled work paid once a run
+ * instead: the rest calibrates the level. base: the sample's transfer
+ * beyond what does not scale.
+ */
+static double whole_paying_once(const struct forecast *w, const struct forecast *s,
+				const struct sample_run *run, double base, double once, double flush)
+{
+	return unscaled(w, run) + once + (base - once) / working(s) * working(w) + flush;
+}
+
+/*
+ * A connection of its own with a series of the link: the sample's transfer
+ * beyond the fixed cost that its later bytes' rate leaves out is the
+ * warm-up, paid once (docs/MODEL.md, "From a sample"). The split at half
+ * the bytes is the forecast; the splits at a quarter and three quarters
+ * widen its range, since where the warm-up ends is not known. Returns
+ * false when there is no series to split by.
+ */
+static bool split_by_later_rate(const struct forecast *w, const struct forecast *s,
+				const struct sample_run *run, double base, double flush, struct forecast *out)
+{
+	double at[SAMPLE_SPLITS];
+
+	if (!(run->later_s[SAMPLE_SPLIT_MID] > 0) || !(working(s) > 0))
+		return false;
+	for (int k = 0; k < SAMPLE_SPLITS; k++)
+		at[k] = run->later_s[k] > 0 ? whole_paying_once(w, s, run, base, fmax(base - run->later_s[k], 0), flush)
+					    : NAN;
+	out->once_s = fmax(base - run->later_s[SAMPLE_SPLIT_MID], 0);
+	out->seconds = at[SAMPLE_SPLIT_MID];
+	for (int k = 0; k < SAMPLE_SPLITS; k++)
+		if (isfinite(at[k])) {
+			out->low = fmin(out->low, at[k]);
+			out->high = fmax(out->high, at[k]);
+		}
+	return true;
+}
+
 int sample_forecast(const struct forecast_input *whole, const struct forecast_input *sample,
 		    const struct sample_run *run, struct forecast *out)
 {
-	struct forecast w, s;
-	double measured = run->transfer_s + run->flush_s, level, flush;
+	struct forecast w, s, split = { .low = INFINITY, .high = 0 };
+	double measured = run->transfer_s + run->flush_s, base, level, flush;
 
 	if (!(measured > 0) || !isfinite(measured))
 		return err_set("a sample run of %g seconds forecasts nothing", measured);
@@ -69,13 +108,22 @@ int sample_forecast(const struct forecast_input *whole, const struct forecast_in
 		return 0;
 	}
 	/* how the sample's run stood to the model: its working time against the model's */
-	level = working(&s) > 0 ? fmax(run->transfer_s - unscaled(&s, run), 0) / working(&s) : 1;
+	base = fmax(run->transfer_s - unscaled(&s, run), 0);
+	level = working(&s) > 0 ? base / working(&s) : 1;
 	flush = s.flush_s > 0 ? w.flush_s * run->flush_s / s.flush_s : w.flush_s;
 	out->seconds = unscaled(&w, run) + level * working(&w) + flush;
 	out->flush_s = flush;
 	out->fixed_s = run->fixed_s;
-	out->low = out->seconds * fmin(run->min_s / measured, 1);
-	out->high = out->seconds * fmax(run->max_s / measured, 1);
+	if (own_connection(whole->strategy) && split_by_later_rate(&w, &s, run, base, flush, &split)) {
+		out->seconds = split.seconds;
+		out->once_s = split.once_s;
+		out->low = fmin(out->seconds * fmin(run->min_s / measured, 1), split.low);
+		out->high = fmax(out->seconds * fmax(run->max_s / measured, 1), split.high);
+	} else {
+		/* without a series of the link, a connection's warm-up cannot be told from work: it scales */
+		out->low = out->seconds * fmin(run->min_s / measured, 1);
+		out->high = out->seconds * fmax(run->max_s / measured, 1);
+	}
 	/*
 	 * Another stage bounds the whole: the sample calibrated the wrong one,
 	 * so the model's own may stand. The bound alone misses it when the
@@ -87,17 +135,6 @@ int sample_forecast(const struct forecast_input *whole, const struct forecast_in
 	if (w.bound != s.bound || (!s.requests && w.working != s.working)) {
 		out->low = fmin(out->low, w.seconds);
 		out->high = fmax(out->high, w.seconds);
-	}
-	/*
-	 * With its own connection, what the sample's run took beyond the
-	 * model's working time may be that connection's warm-up, paid once a
-	 * run, or a per-file or per-byte cost the probes do not see (rsync's
-	 * checksums): one run cannot tell them apart. The forecast scales it
-	 * (the second); low keeps it whole, once (the first).
-	 */
-	if (own_connection(whole->strategy) && level > 1) {
-		out->once_s = (level - 1) * working(&s);
-		out->low = fmin(out->low, unscaled(&w, run) + working(&w) + out->once_s + flush);
 	}
 	return 0;
 }

@@ -19,6 +19,11 @@
  * spread), and what the strategy's run on one file of the workload
  * measured before them: its fixed cost per run.
  */
+/* the shares of a run's bytes after which its rate is read: a quarter, a half, three quarters */
+#define SAMPLE_SPLITS 3
+#define SAMPLE_SPLIT_MID 1
+#define SAMPLE_SPLIT_AT(k) (0.25 * ((k) + 1))
+
 struct sample_run {
 	double transfer_s, flush_s;	/* the median run's */
 	double min_s, max_s;		/* the fastest and slowest run's time, transfer and flush */
@@ -31,6 +36,16 @@ struct sample_run {
 	double fixed_s;
 	/* the model's handshakes and ramp for that one file (its forecast's need_s[RES_LATENCY]): fixed_s holds them */
 	double fixed_latency_s;
+	/*
+	 * The median run's transfer at the rate of its later bytes: from the
+	 * moment the wire had carried SAMPLE_SPLIT_AT(k) of the run's bytes to
+	 * the end of its transfer, over the share left; the middle split is
+	 * the forecast's, the other two bound its range. A real tool's own
+	 * OpenSSH connection warms up on its first megabytes: what of the
+	 * sample's transfer beyond the fixed cost these leave out is paid once
+	 * a run, not once a sample's worth. 0: unknown (no series of the link).
+	 */
+	double later_s[SAMPLE_SPLITS];
 };
 
 /*

@@ -3,6 +3,7 @@
 
 #include "err.h"
 #include "model/sample_forecast.h"
+#include "sample/series_progress.h"
 #include "wallclock.h"
 
 #include <stdio.h>
@@ -29,6 +30,22 @@ static void fixed_cost(const struct runner_opts *o, const struct runner_fixed *f
 	run->fixed_latency_s = one.need_s[RES_LATENCY];
 }
 
+/*
+ * The median run's transfer at its later bytes' rate (sample_run.later_s),
+ * from the client's series of the link towards the host. The series'
+ * window opens a local request before the transfer's clock starts: the
+ * moment read from it is late by that much, no more.
+ */
+static void later_rate(const struct strategy_result *r, struct sample_run *run)
+{
+	for (int k = 0; k < SAMPLE_SPLITS; k++) {
+		double at = r->have_local ? series_time_at_fraction(&r->local, SAMPLE_SPLIT_AT(k)) : -1;
+
+		run->later_s[k] = at >= 0 && at < r->median.transfer ?
+				  (r->median.transfer - at) / (1 - SAMPLE_SPLIT_AT(k)) : 0;
+	}
+}
+
 void runner_forecast_whole(const struct runner_opts *o, const struct manifest *whole,
 			   const struct manifest *sample, const struct runner_fixed *fixed,
 			   struct strategy_result *results, size_t n)
@@ -48,6 +65,7 @@ void runner_forecast_whole(const struct runner_opts *o, const struct manifest *w
 		if (r->status != RESULT_OK || !r->runs)
 			continue;
 		fixed_cost(o, fixed, i, &run);
+		later_rate(r, &run);
 		runner_forecast_input(o, r->strategy, whole, &w);
 		runner_forecast_input(o, r->strategy, sample, &s);
 		wallclock_now(r->forecast_made_at, sizeof(r->forecast_made_at));

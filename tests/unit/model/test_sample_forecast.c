@@ -204,54 +204,86 @@ static void test_the_handshakes_are_in_the_fixed_cost(void **state)
 }
 
 /*
- * A real tool over ssh (its own connection each run) whose sample ran 1 s
- * beyond the model: the forecast scales that second, low keeps it whole,
- * once; our own tar-ssh on the probes' warm session gets the scaled
- * forecast and the runs' spread only.
+ * A sample whose transfer ran 1 s beyond twice the model's working time,
+ * with or without a series of the link saying its later bytes went at
+ * twice the model's rate (1 s left out: the warm-up), and at a quarter
+ * and three quarters of its bytes 0.5 s and 1.2 s left out.
  */
-static void test_a_connection_of_its_own_keeps_the_excess_once_in_low(void **state)
+static void check_a_second_beyond(const char *name, bool series)
 {
 	struct probe_results p = fixture_probes();
-	const char *names[] = { "real-tar-ssh", "tar-ssh" };
+	struct forecast_input whole = fixture_input(strategy_find(name), &p, fixture_small(100000));
+	struct forecast_input part = fixture_input(strategy_find(name), &p, fixture_small(5000));
+	struct forecast s = model(&part), w = model(&whole), out;
+	double work = working_of(&s), scale = working_of(&w) / work;
+	double ramp = fmax(w.need_s[RES_LATENCY] - s.need_s[RES_LATENCY], 0);
+	double rest = 0.20 + ramp + w.flush_s;	/* fixed, ramp and flush: not scaled */
+	struct sample_run run = { .transfer_s = 0.20 + 2 * work + 1.0, .flush_s = s.flush_s,
+				  .fixed_s = 0.20, .fixed_latency_s = s.need_s[RES_LATENCY] };
 
-	(void)state;
-	for (int i = 0; i < 2; i++) {
-		struct forecast_input whole = fixture_input(strategy_find(names[i]), &p, fixture_small(100000));
-		struct forecast_input part = fixture_input(strategy_find(names[i]), &p, fixture_small(5000));
-		struct forecast s = model(&part), w = model(&whole), out;
-		struct sample_run run = { .transfer_s = 0.20 + working_of(&s) + 1.0, .flush_s = s.flush_s,
-					  .fixed_s = 0.20, .fixed_latency_s = s.need_s[RES_LATENCY] };
-		double scale = working_of(&w) / working_of(&s), ramp = fmax(w.need_s[RES_LATENCY] - s.need_s[RES_LATENCY], 0);
-
-		assert_true(scale > 10);
-		run.min_s = run.max_s = run.transfer_s + run.flush_s;
-		assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
-		assert_near(out.seconds, 0.20 + ramp + working_of(&w) + scale * 1.0 + w.flush_s);
+	if (series)
+		memcpy(run.later_s, (double[SAMPLE_SPLITS]){ 2 * work + 0.5, 2 * work, 2 * work - 0.2 },
+		       sizeof(run.later_s));
+	assert_true(scale > 10);
+	run.min_s = run.max_s = run.transfer_s + run.flush_s;
+	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
+	if (series && strategy_find(name)->flags & STRATEGY_REFERENCE) {
+		assert_near(out.seconds, rest + 1.0 + 2 * work * scale);
+		assert_near(out.once_s, 1.0);
+		assert_near(out.low, rest + 1.2 + (2 * work - 0.2) * scale);
+		assert_near(out.high, rest + 0.5 + (2 * work + 0.5) * scale);
+	} else {
+		assert_near(out.seconds, rest + (2 * work + 1.0) * scale);
+		assert_true(out.once_s == 0);
+		assert_near(out.low, out.seconds);
 		assert_near(out.high, out.seconds);
-		if (i == 0) {
-			assert_near(out.once_s, 1.0);
-			assert_near(out.low, 0.20 + ramp + working_of(&w) + 1.0 + w.flush_s);
-		} else {
-			assert_true(out.once_s == 0);
-			assert_near(out.low, out.seconds);
-		}
 	}
 }
 
-/* Faster than the model: nothing beyond it to keep once, the range is the runs' spread. */
-static void test_a_connection_of_its_own_under_the_model_changes_nothing(void **state)
+/*
+ * A real tool over ssh (its own connection each run) with no series of the
+ * link to split its run by: the second scales, as for our own tar-ssh, and
+ * the range is the runs' spread.
+ */
+static void test_without_a_series_a_connection_of_its_own_scales(void **state)
+{
+	(void)state;
+	check_a_second_beyond("real-tar-ssh", false);
+	check_a_second_beyond("tar-ssh", false);
+}
+
+/*
+ * With a series: the real tool pays the second its later bytes' rate leaves
+ * out once, scales the rest, and the other splits bound the range; our own
+ * tar-ssh on the warm session ignores the series.
+ */
+static void test_the_later_rate_pays_the_warm_up_once(void **state)
+{
+	(void)state;
+	check_a_second_beyond("real-tar-ssh", true);
+	check_a_second_beyond("tar-ssh", true);
+}
+
+/* Later bytes no faster than the whole run's: nothing paid once, the sample scales as it ran. */
+static void test_a_later_rate_no_faster_scales_it_all(void **state)
 {
 	struct probe_results p = fixture_probes();
 	struct forecast_input whole = fixture_input(strategy_find("real-rsync"), &p, fixture_small(100000));
 	struct forecast_input part = fixture_input(strategy_find("real-rsync"), &p, fixture_small(5000));
-	struct forecast s = model(&part), out;
-	struct sample_run run = { .transfer_s = 0.5 * working_of(&s), .flush_s = s.flush_s };
+	struct forecast s = model(&part), w = model(&whole), out;
+	double work = working_of(&s);
+	struct sample_run run = { .transfer_s = 0.20 + 3 * work, .flush_s = s.flush_s, .fixed_s = 0.20,
+				  .fixed_latency_s = s.need_s[RES_LATENCY],
+				  .later_s = { 3.5 * work, 3 * work, 3 * work } };
 
 	(void)state;
 	run.min_s = run.max_s = run.transfer_s + run.flush_s;
 	assert_int_equal(sample_forecast(&whole, &part, &run, &out), 0);
 	assert_true(out.once_s == 0);
+	assert_near(out.seconds, 0.20 + fmax(w.need_s[RES_LATENCY] - s.need_s[RES_LATENCY], 0) +
+				  3 * working_of(&w) + w.flush_s);
 	assert_near(out.low, out.seconds);
+	assert_near(out.high, out.seconds);
 }
 
 static void test_a_fixed_cost_that_is_none_is_refused(void **state)
@@ -287,8 +319,9 @@ int main(void)
 		cmocka_unit_test(test_another_working_stage_under_the_same_bound_widens_the_range),
 		cmocka_unit_test(test_the_fixed_cost_is_not_scaled),
 		cmocka_unit_test(test_the_handshakes_are_in_the_fixed_cost),
-		cmocka_unit_test(test_a_connection_of_its_own_keeps_the_excess_once_in_low),
-		cmocka_unit_test(test_a_connection_of_its_own_under_the_model_changes_nothing),
+		cmocka_unit_test(test_without_a_series_a_connection_of_its_own_scales),
+		cmocka_unit_test(test_the_later_rate_pays_the_warm_up_once),
+		cmocka_unit_test(test_a_later_rate_no_faster_scales_it_all),
 		cmocka_unit_test(test_a_fixed_cost_that_is_none_is_refused),
 		cmocka_unit_test(test_no_time_is_refused),
 	};
