@@ -262,12 +262,12 @@ check_grep "wrong identity: authentication failed for user@host, names the key" 
 # ---------------------------------------------------------------- 4. a host without zstd
 ensure_testbed "the no-zstd host"
 # A second sshd in the namespace, port 2222, whose sessions get a PATH holding
-# every program of this system except zstd (the host's shell start-up files may
-# call any of them; nothing the remote side runs is left out but zstd).
+# every program of this system except zstd and rsync (the host's shell start-up
+# files may call any of them; nothing the remote side runs is left out but those).
 mkdir -p "$work/nozstd-bin"
 for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
 	b=${f##*/}
-	case $b in *zstd* | xfercmp*) continue ;; esac
+	case $b in *zstd* | rsync | xfercmp*) continue ;; esac
 	[ -x "$f" ] && [ ! -e "$work/nozstd-bin/$b" ] && ln -s "$f" "$work/nozstd-bin/$b"
 done
 sed -e "s|^ListenAddress .*|ListenAddress 198.18.0.2:2222|" -e "s|^PidFile .*|PidFile $work/sshd2.pid|" \
@@ -295,6 +295,13 @@ check_rc 0 "no zstd: every strategy, exit 0" \
 ok_results "no zstd: zstd-ssh skipped, the other five ok and verified" "$json" zstd-ssh
 why=$(json_get "$json" "[r for r in d['results'] if r['strategy']=='zstd-ssh'][0]['error']" 2>/dev/null)
 check_grep "no zstd: the reason names zstd (${why:-no reason})" "zstd" "$why"
+# rsync is looked for by the same command that looks at the host (ssh_target.c)
+json="$work/norsync.json"
+check_rc 0 "no rsync on the host: real-rsync beside real-tar-ssh, exit 0" \
+	"$xf" -F "$work/cfg_2222" -w smallfiles --files 300 --no-probes -s real-tar-ssh,real-rsync --json "$json" testbed
+why=$(json_get "$json" "' '.join('%s:%s:%s' % (r['strategy'], r['status'], r['error']) for r in d['results'])" 2>/dev/null)
+check_grep "no rsync on the host: real-tar-ssh ran, real-rsync skipped naming the host's rsync (${why:-no results})" \
+	"^real-tar-ssh:ok:None real-rsync:skipped:host 'testbed' has no rsync program" "$why"
 if [ -r "$work/sshd2.pid" ] && read -r pid <"$work/sshd2.pid"; then
 	kill -TERM "$pid" 2>/dev/null
 	for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

@@ -16,37 +16,46 @@
 
 #define DISCOVER_TIMEOUT_MS 15000
 #define AGENT_START_TIMEOUT_MS 20000
+/* the lines look_and_start()'s own script prints, before the agent cache's */
+#define DISCOVER_LINES 8
 
 /*
- * What the host has: its architecture, a matching xfercmp, tar, zstd, $HOME,
- * our uid there; and how the agent's cache is (agent_upload.h), so that a
- * run whose agent is cached there starts it with no command of its own.
+ * The agent's start, shell text after the program is chosen: it listens on
+ * the address this SSH connection reached (the third word of
+ * SSH_CONNECTION), so its port is open where we already are allowed to
+ * connect, and nowhere else; and in the family the client already reaches
+ * the host by: an IPv6 address goes in brackets (netaddr.h). Without
+ * SSH_CONNECTION (not sshd), every IPv4 address. program: shell text.
  */
-static int discover(struct ssh_target *t, const struct agent_local *agent, char *home, size_t len,
-		    int *proto, bool *cached)
+static int serve_text(const struct ssh_target *t, const char *program, char *buf, size_t len)
 {
-	static const char script[] =
-		"uname -m; "
-		"if command -v xfercmp >/dev/null 2>&1; then xfercmp serve --protocol 2>/dev/null || echo 0; else echo 0; fi; "
-		"command -v tar >/dev/null 2>&1 && echo tar || echo no-tar; "
-		"command -v zstd >/dev/null 2>&1 && echo zstd || echo no-zstd; "
-		"echo \"$HOME\"; id -u 2>/dev/null || echo -1; ";
-	char command[2048], lines[6 + AGENT_CACHE_LINES][512], *end;
+	char quoted_root[700];
 
-	memcpy(command, script, sizeof(script));
-	if (agent_cache_script(agent, command + sizeof(script) - 1, sizeof(command) - sizeof(script) + 1) < 0)
+	if (ssh_shell_quote(t->remote_parent, quoted_root, sizeof(quoted_root)) < 0)
 		return -1;
-	if (ssh_exec_lines(t->session, command, lines, 6 + AGENT_CACHE_LINES, DISCOVER_TIMEOUT_MS) < 0)
-		return err_wrap("cannot look at the host");
-	snprintf(t->remote_arch, sizeof(t->remote_arch), "%.63s", lines[0]);
-	*proto = atoi(lines[1]);
-	t->has_tar = !strcmp(lines[2], "tar");
-	t->has_zstd = !strcmp(lines[3], "zstd");
-	snprintf(home, len, "%s", lines[4]);
-	t->remote_uid = strtol(lines[5], &end, 10);
-	if (end == lines[5] || *end || t->remote_uid < 0)
-		t->remote_uid = -1;
-	*cached = agent_cache_ready(agent, lines + 6, t->remote_uid);
+	if (snprintf(buf, len,
+		     "c=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
+		     "case $3 in *:*) l=\"[$3]\";; *) l=$3;; esac; "
+		     "exec %s serve --listen \"$l:0\" --once --token-file - --root %s",
+		     program, quoted_root) >= (int)len)
+		return err_set("the agent's start command does not fit");
+	return 0;
+}
+
+/*
+ * An uploaded agent starts only if it is still the one checked, and what
+ * runs is what was checked: the file (path: shell text) is opened once
+ * (fd 3), hashed through that descriptor and executed through it
+ * (/proc/self/fd/3), so a file swapped or rewritten under its name in
+ * between is never run.
+ */
+static int check_text(const char *path, const char *sha256, char *buf, size_t len)
+{
+	if (snprintf(buf, len,
+		     "exec 3< %s && h=$(sha256sum <&3) && [ \"${h%%%% *}\" = %s ] || "
+		     "{ echo 'the agent on the host changed since it was checked: not started' >&2; exit 97; }; ",
+		     path, sha256) >= (int)len)
+		return err_set("the agent's check does not fit");
 	return 0;
 }
 
@@ -71,48 +80,14 @@ static void ssh_peer_address(ssh_session s, char *host, size_t len)
 	}
 }
 
-static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
+/* The started agent's first exchange: its token in, the address it listens on out. */
+static int agent_handshake(struct ssh_target *t)
 {
-	char quoted_agent[700], quoted_root[700], command[3072], line[512], check[1000] = "";
-	int rc;
+	char line[512];
 
-	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0 ||
-	    ssh_shell_quote(t->remote_parent, quoted_root, sizeof(quoted_root)) < 0)
-		return -1;
-	/*
-	 * Listen on the address this SSH connection reached (the third word of
-	 * SSH_CONNECTION), so the agent's port is open where we already are
-	 * allowed to connect, and nowhere else; and in the family the client
-	 * already reaches the host by: an IPv6 address goes in brackets
-	 * (netaddr.h). Without SSH_CONNECTION (not sshd), every IPv4 address.
-	 */
-	/*
-	 * An uploaded agent starts only if it is still the one checked, and
-	 * what runs is what was checked: the file is opened once (fd 3),
-	 * hashed through that descriptor and executed through it
-	 * (/proc/self/fd/3), so a file swapped or rewritten under its name in
-	 * between is never run.
-	 */
-	if (t->agent_sha256[0]) {
-		snprintf(check, sizeof(check),
-			 "exec 3< %s && h=$(sha256sum <&3) && [ \"${h%%%% *}\" = %s ] || "
-			 "{ echo 'the agent on the host changed since it was checked: not started' >&2; exit 97; }; ",
-			 quoted_agent, t->agent_sha256);
-		snprintf(quoted_agent, sizeof(quoted_agent), "/proc/self/fd/3");
-	}
-	snprintf(command, sizeof(command),
-		 "%sc=${SSH_CONNECTION:-x x 0.0.0.0 x}; set -- $c; "
-		 "case $3 in *:*) l=\"[$3]\";; *) l=$3;; esac; "
-		 "exec %s serve --listen \"$l:0\" --once --token-file - --root %s",
-		 check, quoted_agent, quoted_root);
-	(void)o;
-	if (ssh_exec_start(t->session, command, &t->agent) < 0)
-		return err_wrap("cannot start the agent on the host");
-	t->agent_running = 1;
 	if (ssh_exec_write(&t->agent, t->token, WIRE_TOKEN_HEX) < 0 || ssh_exec_write(&t->agent, "\n", 1) < 0)
 		return err_wrap("cannot hand the agent its token");
-	rc = ssh_exec_read_line(&t->agent, line, sizeof(line), AGENT_START_TIMEOUT_MS);
-	if (rc < 0)
+	if (ssh_exec_read_line(&t->agent, line, sizeof(line), AGENT_START_TIMEOUT_MS) < 0)
 		return err_wrap("agent did not start on the host");
 	if (agent_listening_parse(line, t->agent_host, sizeof(t->agent_host), t->agent_port,
 				  sizeof(t->agent_port)) < 0)
@@ -122,52 +97,153 @@ static int start_agent(struct ssh_target *t, const struct ssh_target_opts *o)
 	return 0;
 }
 
+/*
+ * What the host has: its architecture, a matching xfercmp, tar, zstd, rsync
+ * and scp (the reference tools' ends), $HOME, our uid there; and how the
+ * agent's cache is (agent_upload.h). Then the command waits for a word from
+ * us: "installed" runs the host's own xfercmp as the agent, "cached" the
+ * cached copy (checked as check_text says), anything else ends it. So a
+ * run whose agent is there already starts it with no command of its own:
+ * each command sshd starts pays a login (0.5-1.3 s on the testbed, whose
+ * login shell runs pyenv: docs/BENCHMARKS.md). The command is t->agent's
+ * channel; *started says whether the agent runs on it.
+ */
+static int look_and_start(struct ssh_target *t, const struct agent_local *agent, const char *machine,
+			  char *home, size_t len, bool *started)
+{
+	static const char script[] =
+		"uname -m; "
+		"if command -v xfercmp >/dev/null 2>&1; then xfercmp serve --protocol 2>/dev/null || echo 0; else echo 0; fi; "
+		"command -v tar >/dev/null 2>&1 && echo tar || echo no-tar; "
+		"command -v zstd >/dev/null 2>&1 && echo zstd || echo no-zstd; "
+		"command -v rsync >/dev/null 2>&1 && echo rsync || echo no-rsync; "
+		"command -v scp >/dev/null 2>&1 && echo scp || echo no-scp; "
+		"echo \"$HOME\"; id -u 2>/dev/null || echo -1; ";
+	char command[4096], cached_path[300], check[1000], serve[1200];
+	char lines[DISCOVER_LINES + AGENT_CACHE_LINES][512], *end;
+	const char *go = "no";
+	size_t used;
+	int proto;
+
+	*started = false;
+	memcpy(command, script, sizeof(script));
+	used = sizeof(script) - 1;
+	/* the cache script sets c to "$HOME/.cache"; the name is ours, nothing to quote (agent_upload.c) */
+	snprintf(cached_path, sizeof(cached_path), "\"$c/xfercmp/%s\"", agent->name);
+	if (agent_cache_script(agent, command + used, sizeof(command) - used) < 0 ||
+	    check_text(cached_path, agent->sha256, check, sizeof(check)) < 0 ||
+	    serve_text(t, "\"$a\"", serve, sizeof(serve)) < 0)
+		return -1;
+	used = strlen(command);
+	if (snprintf(command + used, sizeof(command) - used,
+		     "; read -r go || exit 0; case $go in cached) %sa=/proc/self/fd/3;; installed) a=xfercmp;; "
+		     "*) exit 0;; esac; %s",
+		     check, serve) >= (int)(sizeof(command) - used))
+		return err_set("the command that looks at the host does not fit");
+	if (ssh_exec_start(t->session, command, &t->agent) < 0)
+		return err_wrap("cannot look at the host");
+	for (int i = 0; i < DISCOVER_LINES + AGENT_CACHE_LINES; i++)
+		if (ssh_exec_read_line(&t->agent, lines[i], sizeof(lines[i]), DISCOVER_TIMEOUT_MS) < 0)
+			return err_wrap("cannot look at the host");
+	snprintf(t->remote_arch, sizeof(t->remote_arch), "%.63s", lines[0]);
+	proto = atoi(lines[1]);
+	t->has_tar = !strcmp(lines[2], "tar");
+	t->has_zstd = !strcmp(lines[3], "zstd");
+	t->has_rsync = !strcmp(lines[4], "rsync");
+	t->has_scp = !strcmp(lines[5], "scp");
+	snprintf(home, len, "%s", lines[6]);
+	t->remote_uid = strtol(lines[7], &end, 10);
+	if (end == lines[7] || *end || t->remote_uid < 0)
+		t->remote_uid = -1;
+	if (t->has_tar && proto == WIRE_PROTO) {
+		go = "installed";
+		snprintf(t->agent_command, sizeof(t->agent_command), "xfercmp");
+	} else if (t->has_tar && !strcmp(t->remote_arch, machine) &&
+		   agent_cache_ready(agent, lines + DISCOVER_LINES, t->remote_uid)) {
+		char remote[600];
+
+		go = "cached";
+		if (agent_use_cached(t, agent, home, remote, sizeof(remote)) < 0)
+			return -1;
+		snprintf(t->agent_command, sizeof(t->agent_command), "%s", remote);
+	}
+	if (ssh_exec_write(&t->agent, go, strlen(go)) < 0 || ssh_exec_write(&t->agent, "\n", 1) < 0)
+		return err_wrap("cannot look at the host");
+	if (!strcmp(go, "no")) {
+		int rc = ssh_exec_finish(&t->agent, NULL);
+
+		ssh_exec_release(&t->agent);
+		memset(&t->agent, 0, sizeof(t->agent));
+		return rc < 0 ? err_wrap("cannot look at the host") : 0;
+	}
+	t->agent_running = 1;
+	*started = true;
+	return agent_handshake(t);
+}
+
+/* The agent's start in a command of its own, after an upload. */
+static int start_agent(struct ssh_target *t)
+{
+	char quoted_agent[700], command[3072], check[1000] = "", serve[1200];
+
+	if (ssh_shell_quote(t->agent_command, quoted_agent, sizeof(quoted_agent)) < 0)
+		return -1;
+	if (t->agent_sha256[0]) {
+		if (check_text(quoted_agent, t->agent_sha256, check, sizeof(check)) < 0)
+			return -1;
+		snprintf(quoted_agent, sizeof(quoted_agent), "/proc/self/fd/3");
+	}
+	if (serve_text(t, quoted_agent, serve, sizeof(serve)) < 0)
+		return -1;
+	snprintf(command, sizeof(command), "%s%s", check, serve);
+	if (ssh_exec_start(t->session, command, &t->agent) < 0)
+		return err_wrap("cannot start the agent on the host");
+	t->agent_running = 1;
+	return agent_handshake(t);
+}
+
 int ssh_target_open(struct ssh_target *t, const struct ssh_target_opts *o)
 {
 	char home[512], remote_agent[600];
 	struct agent_local agent;
 	struct utsname u;
-	bool cached = false;
-	int proto = 0;
+	bool started = false;
 
 	memset(t, 0, sizeof(*t));
 	t->remote_uid = -1;
 	if (agent_local_init(&agent) < 0)
 		return -1;
-	if (ssh_conn_open(&o->conn, &t->session) < 0)
-		return -1;
-	if (discover(t, &agent, home, sizeof(home), &proto, &cached) < 0)
-		goto fail;
-	if (!t->has_tar) {
-		err_set("host '%s' has no tar: install the tar package there", o->conn.target);
-		goto fail;
-	}
 	if (wire_token_generate(t->token) < 0)
-		goto fail;
+		return -1;
 	{
 		unsigned char key[WIRE_KEY_BYTES];
 
 		if (wire_key_from_token(t->token, key) < 0 || wire_session_id(key, t->session_id) < 0)
-			goto fail;
+			return -1;
 		explicit_bzero(key, sizeof(key));
 	}
 	/* the agent makes its root in it: xfercmp.XXXXXX, 0700 (agent_root.h) */
 	snprintf(t->remote_parent, sizeof(t->remote_parent), "%s", o->remote_dir ? o->remote_dir : "/var/tmp");
 	uname(&u);
-	if (proto == WIRE_PROTO) {
-		snprintf(t->agent_command, sizeof(t->agent_command), "xfercmp");
-	} else {
-		if (strcmp(t->remote_arch, u.machine)) {
-			err_set("host '%s' is %s and this machine is %s: install xfercmp %s on the host (the agent is uploaded only to hosts of the same architecture)",
-				o->conn.target, t->remote_arch, u.machine, XFERCMP_VERSION);
-			goto fail;
-		}
-		if ((cached ? agent_use_cached(t, &agent, home, remote_agent, sizeof(remote_agent))
-			    : agent_upload(t, &agent, home, remote_agent, sizeof(remote_agent))) < 0)
-			goto fail;
-		snprintf(t->agent_command, sizeof(t->agent_command), "%s", remote_agent);
+	if (ssh_conn_open(&o->conn, &t->session) < 0)
+		return -1;
+	if (look_and_start(t, &agent, u.machine, home, sizeof(home), &started) < 0)
+		goto fail;
+	if (started)
+		return 0;
+	if (!t->has_tar) {
+		err_set("host '%s' has no tar: install the tar package there", o->conn.target);
+		goto fail;
 	}
-	if (start_agent(t, o) < 0)
+	if (strcmp(t->remote_arch, u.machine)) {
+		err_set("host '%s' is %s and this machine is %s: install xfercmp %s on the host (the agent is uploaded only to hosts of the same architecture)",
+			o->conn.target, t->remote_arch, u.machine, XFERCMP_VERSION);
+		goto fail;
+	}
+	if (agent_upload(t, &agent, home, remote_agent, sizeof(remote_agent)) < 0)
+		goto fail;
+	snprintf(t->agent_command, sizeof(t->agent_command), "%s", remote_agent);
+	if (start_agent(t) < 0)
 		goto fail;
 	return 0;
 fail: {

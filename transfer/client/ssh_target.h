@@ -40,6 +40,7 @@ struct ssh_target {
 	int uploaded;		/* 1 when xfercmp-agent was uploaded this time */
 	int has_zstd;		/* the host has the zstd program */
 	int has_tar;
+	int has_rsync, has_scp;	/* the reference tools' programs on the host */
 	long remote_uid;	/* the user we log in as on the host (id -u); -1 unknown */
 };
 

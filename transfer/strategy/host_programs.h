@@ -14,11 +14,10 @@
 struct ssh_target;
 
 /*
- * Whether the SSH host has program (tar, zstd, rsync or scp). One query
- * for all: tar and zstd as the SSH target found them when it opened; rsync
- * and scp asked once per target over its libssh session, then remembered
- * (a failure too). Returns 1 (it has), 0 (it has not), or -1 (error set:
- * it could not be asked, or program is none of those).
+ * Whether the SSH host has program (tar, zstd, rsync or scp), as the SSH
+ * target found them when it opened (one command for all: ssh_target.c).
+ * Returns 1 (it has), 0 (it has not), or -1 (error set: program is none of
+ * those).
  */
 int host_programs_has(const struct ssh_target *ssh, const char *program);
 
