@@ -55,7 +55,15 @@ def pump(src, dst, alter):
     held, seen = b"", 0
     try:
         while True:
-            b = src.recv(1 << 16)
+            # a tail held back (it may begin ORIG) goes on when the sender
+            # pauses: the sender may be waiting for an answer to those bytes
+            src.settimeout(1.0 if held else None)
+            try:
+                b = src.recv(1 << 16)
+            except socket.timeout:
+                dst.sendall(held)
+                held = b""
+                continue
             if not b:
                 break
             if alter == "flip":
