@@ -114,16 +114,14 @@ int sample_forecast(const struct forecast_input *whole, const struct forecast_in
 	out->seconds = unscaled(&w, run) + level * working(&w) + flush;
 	out->flush_s = flush;
 	out->fixed_s = run->fixed_s;
+	/* without a series of the link, a connection's warm-up cannot be told from work: it scales */
 	if (own_connection(whole->strategy) && split_by_later_rate(&w, &s, run, base, flush, &split)) {
 		out->seconds = split.seconds;
 		out->once_s = split.once_s;
-		out->low = fmin(out->seconds * fmin(run->min_s / measured, 1), split.low);
-		out->high = fmax(out->seconds * fmax(run->max_s / measured, 1), split.high);
-	} else {
-		/* without a series of the link, a connection's warm-up cannot be told from work: it scales */
-		out->low = out->seconds * fmin(run->min_s / measured, 1);
-		out->high = out->seconds * fmax(run->max_s / measured, 1);
 	}
+	/* the runs' spread, and the other splits' forecasts when there are (split's range is empty else) */
+	out->low = fmin(out->seconds * fmin(run->min_s / measured, 1), split.low);
+	out->high = fmax(out->seconds * fmax(run->max_s / measured, 1), split.high);
 	/*
 	 * Another stage bounds the whole: the sample calibrated the wrong one,
 	 * so the model's own may stand. The bound alone misses it when the

@@ -14,16 +14,16 @@
 
 #include "model/forecast.h"
 
-/*
- * What the sample's runs measured (the median run's phases, and the runs'
- * spread), and what the strategy's run on one file of the workload
- * measured before them: its fixed cost per run.
- */
 /* the shares of a run's bytes after which its rate is read: a quarter, a half, three quarters */
 #define SAMPLE_SPLITS 3
 #define SAMPLE_SPLIT_MID 1
 #define SAMPLE_SPLIT_AT(k) (0.25 * ((k) + 1))
 
+/*
+ * What the sample's runs measured (the median run's phases, and the runs'
+ * spread), and what the strategy's run on one file of the workload
+ * measured before them: its fixed cost per run.
+ */
 struct sample_run {
 	double transfer_s, flush_s;	/* the median run's */
 	double min_s, max_s;		/* the fastest and slowest run's time, transfer and flush */
