@@ -21,12 +21,16 @@
  *    data (.gz, .zst, .jpg, ...: the compressibility a name tells) x in a
  *    hard-link group. Each stratum gets f of its files, rounded so the
  *    totals hold (systematic rounding from a random start).
- *  - Files are taken directory by directory: the directories in an order
- *    drawn from the seed, from each all the files whose stratum still wants
- *    one, until every stratum has its share. Whole directories come first,
- *    so the sample has about f of the directories that hold files, and
- *    directories about as full as the whole's; a file's hard-link group
- *    comes whole with it.
+ *  - Files are taken directory by directory, in clusters: runs of
+ *    directories next to each other in the tree (each at most 1/16 of the
+ *    files wanted), the clusters in an order drawn from the seed, so that
+ *    the directories taken share their ancestors as the whole's do. Whole
+ *    directories come first, each while it brings the count closer to the
+ *    share (one too large is passed over), so the sample has about f of
+ *    the directories that hold files, and directories about as full as the
+ *    whole's; then a stratum over its share gives files back, and one
+ *    still short takes them from the directories left that hold the most
+ *    of it. A file's hard-link group comes whole with it.
  *  - Symbolic links: f of them (rounded), those of the directories taken
  *    first; empty directories: f of them. Every directory above what was
  *    taken comes too, with its mode and mtime. Special files: none.

@@ -9,6 +9,9 @@
  *  - directories holding files: at least 0.67 x f x the whole's, at most
  *    1.5 x f x the whole's + 1 (one directory more holds what the strata
  *    still lacked once whole directories were taken);
+ *  - on a deep tree with a directory too large to take whole: every class
+ *    and the files within 0.9-1.1 of f x the whole's, all directories
+ *    (those above the ones holding files too) within 0.67-2 of it;
  *  - symbolic links and hard links per file within 1 percentage point of
  *    the whole's, empty directories f x the whole's, rounded, +-1;
  *  - the same seed the same sample, another seed another;
@@ -185,6 +188,92 @@ static void test_shape_varied_tree(void **state)
 
 		draw(&whole, "5%", seed, &s);
 		check_shape(&whole, &s);
+		workload_sample_release(&s);
+	}
+	manifest_release(&whole);
+}
+
+/*
+ * A tree shaped like a system one: 12 packages, each lib/gMM/mK leaves
+ * four levels down (960 of them, 4 to 24 files each, every directory
+ * above a leaf holding none), and one directory of 2,000 files of a size
+ * no other holds: more than twice the share, so never taken whole.
+ */
+static void make_deep_whole(struct manifest *m)
+{
+	char path[128];
+	uint64_t n = 0;
+
+	manifest_init(m);
+	for (unsigned p = 0; p < 12; p++) {
+		snprintf(path, sizeof(path), "p%02u", p);
+		assert_int_equal(manifest_add_dir(m, path, 0755, 1000), 0);
+		snprintf(path, sizeof(path), "p%02u/lib", p);
+		assert_int_equal(manifest_add_dir(m, path, 0755, 1000), 0);
+		for (unsigned g = 0; g < 8; g++) {
+			snprintf(path, sizeof(path), "p%02u/lib/g%02u", p, g);
+			assert_int_equal(manifest_add_dir(m, path, 0755, 1000), 0);
+			for (unsigned k = 0; k < 10; k++) {
+				unsigned leaf = (p * 8 + g) * 10 + k, files = 4 + (leaf * 7919) % 21;
+
+				snprintf(path, sizeof(path), "p%02u/lib/g%02u/m%u", p, g, k);
+				assert_int_equal(manifest_add_dir(m, path, 0755, 1000), 0);
+				for (unsigned f = 0; f < files; f++, n++) {
+					snprintf(path, sizeof(path), "p%02u/lib/g%02u/m%u/f%06llu", p, g, k,
+						 (unsigned long long)n);
+					assert_int_equal(manifest_add(m, path, 512 + (n * 37) % 3000, 0644, n + 1), 0);
+				}
+			}
+		}
+	}
+	assert_int_equal(manifest_add_dir(m, "p05/share", 0755, 1000), 0);
+	assert_int_equal(manifest_add_dir(m, "p05/share/big", 0755, 1000), 0);
+	for (unsigned f = 0; f < 2000; f++, n++) {
+		snprintf(path, sizeof(path), "p05/share/big/f%06llu", (unsigned long long)n);
+		assert_int_equal(manifest_add(m, path, 5, 0644, n + 1), 0);
+	}
+	manifest_sort(m);
+	assert_int_equal(manifest_check(m), 0);
+}
+
+/*
+ * On the system-like tree, over several seeds: every size class and the
+ * files within 0.9-1.1 of f x the whole's (the large directory's class
+ * too: drawn one directory at a time, stopping at the first too large,
+ * it had none of it, and 0.85 of the files), and all directories, those
+ * above the leaves included, within 0.67-2 of f x the whole's (drawn one
+ * by one each leaf brought its own three above it: 2.18 here, 2.0-3.9 on
+ * this machine's system trees; in clusters 1.61-1.89).
+ */
+static void test_shape_deep_tree(void **state)
+{
+	struct manifest whole;
+
+	(void)state;
+	make_deep_whole(&whole);
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct workload_sample s;
+		const struct workload_sample_counts *a = &s.sample, *w = &s.whole;
+		double f;
+
+		draw(&whole, "5%", seed, &s);
+		f = s.fraction;
+		assert_int_equal(w->dirs, 12 * (2 + 8 * 11) + 2);
+		print_message("# seed %llu: files %.2f, directories %.2f of f x the whole's (%llu, %llu holding files)\n",
+			      (unsigned long long)seed, (double)a->files / (f * (double)w->files),
+			      (double)a->dirs / (f * (double)w->dirs), (unsigned long long)a->dirs,
+			      (unsigned long long)a->dirs_with_files);
+		for (unsigned k = 0; k < WORKLOAD_SAMPLE_CLASSES; k++)
+			if (w->class_files[k] >= 100 &&
+			    fabs((double)a->class_files[k] / (f * (double)w->class_files[k]) - 1) > 0.1)
+				fail_msg("seed %llu, class %u: %llu files, f x whole = %.1f", (unsigned long long)seed,
+					 k, (unsigned long long)a->class_files[k], f * (double)w->class_files[k]);
+		if (fabs((double)a->files / (f * (double)w->files) - 1) > 0.1)
+			fail_msg("seed %llu: %llu files, f x whole = %.1f", (unsigned long long)seed,
+				 (unsigned long long)a->files, f * (double)w->files);
+		if ((double)a->dirs < 0.67 * f * (double)w->dirs || (double)a->dirs > 2 * f * (double)w->dirs)
+			fail_msg("seed %llu: %llu directories, f x the whole's %.1f", (unsigned long long)seed,
+				 (unsigned long long)a->dirs, f * (double)w->dirs);
 		workload_sample_release(&s);
 	}
 	manifest_release(&whole);
@@ -480,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_shape_even_tree),
 		cmocka_unit_test(test_shape_varied_tree),
+		cmocka_unit_test(test_shape_deep_tree),
 		cmocka_unit_test(test_reproducible_by_seed),
 		cmocka_unit_test(test_single_huge_file),
 		cmocka_unit_test(test_one_file_of_the_sample),
