@@ -231,16 +231,20 @@ static int order_by_clusters(struct draw *d, const uint64_t *whole, size_t ngrou
 	return 0;
 }
 
-/* Sorts v[0..n) by count[v[i]], largest first; equal counts keep their order (insertion sort: stable). */
-static void sort_by_count(size_t *v, size_t n, const uint64_t *count)
-{
-	for (size_t i = 1; i < n; i++) {
-		size_t x = v[i], j = i;
+/* A directory the strata still short may take from: its files of them, and its place in the order. */
+struct short_source {
+	uint64_t files;
+	size_t at, group;
+};
 
-		for (; j > 0 && count[v[j - 1]] < count[x]; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+/* Most such files first; equal ones in the order drawn. */
+static int short_source_cmp(const void *a, const void *b)
+{
+	const struct short_source *x = a, *y = b;
+
+	if (x->files != y->files)
+		return x->files > y->files ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
 /*
@@ -352,24 +356,25 @@ static int take_files(struct draw *d)
 	{
 		uint64_t short_of = 0;
 		size_t extra = ntook / 4 > 1 ? ntook / 4 : 1, ncand = 0;
+		struct short_source *cand = NULL;
 
 		for (size_t k = 0; k < STRATA; k++)
 			short_of += want[k] - have[k];
+		if (short_of > 0 && !(cand = malloc((ngroups ? ngroups : 1) * sizeof(*cand))))
+			goto oom;
 		for (o = 0; o < ngroups && short_of > 0; o++) {
 			size_t g = order[o];
 			uint64_t n = 0;
 
 			for (size_t j = start[g]; whole[g] && j < start[g + 1]; j++)
 				n += !d->cut[idx[j]] && have[stratum(d, idx[j])] < want[stratum(d, idx[j])];
-			if (n) {
-				took[ncand] = g;
-				whole[g] = n;	/* now: its files of the strata still short */
-				ncand++;
-			}
+			if (n)
+				cand[ncand++] = (struct short_source){ .files = n, .at = o, .group = g };
 		}
-		sort_by_count(took, ncand, whole);
+		if (ncand)
+			qsort(cand, ncand, sizeof(*cand), short_source_cmp);
 		for (size_t c = 0; c < ncand && c < extra && short_of > 0; c++) {
-			size_t g = took[c];
+			size_t g = cand[c].group;
 
 			for (size_t j = start[g]; j < start[g + 1] && short_of > 0; j++) {
 				size_t i = idx[j];
@@ -382,6 +387,7 @@ static int take_files(struct draw *d)
 				short_of--;
 			}
 		}
+		free(cand);
 	}
 	for (size_t g = 0; g < ngroups; g++)
 		for (size_t j = start[g]; j < start[g + 1]; j++)
