@@ -102,7 +102,8 @@ until_verdict() {
 		run "$xf" "$@" --json "$json" testbed
 		[ "$rc" -eq 0 ] || return
 		got=$(json_get "$json" "d['results'][0].get('causal_verdict')" 2>&1)
-		[ "$got" = "$want" ] && return
+		# a verdict found: an earlier attempt's withheld one no longer stands
+		[ "$got" = "$want" ] && { WITHHELD=0; return; }
 		outlier=$(json_get "$json" "d['results'][0].get('explain_baseline_outlier')" 2>&1)
 		[ "$outlier" = True ] && WITHHELD=1 || WITHHELD=0
 		echo "# $name: attempt $attempt: causal verdict $got$([ "$outlier" = True ] && echo ", withheld: the comparison's $(json_get "$json" "round(d['results'][0]['explain_baseline_seconds'], 2)" 2>&1) s is an outlier against the control's $(json_get "$json" "round(d['results'][0]['explain_control_seconds'], 2)" 2>&1) s"); the run $(json_get "$json" "round(d['results'][0]['seconds'], 2)" 2>&1) s; $(json_get "$json" "'; '.join('%s %s' % (a['removed'], round(a['seconds'], 2) if a['status'] == 'ok' else a['status']) for a in d['results'][0]['explain'])" 2>&1)"
